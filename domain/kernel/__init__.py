@@ -1,0 +1,41 @@
+"""The game kernel: the protocol every game implements and the mechanics they share."""
+
+from .bots import BotGameStalled, play_random_game
+from .errors import CommandError, RuleError, UnknownGame
+from .game import Game, Outcome
+from .rng import Rng, seed_commitment
+from .table import Record, Table
+from .viewers import (
+    AUDITOR,
+    SPECTATOR,
+    AuditorViewer,
+    SeatViewer,
+    SpectatorViewer,
+    Viewer,
+    seat,
+    seat_of,
+    sees_everything,
+)
+
+__all__ = [
+    "AUDITOR",
+    "SPECTATOR",
+    "AuditorViewer",
+    "BotGameStalled",
+    "CommandError",
+    "Game",
+    "Outcome",
+    "Record",
+    "Rng",
+    "RuleError",
+    "SeatViewer",
+    "SpectatorViewer",
+    "Table",
+    "UnknownGame",
+    "Viewer",
+    "play_random_game",
+    "seat",
+    "seat_of",
+    "seed_commitment",
+    "sees_everything",
+]

@@ -1,0 +1,31 @@
+"""Errors a game raises when a command cannot be accepted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RuleError(Exception):
+    """A command the rules forbid.
+
+    ``code`` is stable and machine-readable (``rule.not_your_turn``); ``message`` says, for a
+    human, *why* the command is illegal; ``details`` carries structured context (which step,
+    which square) that clients may show.
+    """
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def __repr__(self) -> str:
+        return f"RuleError({self.code!r}, {self.message!r})"
+
+
+class CommandError(RuleError):
+    """A command that is not well formed for the game (unknown type, wrong field types)."""
+
+
+class UnknownGame(KeyError):
+    """No game is registered under that id."""

@@ -1,0 +1,152 @@
+"""What a game is: the decider protocol every game implements.
+
+A game is a set of pure functions over plain values (msgspec Structs):
+
+* ``start(options, seats, rng)`` and ``start_from_position(position, rng)`` produce the opening
+  events; folding them gives the first state.
+* ``decide(state, seat, command, rng)`` validates a command and returns the events it causes, or
+  raises :class:`~domain.kernel.errors.RuleError` saying why it is illegal.
+* ``evolve(state, event)`` folds one event into the state: total, deterministic, no validation
+  and no randomness, so a stored stream always folds.
+* ``legal``, ``view``, ``event_view``, ``to_act``, ``outcome`` and ``export_position`` answer
+  questions about a state.
+
+The shared mechanics (decoding commands and options, folding, JSON schemas) live here once.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Generic, TypeVar
+
+import msgspec
+
+from .errors import CommandError
+from .rng import Rng
+from .viewers import Viewer
+
+S = TypeVar("S")  # state
+C = TypeVar("C")  # command
+E = TypeVar("E")  # event
+O = TypeVar("O", bound=msgspec.Struct)  # options  # noqa: E741
+P = TypeVar("P", bound=msgspec.Struct)  # position
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """The result of a finished game: a score per seat, the winning seats, and game detail."""
+
+    scores: list[int]
+    winners: list[int]
+    details: dict[str, Any] = {}
+
+
+def _describe(error: msgspec.ValidationError | msgspec.DecodeError) -> str:
+    return str(error) or "the command is not well formed"
+
+
+class Game(ABC, Generic[S, C, E, O, P]):
+    """Base class of every game's rules. Subclasses are stateless singletons."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    #: msgspec Struct type of the options, all fields defaulted.
+    options_type: ClassVar[type[Any]]
+    #: Tagged union of the command Structs (``tag_field="type"``).
+    command_type: ClassVar[Any]
+    #: Tagged union of the event Structs (``tag_field="type"``).
+    event_type: ClassVar[Any]
+    #: msgspec Struct type of a position (the game's FEN).
+    position_type: ClassVar[type[Any]]
+
+    # --- the decider -----------------------------------------------------------------------
+    @abstractmethod
+    def start(self, options: O, seats: int, rng: Rng) -> list[E]:
+        """The set-up events of a new game with ``seats`` players."""
+
+    @abstractmethod
+    def start_from_position(self, position: P, rng: Rng) -> list[E]:
+        """The opening events of a game that starts from ``position``."""
+
+    @abstractmethod
+    def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
+        """The events ``command`` by ``seat`` causes, or a RuleError saying why it is illegal."""
+
+    @abstractmethod
+    def evolve(self, state: S | None, event: E) -> S:
+        """Fold one event into the state (``None`` before the first event)."""
+
+    # --- questions about a state -----------------------------------------------------------
+    @abstractmethod
+    def legal(self, state: S, seat: int) -> list[C]:
+        """Every command ``seat`` may send now (empty when it is not theirs to act)."""
+
+    @abstractmethod
+    def to_act(self, state: S) -> list[int]:
+        """The seats whose command the game is waiting for."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """Scores and winners once the game is finished, else None."""
+
+    @abstractmethod
+    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
+        """What ``viewer`` may see of the state, as JSON-able data."""
+
+    @abstractmethod
+    def event_view(self, event: E, viewer: Viewer) -> dict[str, Any]:
+        """An event as ``viewer`` may read it, hidden information redacted."""
+
+    @abstractmethod
+    def export_position(self, state: S) -> P:
+        """The position of ``state`` in the documented position form."""
+
+    def seats(self, state: S) -> int:
+        """How many seats the game has."""
+        return int(getattr(state, "seats"))
+
+    # --- shared mechanics ------------------------------------------------------------------
+    def fold(self, events: Iterable[E], state: S | None = None) -> S:
+        for event in events:
+            state = self.evolve(state, event)
+        if state is None:
+            raise ValueError("cannot fold an empty event stream")
+        return state
+
+    def decode_command(self, raw: Mapping[str, Any] | bytes | str) -> C:
+        """A typed command from JSON (bytes/str) or already-parsed JSON, or CommandError."""
+        return self._decode(raw, self.command_type, "command.invalid")
+
+    def decode_options(self, raw: Mapping[str, Any] | bytes | str | None) -> O:
+        return self._decode({} if raw is None else raw, self.options_type, "options.invalid")
+
+    def decode_position(self, raw: Mapping[str, Any] | bytes | str) -> P:
+        return self._decode(raw, self.position_type, "position.invalid")
+
+    def decode_event(self, raw: Mapping[str, Any] | bytes | str) -> E:
+        return self._decode(raw, self.event_type, "event.invalid")
+
+    @staticmethod
+    def _decode(raw: Mapping[str, Any] | bytes | str, target: Any, code: str) -> Any:
+        try:
+            if isinstance(raw, (bytes, str)):
+                return msgspec.json.decode(raw, type=target)
+            return msgspec.convert(raw, type=target)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            raise CommandError(code, _describe(error)) from None
+
+    @staticmethod
+    def to_builtins(value: Any) -> Any:
+        """JSON-able builtins of a Struct (commands, events, positions)."""
+        return msgspec.to_builtins(value)
+
+    def options_schema(self) -> dict[str, Any]:
+        return msgspec.json.schema(self.options_type)
+
+    def position_schema(self) -> dict[str, Any]:
+        return msgspec.json.schema(self.position_type)
+
+    def command_schema(self) -> dict[str, Any]:
+        return msgspec.json.schema(self.command_type)

@@ -1,0 +1,23 @@
+"""The games this server hosts, by id. Adding a game is one line here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .jolly_cargo import JOLLY_CARGO
+from .kernel import Game, UnknownGame
+
+AnyGame = Game[Any, Any, Any, Any, Any]
+
+GAMES: dict[str, AnyGame] = {game.id: game for game in (JOLLY_CARGO,)}
+
+
+def get_game(game_id: str) -> AnyGame:
+    try:
+        return GAMES[game_id]
+    except KeyError:
+        raise UnknownGame(game_id) from None
+
+
+def all_games() -> list[AnyGame]:
+    return list(GAMES.values())
