@@ -103,10 +103,6 @@ class Game(ABC, Generic[S, C, E, O, P]):
     def export_position(self, state: S) -> P:
         """The position of ``state`` in the documented position form."""
 
-    def seats(self, state: S) -> int:
-        """How many seats the game has."""
-        return int(getattr(state, "seats"))
-
     # --- shared mechanics ------------------------------------------------------------------
     def fold(self, events: Iterable[E], state: S | None = None) -> S:
         for event in events:
@@ -117,16 +113,20 @@ class Game(ABC, Generic[S, C, E, O, P]):
 
     def decode_command(self, raw: Mapping[str, Any] | bytes | str) -> C:
         """A typed command from JSON (bytes/str) or already-parsed JSON, or CommandError."""
-        return self._decode(raw, self.command_type, "command.invalid")
+        command: C = self._decode(raw, self.command_type, "command.invalid")
+        return command
 
     def decode_options(self, raw: Mapping[str, Any] | bytes | str | None) -> O:
-        return self._decode({} if raw is None else raw, self.options_type, "options.invalid")
+        options: O = self._decode({} if raw is None else raw, self.options_type, "options.invalid")
+        return options
 
     def decode_position(self, raw: Mapping[str, Any] | bytes | str) -> P:
-        return self._decode(raw, self.position_type, "position.invalid")
+        position: P = self._decode(raw, self.position_type, "position.invalid")
+        return position
 
     def decode_event(self, raw: Mapping[str, Any] | bytes | str) -> E:
-        return self._decode(raw, self.event_type, "event.invalid")
+        event: E = self._decode(raw, self.event_type, "event.invalid")
+        return event
 
     @staticmethod
     def _decode(raw: Mapping[str, Any] | bytes | str, target: Any, code: str) -> Any:

@@ -30,7 +30,7 @@ _SPAN = 1 << 64
 class Rng:
     """Deterministic generator for one event number of one game."""
 
-    __slots__ = ("_prefix", "_counter", "_buffer", "draws")
+    __slots__ = ("_buffer", "_counter", "_prefix", "draws")
 
     def __init__(self, seed: bytes, event_number: int) -> None:
         if len(seed) != 32:

@@ -46,7 +46,9 @@ class Table(Generic[S, C, E, O, P]):
         return cls._opened(game, seed, events)
 
     @classmethod
-    def _opened(cls, game: Game[S, C, E, O, P], seed: bytes, events: list[E]) -> Table[S, C, E, O, P]:
+    def _opened(
+        cls, game: Game[S, C, E, O, P], seed: bytes, events: list[E]
+    ) -> Table[S, C, E, O, P]:
         records = [Record(i + 1, None, e) for i, e in enumerate(events)]
         return cls(game, seed, records, game.fold(events))
 

@@ -1,0 +1,262 @@
+"""Worker actions: moving, pushing and pulling on the dock, step by step.
+
+:func:`perform` plays one worker action (or a Dockhand stack's) on a :class:`Grid` and returns
+what happened as a list of ops, or raises :class:`RuleError` naming the step that is illegal and
+why. ``decide`` and ``legal`` both use it, so validation and generation cannot disagree.
+
+The push line (rules text, "picture examples"): walking from the pushed crate in the push
+direction, crates count against the pusher's strength; Burly Workers and Mules are shoved along
+without counting; an Elephant cannot be shoved, so the push is illegal. Dockhands in the line move
+on into an empty square or onto other Dockhands, and the line ends there; if the square after
+them holds a crate or a Mule, Burly Worker or Elephant they are squished — sent to the Doctor —
+and the push stops: what lies beyond them does not move. Anything shoved off the dock falls in
+the water.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from domain.kernel import RuleError
+
+from . import board
+from .board import NEIGHBOUR, OPPOSITE, Colour
+from .commands import Step
+from .events import CrateShift, Hold, Load, Squish, StepOp, WorkerShift
+from .pieces import PULLS, PUSH, STEPS, is_dockhand, kind
+from .state import State
+
+_GONE = -1  # the Mule's crate has left the dock
+
+
+class Grid:
+    """A mutable working copy of the dock, indexed by square number."""
+
+    __slots__ = ("crates", "occ", "where")
+
+    def __init__(
+        self, crates: dict[int, Colour], occ: dict[int, list[str]], where: dict[str, int]
+    ) -> None:
+        self.crates = crates
+        self.occ = occ
+        self.where = where
+
+    @classmethod
+    def of(cls, state: State) -> Grid:
+        parse = board.parse
+        crates = {parse(sq): c for sq, c in state.crates.items()}
+        where = {w: parse(sq) for w, sq in state.workers.items()}
+        occ: dict[int, list[str]] = {}
+        for w, sq in where.items():
+            occ.setdefault(sq, []).append(w)  # type: ignore[arg-type]
+        return cls(crates, occ, where)  # type: ignore[arg-type]
+
+    def copy(self) -> Grid:
+        return Grid(
+            dict(self.crates), {s: list(ws) for s, ws in self.occ.items()}, dict(self.where)
+        )
+
+    def enterable(self, square: int, dockhand: bool) -> bool:
+        """May a worker (a Dockhand if ``dockhand``) stand on ``square``?"""
+        if square in self.crates:
+            return False
+        others = self.occ.get(square)
+        return not others or (dockhand and is_dockhand(others[0]))
+
+    def is_empty(self, square: int) -> bool:
+        return square not in self.crates and not self.occ.get(square)
+
+    def _lift(self, worker: str) -> None:
+        square = self.where.pop(worker)
+        stack = self.occ[square]
+        stack.remove(worker)
+        if not stack:
+            del self.occ[square]
+
+    def _put(self, worker: str, square: int) -> None:
+        self.where[worker] = square
+        self.occ.setdefault(square, []).append(worker)
+
+
+def _illegal(code: str, index: int, why: str) -> RuleError:
+    return RuleError(code, f"step {index + 1}: {why}", step=index)
+
+
+def perform(
+    grid: Grid,
+    actors: list[str],
+    steps: list[Step],
+    ships: Mapping[int, tuple[int, Colour]],
+) -> list[StepOp]:
+    """Play the action on ``grid`` (mutating it) and return its ops.
+
+    ``actors`` are one worker, or several Dockhands of one owner on one square (already checked
+    by the caller). ``ships`` maps each loading square of a ship in play to (seat, colour).
+    """
+    what = kind(actors[0])
+    if not steps:
+        raise RuleError("rule.no_steps", "an action needs at least one step")
+    if len(steps) > STEPS[what]:
+        raise RuleError(
+            "rule.too_many_steps",
+            f"a {what} moves at most {STEPS[what]} step(s); this action has {len(steps)}",
+        )
+    strength = len(actors) if what == "dockhand" else PUSH[what]
+    one_crate = what == "mule"
+    touched: int | None = None  # square of the one crate a Mule has handled
+    ops: list[StepOp] = []
+    for i, step in enumerate(steps):
+        here = grid.where[actors[0]]
+        ahead = NEIGHBOUR[step.dir][here]
+        if ahead is None:
+            raise _illegal("rule.off_dock", i, "workers may never move off the dock themselves")
+        arrived: list[int] = []
+        if step.kind == "move":
+            if ahead in grid.crates:
+                raise _illegal(
+                    "rule.square_occupied",
+                    i,
+                    f"{board.name(ahead)} holds a crate: a step into it is a push",
+                )
+            if not grid.enterable(ahead, what == "dockhand"):
+                raise _illegal(
+                    "rule.square_occupied",
+                    i,
+                    f"{board.name(ahead)} holds a worker; only Dockhands may share a square "
+                    "with Dockhands",
+                )
+        elif step.kind == "push":
+            if ahead not in grid.crates:
+                why = (
+                    "workers cannot push workers directly; a push needs a crate"
+                    if grid.occ.get(ahead)
+                    else f"there is no crate on {board.name(ahead)} to push"
+                )
+                raise _illegal("rule.nothing_to_push", i, why)
+            if one_crate and touched is not None and touched != ahead:
+                raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
+            arrived = _push(grid, step.dir, ahead, strength, what, i, ops)
+            if one_crate:
+                touched = NEIGHBOUR[step.dir][ahead]
+                touched = _GONE if touched is None else touched
+        else:  # pull
+            if not PULLS[what]:
+                raise _illegal("rule.cannot_pull", i, f"a {what} cannot pull, only push")
+            behind = NEIGHBOUR[OPPOSITE[step.dir]][here]
+            if behind is None or behind not in grid.crates:
+                raise _illegal(
+                    "rule.nothing_to_pull",
+                    i,
+                    f"a pull needs a crate right behind the worker (opposite to {step.dir})",
+                )
+            if not grid.is_empty(ahead):
+                raise _illegal(
+                    "rule.square_occupied", i, f"{board.name(ahead)} is not empty to step into"
+                )
+            if one_crate and touched is not None and touched != behind:
+                raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
+            colour = grid.crates.pop(behind)
+            grid.crates[here] = colour
+            ops.append(CrateShift(board.name(behind), board.name(here), colour))
+            arrived = [here]
+            touched = here
+        for worker in actors:
+            grid._lift(worker)
+            grid._put(worker, ahead)
+            ops.append(WorkerShift(worker, board.name(ahead)))
+        for square in arrived:
+            if _arrive(grid, square, ships, ops) and one_crate and touched == square:
+                touched = _GONE
+    return ops
+
+
+def _push(
+    grid: Grid, d: str, first: int, strength: int, what: str, index: int, ops: list[StepOp]
+) -> list[int]:
+    """Shove the line that starts with the crate on ``first``; return squares crates moved to."""
+    nxt = NEIGHBOUR[d]
+    line: list[int] = []
+    crates = 0
+    squished: int | None = None
+    square: int | None = first
+    while square is not None:
+        if square in grid.crates:
+            crates += 1
+            if crates > strength:
+                raise _illegal(
+                    "rule.too_heavy",
+                    index,
+                    f"a {what} pushing here can move at most {strength} crate(s); "
+                    f"the line holds more",
+                )
+            line.append(square)
+            square = nxt[square]
+            continue
+        stack = grid.occ.get(square)
+        if not stack:
+            break
+        if is_dockhand(stack[0]):
+            beyond = nxt[square]
+            if beyond is not None and (
+                beyond in grid.crates or (grid.occ.get(beyond) and not grid.enterable(beyond, True))
+            ):
+                squished = square
+            else:
+                line.append(square)
+            break
+        if kind(stack[0]) == "elephant":
+            raise _illegal(
+                "rule.elephant_immovable",
+                index,
+                f"the Elephant on {board.name(square)} is too heavy to be pushed",
+            )
+        line.append(square)  # Burly Worker or Mule: shoved along, not counted
+        square = nxt[square]
+    if squished is not None:
+        for worker in list(grid.occ[squished]):
+            grid._lift(worker)
+            ops.append(Squish(worker))
+    arrived: list[int] = []
+    for square in reversed(line):
+        to = nxt[square]
+        if square in grid.crates:
+            colour = grid.crates.pop(square)
+            ops.append(
+                CrateShift(board.name(square), None if to is None else board.name(to), colour)
+            )
+            if to is not None:
+                grid.crates[to] = colour
+                arrived.append(to)
+        else:
+            for worker in list(grid.occ[square]):
+                grid._lift(worker)
+                if to is not None:
+                    grid._put(worker, to)
+                ops.append(WorkerShift(worker, None if to is None else board.name(to)))
+    return arrived
+
+
+def _arrive(
+    grid: Grid, square: int, ships: Mapping[int, tuple[int, Colour]], ops: list[StepOp]
+) -> bool:
+    """A crate arrived on ``square``: if it is a loading square of a ship in play, take it off."""
+    ship = ships.get(square)
+    if ship is None:
+        return False
+    seat, ship_colour = ship
+    colour = grid.crates.pop(square)
+    if colour == ship_colour:
+        ops.append(Load(board.name(square), colour, seat))
+    else:
+        ops.append(Hold(board.name(square), colour, seat))
+    return True
+
+
+def ships_in_play(state: State) -> dict[int, tuple[int, Colour]]:
+    """Loading square → (seat, colour) for the ships that players own."""
+    out: dict[int, tuple[int, Colour]] = {}
+    for seat, player in enumerate(state.players):
+        if player.colour is not None:
+            for square in board.LOADING[player.colour]:
+                out[square] = (seat, player.colour)
+    return out

@@ -1,0 +1,65 @@
+"""The dock: an 8×8 grid of squares named like a chessboard, and the four ships around it.
+
+Files ``a``–``h`` run west to east, ranks ``1``–``8`` south to north. Internally a square is an
+index ``rank * 8 + file`` (``a1`` = 0, ``h8`` = 63). Off the board is water.
+
+Ships lie off the middle of each edge; a ship's loading area is the two edge squares nearest it:
+red north (d8, e8), blue east (h4, h5), green south (d1, e1), yellow west (a4, a5).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+SIZE = 8
+FILES = "abcdefgh"
+
+Colour = Literal["red", "blue", "green", "yellow"]
+COLOURS: tuple[Colour, ...] = ("red", "blue", "green", "yellow")
+
+Direction = Literal["N", "E", "S", "W"]
+DIRECTIONS: tuple[Direction, ...] = ("N", "E", "S", "W")
+_DELTA: dict[str, tuple[int, int]] = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
+OPPOSITE: dict[str, Direction] = {"N": "S", "S": "N", "E": "W", "W": "E"}
+
+
+def name(square: int) -> str:
+    return f"{FILES[square % SIZE]}{square // SIZE + 1}"
+
+
+def parse(text: str) -> int | None:
+    """The index of a square name like ``c4``, or None if it is not a square of the dock."""
+    if len(text) != 2 or text[0] not in FILES or text[1] not in "12345678":
+        return None
+    return (int(text[1]) - 1) * SIZE + FILES.index(text[0])
+
+
+def _neighbour(square: int, direction: str) -> int | None:
+    dx, dy = _DELTA[direction]
+    x, y = square % SIZE + dx, square // SIZE + dy
+    if 0 <= x < SIZE and 0 <= y < SIZE:
+        return y * SIZE + x
+    return None
+
+
+#: NEIGHBOUR[direction][square] is the next square that way, or None for the water.
+NEIGHBOUR: dict[str, tuple[int | None, ...]] = {
+    d: tuple(_neighbour(s, d) for s in range(SIZE * SIZE)) for d in DIRECTIONS
+}
+
+ALL_SQUARES: tuple[int, ...] = tuple(range(SIZE * SIZE))
+CORNERS: frozenset[int] = frozenset({0, 7, 56, 63})
+EDGE: frozenset[int] = frozenset(
+    s for s in ALL_SQUARES if s % SIZE in (0, SIZE - 1) or s // SIZE in (0, SIZE - 1)
+)
+
+#: The side each ship lies off, clockwise from north.
+SHIP_SIDE: dict[Colour, str] = {"red": "N", "blue": "E", "green": "S", "yellow": "W"}
+LOADING: dict[Colour, tuple[int, int]] = {
+    "red": (59, 60),  # d8, e8
+    "blue": (31, 39),  # h4, h5
+    "green": (3, 4),  # d1, e1
+    "yellow": (24, 32),  # a4, a5
+}
+#: Which ship's loading area a square belongs to (every ship, played or not).
+LOADING_OWNER: dict[int, Colour] = {sq: colour for colour, pair in LOADING.items() for sq in pair}

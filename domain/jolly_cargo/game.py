@@ -1,0 +1,80 @@
+"""Tom Jolly's CARGO wired into the kernel's game protocol."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from domain.kernel import Game, Outcome, Rng, Viewer
+
+from . import events as ev
+from . import rules
+from .commands import Command
+from .evolve import evolve
+from .legal import legal
+from .options import Options
+from .position import Position, position_of
+from .state import State
+from .views import event_view, view
+
+
+class JollyCargo(Game[State, Command, ev.E, Options, Position]):
+    id: ClassVar[str] = "jolly-cargo"
+    title: ClassVar[str] = "Tom Jolly's CARGO"
+    min_seats: ClassVar[int] = rules.MIN_SEATS
+    max_seats: ClassVar[int] = rules.MAX_SEATS
+    options_type: ClassVar[type[Any]] = Options
+    command_type: ClassVar[Any] = Command
+    event_type: ClassVar[Any] = ev.Event
+    position_type: ClassVar[type[Any]] = Position
+
+    def start(self, options: Options, seats: int, rng: Rng) -> list[ev.E]:
+        return rules.start(options, seats, rng)
+
+    def start_from_position(self, position: Position, rng: Rng) -> list[ev.E]:
+        return rules.start_from_position(position, rng)
+
+    def decide(self, state: State, seat: int, command: Command, rng: Rng) -> list[ev.E]:
+        return rules.decide(state, seat, command, rng)
+
+    def evolve(self, state: State | None, event: ev.E) -> State:
+        return evolve(state, event)
+
+    def legal(self, state: State, seat: int) -> list[Command]:
+        return legal(state, seat)
+
+    def to_act(self, state: State) -> list[int]:
+        if state.phase in ("crates", "ships", "workers"):
+            return [rules.setup_seat(state)]
+        if state.phase == "play":
+            waiting = rules.waiting_to_place(state)
+            if waiting:
+                return waiting
+            assert state.current is not None
+            return [state.current]
+        return []
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != "finished":
+            return None
+        return Outcome(
+            scores=[p.score for p in state.players],
+            winners=list(state.winners),
+            details={
+                "collected": [p.collected for p in state.players],
+                "loaded": [p.loaded for p in state.players],
+                "captured": [p.captured for p in state.players],
+                "colours": [p.colour for p in state.players],
+            },
+        )
+
+    def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
+        return view(state, viewer)
+
+    def event_view(self, event: ev.E, viewer: Viewer) -> dict[str, Any]:
+        return event_view(event, viewer)
+
+    def export_position(self, state: State) -> Position:
+        return position_of(state)
+
+
+JOLLY_CARGO = JollyCargo()

@@ -1,0 +1,171 @@
+"""Every legal command for a seat: each complete worker action (every step sequence), every
+set-up placement, every return and every place-back square."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import combinations
+
+from domain.kernel import RuleError
+
+from . import board
+from . import commands as cmd
+from .actions import Grid, perform, ships_in_play
+from .board import CORNERS, DIRECTIONS, EDGE, LOADING, NEIGHBOUR, OPPOSITE, Colour
+from .pieces import PULLS, STEPS, Kind, crew, is_dockhand, kind
+from .rules import recovered, returnable_from_water, setup_seat, waiting_to_place
+from .state import State
+
+_KINDS: tuple[cmd.StepKind, ...] = ("move", "push", "pull")
+
+
+def legal(state: State, seat: int) -> list[cmd.Command]:
+    phase = state.phase
+    if phase == "crates":
+        if seat != setup_seat(state):
+            return []
+        return [
+            cmd.PlaceCrate(board.name(s))
+            for s in board.ALL_SQUARES
+            if s not in CORNERS and board.name(s) not in state.crates
+        ]
+    if phase == "ships":
+        if seat != setup_seat(state):
+            return []
+        taken = {p.colour for p in state.players}
+        return [cmd.ChooseShip(c) for c in state.colours if c not in taken]
+    if phase == "workers":
+        return _worker_placements(state, seat)
+    if phase == "play":
+        return _play(state, seat)
+    return []
+
+
+def _worker_placements(state: State, seat: int) -> list[cmd.Command]:
+    if seat != setup_seat(state):
+        return []
+    colour = state.players[seat].colour
+    assert colour is not None
+    grid = Grid.of(state)
+    out: list[cmd.Command] = []
+    for worker in crew(colour):
+        if worker in state.workers:
+            continue
+        dockhand = is_dockhand(worker)
+        out += [
+            cmd.PlaceWorker(worker, board.name(s))
+            for s in board.ALL_SQUARES
+            if grid.enterable(s, dockhand)
+        ]
+    return out
+
+
+def _play(state: State, seat: int) -> list[cmd.Command]:
+    waiting = waiting_to_place(state)
+    if waiting or state.moves_left == 0:
+        if seat in waiting or (not waiting and seat == state.current):
+            return _place_backs(state, seat)
+        return []
+    if seat != state.current:
+        return []
+    out: list[cmd.Command] = []
+    grid = Grid.of(state)
+    colour = state.players[seat].colour
+    assert colour is not None
+    if not state.acted:
+        for worker in returnable_from_water(state, seat):
+            out += [
+                cmd.ReturnWorker(worker, board.name(s))
+                for s in LOADING[colour]
+                if grid.enterable(s, is_dockhand(worker))
+            ]
+        if out:
+            return out  # rescued workers come back before anything else happens
+        for worker in recovered(state, seat):
+            out += [
+                cmd.ReturnWorker(worker, board.name(s))
+                for s in sorted(EDGE)
+                if grid.enterable(s, True)
+            ]
+    out += worker_actions(state, seat, grid)
+    out.append(cmd.EndTurn())
+    return out
+
+
+def _place_backs(state: State, seat: int) -> list[cmd.Command]:
+    colours = sorted({h.colour for h in state.held if h.seat == seat})
+    if not colours:
+        return []
+    grid = Grid.of(state)
+    loading = ships_in_play(state)
+    squares = [board.name(s) for s in board.ALL_SQUARES if s not in loading and grid.is_empty(s)]
+    return [cmd.PlaceHeldCrate(c, sq) for c in colours for sq in squares]
+
+
+def worker_actions(state: State, seat: int, grid: Grid | None = None) -> list[cmd.Command]:
+    """Every complete action of every worker (and Dockhand stack) ``seat`` may move now."""
+    grid = grid or Grid.of(state)
+    colour = state.players[seat].colour
+    assert colour is not None
+    ships = ships_in_play(state)
+    free = [w for w in crew(colour) if w in state.workers and w not in state.used]
+    groups: list[list[str]] = []
+    dockhands_by_square: dict[str, list[str]] = {}
+    for w in free:
+        if is_dockhand(w):
+            dockhands_by_square.setdefault(state.workers[w], []).append(w)
+        else:
+            groups.append([w])
+    for stack in dockhands_by_square.values():
+        for size in range(1, min(len(stack), state.moves_left) + 1):
+            groups += [list(c) for c in combinations(stack, size)]
+    out: list[cmd.Command] = []
+    for actors in groups:
+        for steps in _sequences(grid, actors, ships):
+            out.append(cmd.Move(actors, steps))
+    return out
+
+
+def _sequences(
+    grid: Grid, actors: list[str], ships: Mapping[int, tuple[int, Colour]]
+) -> list[list[cmd.Step]]:
+    """All legal step sequences (1 up to the worker's movement) for ``actors`` on ``grid``."""
+    what = kind(actors[0])
+    found: list[list[cmd.Step]] = []
+    frontier: list[list[cmd.Step]] = [[]]
+    for _ in range(STEPS[what]):
+        extended: list[list[cmd.Step]] = []
+        for prefix in frontier:
+            start = grid.copy()
+            if prefix:
+                perform(start, actors, prefix, ships)
+            for step in _candidates(start, actors[0], what):
+                trial = grid.copy()
+                try:
+                    perform(trial, actors, [*prefix, step], ships)
+                except RuleError:
+                    continue
+                extended.append([*prefix, step])
+        found += extended
+        frontier = extended
+    return found
+
+
+def _candidates(grid: Grid, actor: str, what: Kind) -> list[cmd.Step]:
+    """Steps worth trying from where ``actor`` stands (cheap pre-filter of the rules)."""
+    here = grid.where[actor]
+    out: list[cmd.Step] = []
+    for d in DIRECTIONS:
+        ahead = NEIGHBOUR[d][here]
+        if ahead is None:
+            continue
+        if ahead in grid.crates:
+            out.append(cmd.Step(d, "push"))
+            continue
+        if not grid.enterable(ahead, what == "dockhand"):
+            continue
+        out.append(cmd.Step(d, "move"))
+        behind = NEIGHBOUR[OPPOSITE[d]][here]
+        if PULLS[what] and behind is not None and behind in grid.crates and grid.is_empty(ahead):
+            out.append(cmd.Step(d, "pull"))
+    return out

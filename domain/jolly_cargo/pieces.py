@@ -1,0 +1,40 @@
+"""Workers: four kinds with different strength, named ``<colour>-<kind><n>`` (``red-D3``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .board import COLOURS, Colour
+
+Kind = Literal["dockhand", "burly", "mule", "elephant"]
+
+#: Steps in one action, crates a push may move, whether it can pull.
+STEPS: dict[Kind, int] = {"dockhand": 1, "burly": 1, "mule": 2, "elephant": 2}
+PUSH: dict[Kind, int] = {"dockhand": 1, "burly": 2, "mule": 1, "elephant": 2}
+PULLS: dict[Kind, bool] = {"dockhand": False, "burly": False, "mule": True, "elephant": True}
+
+_LETTER: dict[str, Kind] = {"D": "dockhand", "B": "burly", "M": "mule", "E": "elephant"}
+
+
+def crew(colour: Colour) -> list[str]:
+    """The seven workers of one colour: four Dockhands, a Burly Worker, a Mule, an Elephant."""
+    return [f"{colour}-D{i}" for i in range(1, 5)] + [f"{colour}-B", f"{colour}-M", f"{colour}-E"]
+
+
+ALL_WORKERS: frozenset[str] = frozenset(w for c in COLOURS for w in crew(c))
+
+
+def kind(worker: str) -> Kind:
+    return _LETTER[worker.split("-", 1)[1][0]]
+
+
+def colour_of(worker: str) -> Colour:
+    colour = worker.split("-", 1)[0]
+    for known in COLOURS:
+        if known == colour:
+            return known
+    raise ValueError(f"{worker!r} is not a worker id")
+
+
+def is_dockhand(worker: str) -> bool:
+    return worker.split("-", 1)[1][0] == "D"

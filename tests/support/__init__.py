@@ -1,0 +1,1 @@
+"""Test-only helpers (server fixtures). Never imported by the application."""

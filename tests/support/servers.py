@@ -1,0 +1,326 @@
+"""Throwaway PostgreSQL 15 and Redis servers for the integration tests.
+
+Resolution order (see ``tests/conftest.py``):
+
+1. ``PG_DSN`` / ``REDIS_URL`` from the environment (``scripts/test`` sets both);
+2. testcontainers, only when a Docker engine answers within a few seconds;
+3. local server binaries (``/usr/lib/postgresql/15/bin``, ``redis-server``) started on a free
+   loopback port in a temporary directory and stopped again afterwards.
+
+PostgreSQL refuses to run as root, so when this process is root the cluster is created and run as
+the ``postgres`` system user (``runuser -u postgres --``). Nothing here imports project code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+PG_VERSION = "15"
+PG_SUPERUSER = "postgres"
+PG_TEST_DB = "manifest_test"
+DOCKER_TIMEOUT_S = 3.0
+START_TIMEOUT_S = 30.0
+
+
+class ServerUnavailable(RuntimeError):
+    """No way to get the requested server: no env var, no Docker engine, no local binaries."""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def docker_available(timeout: float = DOCKER_TIMEOUT_S) -> bool:
+    """True when the docker CLI exists and a Docker engine answers within ``timeout`` seconds."""
+    if shutil.which("docker") is None:
+        return False
+    if not os.environ.get("DOCKER_HOST") and not Path("/var/run/docker.sock").exists():
+        return False
+    try:
+        result = subprocess.run(
+            ["docker", "info", "--format", "{{.ServerVersion}}"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return result.returncode == 0 and bool(result.stdout.strip())
+
+
+def pg_bindir() -> Path | None:
+    """The directory holding PostgreSQL 15's ``postgres``, ``initdb`` and ``pg_ctl``, if any."""
+    candidates = [os.environ.get("MANIFEST_PG_BINDIR", ""), f"/usr/lib/postgresql/{PG_VERSION}/bin"]
+    for candidate in filter(None, candidates):
+        bindir = Path(candidate)
+        if all((bindir / b).is_file() for b in ("postgres", "initdb", "pg_ctl", "createdb")):
+            return bindir
+    return None
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _as_pg_user(argv: list[str]) -> list[str]:
+    return ["runuser", "-u", PG_SUPERUSER, "--", *argv] if _is_root() else argv
+
+
+def _run(argv: list[str], what: str, cwd: Path) -> None:
+    result = subprocess.run(
+        argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise ServerUnavailable(
+            f"{what} failed (exit {result.returncode}): {' '.join(argv)}\n"
+            f"{result.stdout}{result.stderr}"
+        )
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def with_database(dsn: str, database: str) -> str:
+    """``dsn`` pointing at another database on the same server."""
+    parts = urlsplit(dsn)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + database, parts.query, parts.fragment))
+
+
+# --------------------------------------------------------------------------- local binaries
+
+
+@contextlib.contextmanager
+def local_postgres() -> Iterator[str]:
+    """Start a throwaway PostgreSQL 15 cluster on a free loopback port; yield its DSN."""
+    bindir = pg_bindir()
+    if bindir is None:
+        raise ServerUnavailable(
+            f"PostgreSQL {PG_VERSION} binaries not found in /usr/lib/postgresql/{PG_VERSION}/bin "
+            f"(install the Debian package postgresql-{PG_VERSION}, set MANIFEST_PG_BINDIR, "
+            "or set PG_DSN)"
+        )
+    if _is_root() and shutil.which("runuser") is None:
+        raise ServerUnavailable("running as root but `runuser` is missing; cannot start postgres")
+    tmp = Path(tempfile.mkdtemp(prefix="manifest-pg-"))
+    data, log = tmp / "data", tmp / "postgres.log"
+    started = False
+    try:
+        if _is_root():
+            shutil.chown(tmp, PG_SUPERUSER, PG_SUPERUSER)
+        _run(
+            _as_pg_user(
+                [
+                    str(bindir / "initdb"),
+                    "-D", str(data),
+                    "-U", PG_SUPERUSER,
+                    "-A", "trust",
+                    "-E", "UTF8",
+                    "--no-locale",
+                    "--no-sync",
+                ]
+            ),
+            "initdb",
+            cwd=tmp,
+        )
+        port = free_port()
+        options = " ".join(
+            [
+                "-c listen_addresses=127.0.0.1",
+                f"-c port={port}",
+                f"-c unix_socket_directories={tmp}",
+                "-c max_connections=200",
+                "-c fsync=off",
+                "-c synchronous_commit=off",
+                "-c full_page_writes=off",
+            ]
+        )
+        pg_ctl_start = [
+            str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options,
+            "-w", "-t", str(int(START_TIMEOUT_S)), "start",
+        ]
+        started = True  # from here on, always try to stop it
+        try:
+            _run(_as_pg_user(pg_ctl_start), "pg_ctl start", cwd=tmp)
+        except ServerUnavailable as exc:
+            raise ServerUnavailable(f"{exc}\npostgres log:\n{_tail(log)}") from None
+        _run(
+            [
+                str(bindir / "createdb"),
+                "-h", "127.0.0.1", "-p", str(port), "-U", PG_SUPERUSER, PG_TEST_DB,
+            ],
+            "createdb",
+            cwd=tmp,
+        )
+        yield f"postgresql://{PG_SUPERUSER}@127.0.0.1:{port}/{PG_TEST_DB}"
+    finally:
+        if started:
+            _stop_postgres(bindir, data, tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _stop_postgres(bindir: Path, data: Path, cwd: Path) -> None:
+    for mode in ("fast", "immediate"):
+        argv = [str(bindir / "pg_ctl"), "-D", str(data), "-m", mode, "-w", "-t", "15", "stop"]
+        result = subprocess.run(
+            _as_pg_user(argv), cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, check=False
+        )
+        if result.returncode == 0 or not (data / "postmaster.pid").exists():
+            return
+    # Last resort: kill the postmaster named in its pid file (its children exit with it).
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        pid = int((data / "postmaster.pid").read_text().splitlines()[0])
+        os.kill(pid, 9)
+
+
+def _redis_ping(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def local_redis() -> Iterator[str]:
+    """Start a throwaway redis-server (no persistence) on a free loopback port; yield its URL."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise ServerUnavailable(
+            "redis-server not found on PATH (install the Debian package redis-server, "
+            "or set REDIS_URL)"
+        )
+    tmp = Path(tempfile.mkdtemp(prefix="manifest-redis-"))
+    port = free_port()
+    log = (tmp / "redis.log").open("wb")
+    proc = subprocess.Popen(
+        [
+            binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "no", "--daemonize", "no", "--dir", str(tmp),
+        ],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not _redis_ping(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                raise ServerUnavailable(
+                    f"redis-server did not come up on 127.0.0.1:{port}\n{_tail(tmp / 'redis.log')}"
+                )
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- docker
+
+
+@contextlib.contextmanager
+def docker_postgres() -> Iterator[str]:
+    module: Any = importlib.import_module("testcontainers.postgres")
+    container: Any = module.PostgresContainer(f"postgres:{PG_VERSION}", driver=None)
+    container.start()
+    try:
+        yield str(container.get_connection_url())
+    finally:
+        container.stop()
+
+
+@contextlib.contextmanager
+def docker_redis() -> Iterator[str]:
+    module: Any = importlib.import_module("testcontainers.redis")
+    container: Any = module.RedisContainer()
+    container.start()
+    try:
+        host = container.get_container_host_ip()
+        port = container.get_exposed_port(6379)
+        yield f"redis://{host}:{port}/0"
+    finally:
+        container.stop()
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+@contextlib.contextmanager
+def postgres_dsn() -> Iterator[str]:
+    """PG_DSN, else a testcontainers PostgreSQL 15 if Docker answers, else local binaries."""
+    if dsn := os.environ.get("PG_DSN"):
+        yield dsn
+    elif docker_available():
+        with docker_postgres() as dsn:
+            yield dsn
+    else:
+        with local_postgres() as dsn:
+            yield dsn
+
+
+@contextlib.contextmanager
+def redis_url() -> Iterator[str]:
+    """REDIS_URL, else a testcontainers Redis if Docker answers, else a local redis-server."""
+    if url := os.environ.get("REDIS_URL"):
+        yield url
+    elif docker_available():
+        with docker_redis() as url:
+            yield url
+    else:
+        with local_redis() as url:
+            yield url
+
+
+# --------------------------------------------------------------------------- per-test databases
+
+
+async def _admin(dsn: str, sql: str) -> None:
+    asyncpg: Any = importlib.import_module("asyncpg")
+    conn = await asyncpg.connect(with_database(dsn, "postgres"), timeout=10)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@contextlib.contextmanager
+def fresh_database(dsn: str) -> Iterator[str]:
+    """Create a uniquely named empty database on ``dsn``'s server; yield its DSN; drop it after."""
+    name = f"manifest_t_{uuid.uuid4().hex[:16]}"
+    asyncio.run(_admin(dsn, f'CREATE DATABASE "{name}"'))
+    try:
+        yield with_database(dsn, name)
+    finally:
+        asyncio.run(_admin(dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
