@@ -30,12 +30,18 @@ _GONE = -1  # the Mule's crate has left the dock
 
 
 class Grid:
-    """A mutable working copy of the dock, indexed by square number."""
+    """A mutable working copy of the dock, indexed by square number.
+
+    Worker stacks are tuples, so a copy of the grid only copies three flat dicts.
+    """
 
     __slots__ = ("crates", "occ", "where")
 
     def __init__(
-        self, crates: dict[int, Colour], occ: dict[int, list[str]], where: dict[str, int]
+        self,
+        crates: dict[int, Colour],
+        occ: dict[int, tuple[str, ...]],
+        where: dict[str, int],
     ) -> None:
         self.crates = crates
         self.occ = occ
@@ -43,18 +49,15 @@ class Grid:
 
     @classmethod
     def of(cls, state: State) -> Grid:
-        parse = board.parse
-        crates = {parse(sq): c for sq, c in state.crates.items()}
-        where = {w: parse(sq) for w, sq in state.workers.items()}
-        occ: dict[int, list[str]] = {}
+        index = board.INDEX
+        where = {w: index[sq] for w, sq in state.workers.items()}
+        occ: dict[int, tuple[str, ...]] = {}
         for w, sq in where.items():
-            occ.setdefault(sq, []).append(w)  # type: ignore[arg-type]
-        return cls(crates, occ, where)  # type: ignore[arg-type]
+            occ[sq] = (*occ.get(sq, ()), w)
+        return cls({index[sq]: c for sq, c in state.crates.items()}, occ, where)
 
     def copy(self) -> Grid:
-        return Grid(
-            dict(self.crates), {s: list(ws) for s, ws in self.occ.items()}, dict(self.where)
-        )
+        return Grid(dict(self.crates), dict(self.occ), dict(self.where))
 
     def enterable(self, square: int, dockhand: bool) -> bool:
         """May a worker (a Dockhand if ``dockhand``) stand on ``square``?"""
@@ -66,16 +69,20 @@ class Grid:
     def is_empty(self, square: int) -> bool:
         return square not in self.crates and not self.occ.get(square)
 
-    def _lift(self, worker: str) -> None:
+    def remove(self, worker: str) -> None:
         square = self.where.pop(worker)
-        stack = self.occ[square]
-        stack.remove(worker)
-        if not stack:
+        rest = tuple(w for w in self.occ[square] if w != worker)
+        if rest:
+            self.occ[square] = rest
+        else:
             del self.occ[square]
 
-    def _put(self, worker: str, square: int) -> None:
-        self.where[worker] = square
-        self.occ.setdefault(square, []).append(worker)
+    def relocate(self, worker: str, square: int | None) -> None:
+        """Move a worker to ``square``, or off the dock when None."""
+        self.remove(worker)
+        if square is not None:
+            self.where[worker] = square
+            self.occ[square] = (*self.occ.get(square, ()), worker)
 
 
 def _illegal(code: str, index: int, why: str) -> RuleError:
@@ -93,20 +100,72 @@ def perform(
     ``actors`` are one worker, or several Dockhands of one owner on one square (already checked
     by the caller). ``ships`` maps each loading square of a ship in play to (seat, colour).
     """
-    what = kind(actors[0])
     if not steps:
         raise RuleError("rule.no_steps", "an action needs at least one step")
-    if len(steps) > STEPS[what]:
+    run = ActionRun(grid, actors, ships)
+    if len(steps) > run.allowed:
         raise RuleError(
             "rule.too_many_steps",
-            f"a {what} moves at most {STEPS[what]} step(s); this action has {len(steps)}",
+            f"a {run.what} moves at most {run.allowed} step(s); this action has {len(steps)}",
         )
-    strength = len(actors) if what == "dockhand" else PUSH[what]
-    one_crate = what == "mule"
-    touched: int | None = None  # square of the one crate a Mule has handled
-    ops: list[StepOp] = []
-    for i, step in enumerate(steps):
-        here = grid.where[actors[0]]
+    for step in steps:
+        run.step(step)
+    return run.ops
+
+
+class ActionRun:
+    """One worker action in progress: the grid, the steps taken so far and what they did.
+
+    ``legal`` clones a run after each step to explore every continuation without replaying
+    the prefix.
+    """
+
+    __slots__ = (
+        "actors",
+        "allowed",
+        "grid",
+        "one_crate",
+        "ops",
+        "ships",
+        "strength",
+        "taken",
+        "touched",
+        "what",
+    )
+
+    def __init__(
+        self, grid: Grid, actors: list[str], ships: Mapping[int, tuple[int, Colour]]
+    ) -> None:
+        self.grid = grid
+        self.actors = actors
+        self.ships = ships
+        self.what = kind(actors[0])
+        self.allowed = STEPS[self.what]
+        self.strength = len(actors) if self.what == "dockhand" else PUSH[self.what]
+        self.one_crate = self.what == "mule"
+        self.touched: int | None = None  # square of the one crate a Mule has handled
+        self.ops: list[StepOp] = []
+        self.taken = 0
+
+    def clone(self) -> ActionRun:
+        other = ActionRun.__new__(ActionRun)
+        other.grid = self.grid.copy()
+        other.actors = self.actors
+        other.ships = self.ships
+        other.what = self.what
+        other.allowed = self.allowed
+        other.strength = self.strength
+        other.one_crate = self.one_crate
+        other.touched = self.touched
+        other.ops = list(self.ops)
+        other.taken = self.taken
+        return other
+
+    def step(self, step: Step) -> None:
+        """Take one more step, or raise RuleError (the run is then unusable)."""
+        i = self.taken
+        grid, what = self.grid, self.what
+        here = grid.where[self.actors[0]]
         ahead = NEIGHBOUR[step.dir][here]
         if ahead is None:
             raise _illegal("rule.off_dock", i, "workers may never move off the dock themselves")
@@ -133,12 +192,12 @@ def perform(
                     else f"there is no crate on {board.name(ahead)} to push"
                 )
                 raise _illegal("rule.nothing_to_push", i, why)
-            if one_crate and touched is not None and touched != ahead:
+            if self.one_crate and self.touched is not None and self.touched != ahead:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
-            arrived = _push(grid, step.dir, ahead, strength, what, i, ops)
-            if one_crate:
-                touched = NEIGHBOUR[step.dir][ahead]
-                touched = _GONE if touched is None else touched
+            arrived = _push(grid, step.dir, ahead, self.strength, what, i, self.ops)
+            if self.one_crate:
+                beyond = NEIGHBOUR[step.dir][ahead]
+                self.touched = _GONE if beyond is None else beyond
         else:  # pull
             if not PULLS[what]:
                 raise _illegal("rule.cannot_pull", i, f"a {what} cannot pull, only push")
@@ -153,21 +212,20 @@ def perform(
                 raise _illegal(
                     "rule.square_occupied", i, f"{board.name(ahead)} is not empty to step into"
                 )
-            if one_crate and touched is not None and touched != behind:
+            if self.one_crate and self.touched is not None and self.touched != behind:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
             colour = grid.crates.pop(behind)
             grid.crates[here] = colour
-            ops.append(CrateShift(board.name(behind), board.name(here), colour))
+            self.ops.append(CrateShift(board.name(behind), board.name(here), colour))
             arrived = [here]
-            touched = here
-        for worker in actors:
-            grid._lift(worker)
-            grid._put(worker, ahead)
-            ops.append(WorkerShift(worker, board.name(ahead)))
+            self.touched = here
+        for worker in self.actors:
+            grid.relocate(worker, ahead)
+            self.ops.append(WorkerShift(worker, board.name(ahead)))
         for square in arrived:
-            if _arrive(grid, square, ships, ops) and one_crate and touched == square:
-                touched = _GONE
-    return ops
+            if _arrive(grid, square, self.ships, self.ops) and self.touched == square:
+                self.touched = _GONE
+        self.taken += 1
 
 
 def _push(
@@ -213,8 +271,8 @@ def _push(
         line.append(square)  # Burly Worker or Mule: shoved along, not counted
         square = nxt[square]
     if squished is not None:
-        for worker in list(grid.occ[squished]):
-            grid._lift(worker)
+        for worker in grid.occ[squished]:
+            grid.remove(worker)
             ops.append(Squish(worker))
     arrived: list[int] = []
     for square in reversed(line):
@@ -228,10 +286,8 @@ def _push(
                 grid.crates[to] = colour
                 arrived.append(to)
         else:
-            for worker in list(grid.occ[square]):
-                grid._lift(worker)
-                if to is not None:
-                    grid._put(worker, to)
+            for worker in grid.occ[square]:
+                grid.relocate(worker, to)
                 ops.append(WorkerShift(worker, None if to is None else board.name(to)))
     return arrived
 

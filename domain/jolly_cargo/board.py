@@ -27,11 +27,15 @@ def name(square: int) -> str:
     return f"{FILES[square % SIZE]}{square // SIZE + 1}"
 
 
+#: Square name → index, for all 64 squares.
+INDEX: dict[str, int] = {
+    f"{f}{r + 1}": r * SIZE + i for r in range(SIZE) for i, f in enumerate(FILES)
+}
+
+
 def parse(text: str) -> int | None:
     """The index of a square name like ``c4``, or None if it is not a square of the dock."""
-    if len(text) != 2 or text[0] not in FILES or text[1] not in "12345678":
-        return None
-    return (int(text[1]) - 1) * SIZE + FILES.index(text[0])
+    return INDEX.get(text)
 
 
 def _neighbour(square: int, direction: str) -> int | None:

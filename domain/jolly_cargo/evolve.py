@@ -36,6 +36,7 @@ def _started(e: ev.GameStarted) -> State:
         doctor={},
         removed=[],
         held=[],
+        sea=[],
         order=list(range(e.seats)),
     )
 
@@ -117,8 +118,10 @@ def _(e: ev.WorkersMoved, s: State) -> None:
             del s.crates[op.frm]
             if op.to is not None:
                 s.crates[op.to] = op.colour
-            elif op.colour != actor.colour:
-                actor.captured += 1
+            else:
+                s.sea.append(op.colour)
+                if op.colour != actor.colour:
+                    actor.captured += 1
         elif isinstance(op, ev.Squish):
             del s.workers[op.worker]
             if s.options.fast_variant:

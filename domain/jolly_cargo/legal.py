@@ -10,9 +10,9 @@ from domain.kernel import RuleError
 
 from . import board
 from . import commands as cmd
-from .actions import Grid, perform, ships_in_play
+from .actions import ActionRun, Grid, ships_in_play
 from .board import CORNERS, DIRECTIONS, EDGE, LOADING, NEIGHBOUR, OPPOSITE, Colour
-from .pieces import PULLS, STEPS, Kind, crew, is_dockhand, kind
+from .pieces import PULLS, Kind, crew, is_dockhand
 from .rules import recovered, returnable_from_water, setup_seat, waiting_to_place
 from .state import State
 
@@ -130,24 +130,20 @@ def _sequences(
     grid: Grid, actors: list[str], ships: Mapping[int, tuple[int, Colour]]
 ) -> list[list[cmd.Step]]:
     """All legal step sequences (1 up to the worker's movement) for ``actors`` on ``grid``."""
-    what = kind(actors[0])
     found: list[list[cmd.Step]] = []
-    frontier: list[list[cmd.Step]] = [[]]
-    for _ in range(STEPS[what]):
-        extended: list[list[cmd.Step]] = []
-        for prefix in frontier:
-            start = grid.copy()
-            if prefix:
-                perform(start, actors, prefix, ships)
-            for step in _candidates(start, actors[0], what):
-                trial = grid.copy()
-                try:
-                    perform(trial, actors, [*prefix, step], ships)
-                except RuleError:
-                    continue
-                extended.append([*prefix, step])
-        found += extended
-        frontier = extended
+    frontier: list[tuple[list[cmd.Step], ActionRun]] = [([], ActionRun(grid.copy(), actors, ships))]
+    while frontier:
+        prefix, run = frontier.pop()
+        for step in _candidates(run.grid, actors[0], run.what):
+            trial = run.clone()
+            try:
+                trial.step(step)
+            except RuleError:
+                continue
+            steps = [*prefix, step]
+            found.append(steps)
+            if trial.taken < trial.allowed:
+                frontier.append((steps, trial))
     return found
 
 

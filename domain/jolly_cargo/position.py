@@ -17,7 +17,8 @@ Rules of the form:
 * ``water`` and ``doctor`` (id → the owner's turn from which it may return) hold workers off the
   dock. A worker of a player that the position does not mention anywhere is out of the game —
   so a puzzle needs to list only the pieces it uses.
-* ``held``: crates off the board waiting for a seat to place them back.
+* ``held``: crates off the board waiting for a seat to place them back; ``sea``: colours of the
+  crates lost at sea so far.
 * ``to_move`` (seat), ``moves_left``, ``used`` (workers that already acted this turn), ``acted``
   and ``turn`` (the game's turn number, default 3 — past the short opening turns) say where in
   the turn play stands. ``options`` are the game's options.
@@ -61,6 +62,7 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     water: list[str] = []
     doctor: dict[str, int] = {}
     held: list[HeldPosition] = []
+    sea: list[Colour] = []
     options: Options = Options()
 
 
@@ -138,6 +140,7 @@ def state_from_position(p: Position) -> State:
         doctor=dict(p.doctor),
         removed=[w for w in everyone if w not in placed],
         held=[HeldCrate(h.seat, h.colour) for h in p.held],
+        sea=list(p.sea),
         order=list(range(len(p.players))),
         first_player=0,
         current=p.to_move,
@@ -170,5 +173,6 @@ def position_of(s: State) -> Position:
         water=list(s.water),
         doctor=dict(s.doctor),
         held=[HeldPosition(h.seat, h.colour) for h in s.held],
+        sea=list(s.sea),
         options=s.options,
     )

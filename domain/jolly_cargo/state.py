@@ -53,6 +53,8 @@ class State(msgspec.Struct):
     #: Workers out of the game (fast variant, or not in a loaded position).
     removed: list[str]
     held: list[HeldCrate]
+    #: Colours of the crates lost at sea, in the order they fell.
+    sea: list[Colour]
     #: Set-up: seats in the order they place (crates, then ships, then workers).
     order: list[int]
     #: Set-up: how many placements of the current step are done.
@@ -82,6 +84,7 @@ class State(msgspec.Struct):
             doctor=dict(self.doctor),
             removed=list(self.removed),
             held=list(self.held),
+            sea=list(self.sea),
             order=list(self.order),
             placed=self.placed,
             first_player=self.first_player,

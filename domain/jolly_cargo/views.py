@@ -63,6 +63,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "doctor": dict(sorted(state.doctor.items())),
         "removed": sorted(state.removed),
         "held": [msgspec.to_builtins(h) for h in state.held],
+        "sea": {colour: state.sea.count(colour) for colour in state.colours},
         "players": players,
         "order": state.order,
         "first_player": state.first_player,

@@ -1,0 +1,37 @@
+"""1,000 games of CARGO played to the end by uniformly random bots: 2, 3 and 4 players, with and
+without the fast variant, crates placed by the players and at random."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from domain.jolly_cargo import JOLLY_CARGO
+from domain.jolly_cargo.options import Options
+from domain.kernel import play_random_game
+
+CONFIGS = [  # (seats, fast variant, games) — 1,000 games in all
+    (2, False, 167),
+    (2, True, 167),
+    (3, False, 167),
+    (3, True, 167),
+    (4, False, 166),
+    (4, True, 166),
+]
+
+
+@pytest.mark.parametrize(("seats", "fast", "games"), CONFIGS)
+def test_bot_games_run_to_a_result(seats: int, fast: bool, games: int) -> None:
+    for n in range(games):
+        seed = hashlib.sha256(f"bots/{seats}/{fast}/{n}".encode()).digest()
+        options = Options(crate_placement="random" if n % 2 else "players", fast_variant=fast)
+        table, outcome = play_random_game(JOLLY_CARGO, seed, seats, options)
+        state = table.state
+        assert state.phase == "finished"
+        assert outcome.scores == [p.score for p in state.players]
+        assert outcome.winners and set(outcome.winners) <= set(range(seats))
+        best = max(outcome.scores)
+        assert all(outcome.scores[w] == best for w in outcome.winners)
+        assert any(state.crates_on_dock(p.colour or "") == 0 for p in state.players)
+        assert JOLLY_CARGO.to_act(state) == []

@@ -1,0 +1,81 @@
+"""The kernel's shared mechanics: registry, command decoding, the table, viewers."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.jolly_cargo.commands import EndTurn, Move, Step
+from domain.kernel import CommandError, RuleError, Table, UnknownGame, play_random_game
+from domain.registry import all_games, get_game
+
+
+def test_registry_knows_games_by_id() -> None:
+    game = get_game("jolly-cargo")
+    assert game.id == "jolly-cargo"
+    assert [g.id for g in all_games()] == ["jolly-cargo"]
+    with pytest.raises(UnknownGame):
+        get_game("chess")
+
+
+def test_commands_decode_into_typed_tagged_unions() -> None:
+    game = get_game("jolly-cargo")
+    assert game.decode_command({"type": "end_turn"}) == EndTurn()
+    raw = b'{"type": "move", "workers": ["red-M"], "steps": [{"dir": "E", "kind": "push"}]}'
+    assert game.decode_command(raw) == Move(["red-M"], [Step("E", "push")])
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"{not json",
+        b"[]",
+        b'{"type": "fly"}',
+        b'{"workers": ["red-M"], "steps": []}',
+        b'{"type": "move", "workers": "red-M", "steps": []}',
+        b'{"type": "move", "workers": ["red-M"], "steps": [{"dir": "NE"}]}',
+        b'{"type": "end_turn", "extra": 1}',
+        {"type": "place_crate", "square": 3},
+    ],
+)
+def test_malformed_commands_are_command_errors(raw: object) -> None:
+    with pytest.raises(CommandError) as caught:
+        get_game("jolly-cargo").decode_command(raw)  # type: ignore[arg-type]
+    assert caught.value.code == "command.invalid"
+    assert caught.value.message
+
+
+def test_options_and_positions_decode_or_name_what_is_wrong() -> None:
+    game = get_game("jolly-cargo")
+    assert game.decode_options(None) == game.options_type()
+    with pytest.raises(CommandError) as caught:
+        game.decode_options({"fast_variant": "yes"})
+    assert caught.value.code == "options.invalid"
+    with pytest.raises(CommandError) as caught:
+        game.decode_position({"players": []})
+    assert caught.value.code == "position.invalid"
+
+
+def test_schemas_are_json_schema_documents() -> None:
+    game = get_game("jolly-cargo")
+    for schema in (game.options_schema(), game.position_schema(), game.command_schema()):
+        assert "$defs" in schema or "properties" in schema
+
+
+def test_table_numbers_events_and_changes_nothing_on_a_rejected_command() -> None:
+    game = get_game("jolly-cargo")
+    table = Table.new(game, bytes(32), 2)
+    assert [r.number for r in table.records] == list(range(1, table.version + 1))
+    before = table.version
+    with pytest.raises(RuleError):
+        table.submit(1, game.legal(table.state, 0)[0])  # seat 1 acting out of turn
+    assert table.version == before
+    table.submit(0, game.legal(table.state, 0)[0])
+    assert table.records[-1].seat == 0 and table.records[-1].number == table.version
+
+
+def test_bot_games_are_reproducible() -> None:
+    game = get_game("jolly-cargo")
+    a, result_a = play_random_game(game, bytes([7]) * 32, 3)
+    b, result_b = play_random_game(game, bytes([7]) * 32, 3)
+    assert result_a == result_b
+    assert [r.event for r in a.records] == [r.event for r in b.records]
