@@ -9,6 +9,7 @@ This file deliberately imports nothing from the application packages.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NoReturn
 
 import pytest
 
@@ -18,22 +19,36 @@ except ImportError:  # ... and the repo root once it has one.
     from tests.support import servers  # type: ignore[no-redef]
 
 
+def _unavailable(what: str, env: str, exc: Exception) -> NoReturn:
+    pytest.fail(
+        f"no {what} for integration tests: {env} is unset, no Docker engine answered, "
+        f"and starting a local server failed:\n{exc}",
+        pytrace=False,
+    )
+
+
 @pytest.fixture(scope="session")
 def pg_dsn() -> Iterator[str]:
+    error: servers.ServerUnavailable | None = None
     try:
         with servers.postgres_dsn() as dsn:
             yield dsn
     except servers.ServerUnavailable as exc:
-        pytest.fail(f"no PostgreSQL for integration tests: {exc}", pytrace=False)
+        error = exc
+    if error is not None:
+        _unavailable("PostgreSQL", "PG_DSN", error)
 
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
+    error: servers.ServerUnavailable | None = None
     try:
         with servers.redis_url() as url:
             yield url
     except servers.ServerUnavailable as exc:
-        pytest.fail(f"no Redis for integration tests: {exc}", pytrace=False)
+        error = exc
+    if error is not None:
+        _unavailable("Redis", "REDIS_URL", error)
 
 
 @pytest.fixture

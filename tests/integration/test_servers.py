@@ -30,8 +30,7 @@ def test_fresh_database_is_empty_and_writable(fresh_database: str) -> None:
             name = str(await conn.fetchval("SELECT current_database()"))
             tables = int(
                 await conn.fetchval(
-                    "SELECT count(*) FROM information_schema.tables "
-                    "WHERE table_schema = 'public'"
+                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
                 )
             )
             await conn.execute("CREATE TABLE t (x int)")

@@ -18,6 +18,7 @@ import contextlib
 import importlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -54,8 +55,6 @@ def docker_available(timeout: float = DOCKER_TIMEOUT_S) -> bool:
     """True when the docker CLI exists and a Docker engine answers within ``timeout`` seconds."""
     if shutil.which("docker") is None:
         return False
-    if not os.environ.get("DOCKER_HOST") and not Path("/var/run/docker.sock").exists():
-        return False
     try:
         result = subprocess.run(
             ["docker", "info", "--format", "{{.ServerVersion}}"],
@@ -70,11 +69,11 @@ def docker_available(timeout: float = DOCKER_TIMEOUT_S) -> bool:
 
 
 def pg_bindir() -> Path | None:
-    """The directory holding PostgreSQL 15's ``postgres``, ``initdb`` and ``pg_ctl``, if any."""
+    """The directory holding the PostgreSQL 15 server binaries (postgres, initdb), if any."""
     candidates = [os.environ.get("MANIFEST_PG_BINDIR", ""), f"/usr/lib/postgresql/{PG_VERSION}/bin"]
     for candidate in filter(None, candidates):
         bindir = Path(candidate)
-        if all((bindir / b).is_file() for b in ("postgres", "initdb", "pg_ctl", "createdb")):
+        if all((bindir / b).is_file() for b in ("postgres", "initdb", "pg_isready", "createdb")):
             return bindir
     return None
 
@@ -116,7 +115,11 @@ def with_database(dsn: str, database: str) -> str:
 
 @contextlib.contextmanager
 def local_postgres() -> Iterator[str]:
-    """Start a throwaway PostgreSQL 15 cluster on a free loopback port; yield its DSN."""
+    """Start a throwaway PostgreSQL 15 cluster on a free loopback port; yield its DSN.
+
+    ``postgres`` runs as a direct child process (not daemonized by ``pg_ctl``) so that this
+    process reaps it on shutdown and leaves nothing behind.
+    """
     bindir = pg_bindir()
     if bindir is None:
         raise ServerUnavailable(
@@ -127,74 +130,73 @@ def local_postgres() -> Iterator[str]:
     if _is_root() and shutil.which("runuser") is None:
         raise ServerUnavailable("running as root but `runuser` is missing; cannot start postgres")
     tmp = Path(tempfile.mkdtemp(prefix="manifest-pg-"))
-    data, log = tmp / "data", tmp / "postgres.log"
-    started = False
+    data = tmp / "data"
+    proc: subprocess.Popen[bytes] | None = None
+    log = (tmp / "postgres.log").open("wb")
     try:
         if _is_root():
             shutil.chown(tmp, PG_SUPERUSER, PG_SUPERUSER)
-        _run(
-            _as_pg_user(
-                [
-                    str(bindir / "initdb"),
-                    "-D", str(data),
-                    "-U", PG_SUPERUSER,
-                    "-A", "trust",
-                    "-E", "UTF8",
-                    "--no-locale",
-                    "--no-sync",
-                ]
-            ),
-            "initdb",
-            cwd=tmp,
-        )
+        initdb = [str(bindir / "initdb"), "-D", str(data), "-U", PG_SUPERUSER, "-A", "trust"]
+        _run(_as_pg_user([*initdb, "-E", "UTF8", "--no-locale", "--no-sync"]), "initdb", tmp)
         port = free_port()
-        options = " ".join(
-            [
-                "-c listen_addresses=127.0.0.1",
-                f"-c port={port}",
-                f"-c unix_socket_directories={tmp}",
-                "-c max_connections=200",
-                "-c fsync=off",
-                "-c synchronous_commit=off",
-                "-c full_page_writes=off",
-            ]
+        settings = {
+            "listen_addresses": "127.0.0.1",
+            "port": str(port),
+            "unix_socket_directories": str(tmp),
+            "max_connections": "200",
+            "fsync": "off",
+            "synchronous_commit": "off",
+            "full_page_writes": "off",
+        }
+        argv = [str(bindir / "postgres"), "-D", str(data)]
+        for key, value in settings.items():
+            argv += ["-c", f"{key}={value}"]
+        proc = subprocess.Popen(
+            _as_pg_user(argv), cwd=tmp, stdin=subprocess.DEVNULL, stdout=log, stderr=log
         )
-        pg_ctl_start = [
-            str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options,
-            "-w", "-t", str(int(START_TIMEOUT_S)), "start",
-        ]
-        started = True  # from here on, always try to stop it
-        try:
-            _run(_as_pg_user(pg_ctl_start), "pg_ctl start", cwd=tmp)
-        except ServerUnavailable as exc:
-            raise ServerUnavailable(f"{exc}\npostgres log:\n{_tail(log)}") from None
-        _run(
-            [
-                str(bindir / "createdb"),
-                "-h", "127.0.0.1", "-p", str(port), "-U", PG_SUPERUSER, PG_TEST_DB,
-            ],
-            "createdb",
-            cwd=tmp,
-        )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not _pg_ready(bindir, port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                raise ServerUnavailable(
+                    f"postgres did not come up on 127.0.0.1:{port}\n{_tail(tmp / 'postgres.log')}"
+                )
+            time.sleep(0.05)
+        createdb = [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port)]
+        _run([*createdb, "-U", PG_SUPERUSER, PG_TEST_DB], "createdb", tmp)
         yield f"postgresql://{PG_SUPERUSER}@127.0.0.1:{port}/{PG_TEST_DB}"
     finally:
-        if started:
-            _stop_postgres(bindir, data, tmp)
+        if proc is not None:
+            _stop_postgres(proc, data)
+        log.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _stop_postgres(bindir: Path, data: Path, cwd: Path) -> None:
-    for mode in ("fast", "immediate"):
-        argv = [str(bindir / "pg_ctl"), "-D", str(data), "-m", mode, "-w", "-t", "15", "stop"]
-        result = subprocess.run(
-            _as_pg_user(argv), cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, check=False
-        )
-        if result.returncode == 0 or not (data / "postmaster.pid").exists():
-            return
-    # Last resort: kill the postmaster named in its pid file (its children exit with it).
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        pid = int((data / "postmaster.pid").read_text().splitlines()[0])
-        os.kill(pid, 9)
+def _pg_ready(bindir: Path, port: int) -> bool:
+    argv = [str(bindir / "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(port), "-t", "1"]
+    return subprocess.run(argv, stdin=subprocess.DEVNULL, check=False).returncode == 0
+
+
+def _postmaster_pid(data: Path) -> int | None:
+    try:
+        return int((data / "postmaster.pid").read_text().splitlines()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _stop_postgres(proc: subprocess.Popen[bytes], data: Path) -> None:
+    """Fast shutdown (SIGINT to the postmaster; as root ``proc`` is runuser), then reap ``proc``."""
+    if proc.poll() is None:
+        postmaster = _postmaster_pid(data) or proc.pid
+        with contextlib.suppress(OSError):
+            os.kill(postmaster, signal.SIGINT)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(OSError):
+                os.kill(postmaster, signal.SIGKILL)
+            proc.kill()
+    proc.wait()
 
 
 def _redis_ping(port: int) -> bool:
@@ -220,10 +222,23 @@ def local_redis() -> Iterator[str]:
     log = (tmp / "redis.log").open("wb")
     proc = subprocess.Popen(
         [
-            binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no", "--daemonize", "no", "--dir", str(tmp),
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--dir",
+            str(tmp),
         ],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
