@@ -1,0 +1,1 @@
+"""Benchmarks: printed figures, never timed assertions."""
