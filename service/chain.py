@@ -1,0 +1,146 @@
+"""The events' hash chain: canonical bytes of an event and the link that binds it to the last.
+
+Construction (fixed; changing it invalidates every stored chain)::
+
+    canonical(event) = msgspec.json.encode({
+        "at":      recorded_at as UTC ISO-8601, exactly 6 fractional digits and "Z",
+                   e.g. "2026-11-21T05:30:00.123456Z",
+        "command": command id as a lowercase canonical UUID string, or null,
+        "data":    the event's JSON data,
+        "game":    game id as a lowercase canonical UUID string,
+        "seat":    int or null,
+        "type":    the event type (str),
+        "version": the event's version (int, 1-based),
+    }, order="sorted")                       # keys sorted at every level, no whitespace
+
+    hash_0 = 32 zero bytes                   # also games.head of a game with no events
+    hash_n = SHA-256(hash_{n-1} || canonical(event n))
+
+Each events row stores ``prev_hash = hash_{n-1}`` and ``hash = hash_n``; ``games.head`` is the
+hash of the game's last event. :func:`verify_chain` recomputes all of it from stored rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import msgspec
+
+ZERO_HASH = bytes(32)
+
+
+def canonical_uuid(value: str | uuid.UUID) -> str:
+    """Lowercase canonical (8-4-4-4-12) form of a UUID given as str or UUID."""
+    return str(value if isinstance(value, uuid.UUID) else uuid.UUID(str(value)))
+
+
+def utc_micro(at: datetime) -> datetime:
+    """``at`` in UTC with microsecond precision (naive datetimes are taken as UTC)."""
+    if at.tzinfo is None:
+        return at.replace(tzinfo=UTC)
+    return at.astimezone(UTC)
+
+
+def format_at(at: datetime) -> str:
+    """``2026-11-21T05:30:00.123456Z`` — UTC, always 6 fractional digits."""
+    return utc_micro(at).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def canonical(
+    game_id: str,
+    version: int,
+    type: str,
+    seat: int | None,
+    command_id: str | None,
+    recorded_at: datetime,
+    data: Any,
+) -> bytes:
+    """The canonical bytes of one event (see the module docstring)."""
+    return msgspec.json.encode(
+        {
+            "at": format_at(recorded_at),
+            "command": None if command_id is None else canonical_uuid(command_id),
+            "data": data,
+            "game": canonical_uuid(game_id),
+            "seat": seat,
+            "type": type,
+            "version": version,
+        },
+        order="sorted",
+    )
+
+
+def link(prev_hash: bytes, canonical_bytes: bytes) -> bytes:
+    """``SHA-256(prev_hash || canonical_bytes)``."""
+    return hashlib.sha256(prev_hash + canonical_bytes).digest()
+
+
+class ChainedEvent(Protocol):
+    """What :func:`verify_chain` reads from a stored event (``StoredEvent`` fits)."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def data(self) -> Any: ...
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def command_id(self) -> str | None: ...
+    @property
+    def recorded_at(self) -> datetime: ...
+    @property
+    def prev_hash(self) -> bytes: ...
+    @property
+    def hash(self) -> bytes: ...
+
+
+def event_hash(prev_hash: bytes, event: ChainedEvent) -> bytes:
+    """Recompute ``hash_n`` of a stored event from ``prev_hash`` and its stored fields."""
+    body = canonical(
+        event.game_id,
+        event.version,
+        event.type,
+        event.seat,
+        event.command_id,
+        event.recorded_at,
+        event.data,
+    )
+    return link(prev_hash, body)
+
+
+def verify_chain(
+    events: Iterable[ChainedEvent],
+    *,
+    prev_hash: bytes = ZERO_HASH,
+    first_version: int = 1,
+    head: bytes | None = None,
+) -> int | None:
+    """The first version whose stored link is wrong, or None when the whole chain holds.
+
+    ``events`` are one game's events in version order, starting at ``first_version`` (default 1)
+    whose predecessor hash is ``prev_hash`` (default: 32 zero bytes). An event is bad when its
+    version is not the next one (a gap or duplicate), its ``prev_hash`` is not the previous
+    hash, or its ``hash`` differs from the recomputed ``SHA-256(prev_hash || canonical)``.
+    When ``head`` is given (``games.head``) and differs from the last hash, the version after
+    the last event is returned (an event is missing at the end or the head was tampered with).
+    """
+    expected_version = first_version
+    prev = prev_hash
+    for event in events:
+        if event.version != expected_version or bytes(event.prev_hash) != prev:
+            return expected_version if event.version > expected_version else event.version
+        if event_hash(prev, event) != bytes(event.hash):
+            return event.version
+        prev = bytes(event.hash)
+        expected_version += 1
+    if head is not None and bytes(head) != prev:
+        return expected_version
+    return None

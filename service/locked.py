@@ -1,0 +1,166 @@
+"""A game held under its row lock: append events, look up and record commands."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import msgspec
+
+from . import pgrows as db
+from .chain import canonical, canonical_uuid, link, utc_micro
+from .records import AppendResult, CommandRecord, GameRow, NewEvent, StoredEvent, VersionConflict
+
+
+class Locked:
+    """A game held under its row lock, inside one transaction. Valid only inside ``lock()``."""
+
+    def __init__(self, conn: Any, row: GameRow, clock: Callable[[], datetime]) -> None:
+        self._conn = conn
+        self._gid = uuid.UUID(row.id)
+        self._clock = clock
+        self._open = True
+        self.row = row
+
+    def _check(self) -> Any:
+        if not self._open:
+            raise RuntimeError("Locked used outside its lock() context")
+        return self._conn
+
+    async def read(self, *, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """The game's events after version ``after``, as this transaction sees them."""
+        return await db.read_events(self._check(), self._gid, after, limit)
+
+    async def prior_command(self, idempotency_key: str) -> CommandRecord | None:
+        """The command recorded for this game under ``idempotency_key``, if any."""
+        r = await self._check().fetchrow(
+            f"SELECT {db.COMMAND_COLS} FROM commands WHERE game_id = $1 AND idempotency_key = $2",
+            self._gid,
+            idempotency_key,
+        )
+        return None if r is None else db.command_record(r)
+
+    async def append(
+        self,
+        *,
+        expected_version: int,
+        events: list[NewEvent],
+        seat: int | None,
+        command_id: str | None,
+        status: str | None = None,
+        result: Any = None,
+        players: list[str | None] | None = None,
+    ) -> AppendResult:
+        """Append ``events`` at versions ``expected_version + 1 ...``; update the game row.
+
+        ``status``/``result``/``players`` replace the game's when not None. Raises
+        :class:`VersionConflict` (writing nothing) when the game is not at ``expected_version``.
+        """
+        conn = self._check()
+        if expected_version != self.row.version:
+            raise VersionConflict(self.row.version, expected_version)
+        if not events:
+            raise ValueError("append needs at least one event")
+        if status is not None and status not in db.STATUSES:
+            raise ValueError(f"status must be one of {db.STATUSES}, not {status!r}")
+        at = utc_micro(self._clock())
+        game_id = self.row.id
+        cid = None if command_id is None else canonical_uuid(command_id)
+        # Normalize through jsonb so that what we hash is exactly what reads back.
+        texts = await conn.fetchval(db.NORMALIZE_JSON, [db.dumps(e.data) for e in events])
+        stored: list[StoredEvent] = []
+        prev = self.row.head
+        for i, (event, text) in enumerate(zip(events, texts, strict=True)):
+            version = expected_version + 1 + i
+            data = msgspec.json.decode(text)
+            digest = link(prev, canonical(game_id, version, event.type, seat, cid, at, data))
+            stored.append(
+                StoredEvent(game_id, version, event.type, data, seat, cid, at, prev, digest)
+            )
+            prev = digest
+        try:
+            async with conn.transaction():  # savepoint: a conflict leaves the lock usable
+                await conn.execute(
+                    db.INSERT_EVENTS,
+                    self._gid,
+                    seat,
+                    None if cid is None else uuid.UUID(cid),
+                    at,
+                    [e.version for e in stored],
+                    [e.type for e in stored],
+                    list(texts),
+                    [e.prev_hash for e in stored],
+                    [e.hash for e in stored],
+                )
+                r = await conn.fetchrow(
+                    f"UPDATE games SET version = $2, head = $3, updated_at = $4, "
+                    "status = coalesce($5, status), "
+                    "result = coalesce($6::text::jsonb, result), "
+                    "players = coalesce($7::text::jsonb, players) "
+                    f"WHERE id = $1 RETURNING {db.GAME_COLS}",
+                    self._gid,
+                    stored[-1].version,
+                    prev,
+                    at,
+                    status,
+                    None if result is None else db.dumps(result),
+                    None if players is None else db.dumps(players),
+                )
+        except asyncpg.UniqueViolationError:
+            current = await conn.fetchval(
+                "SELECT coalesce(max(version), 0) FROM events WHERE game_id = $1", self._gid
+            )
+            raise VersionConflict(int(current), expected_version) from None
+        self.row = db.game_row(r)
+        return AppendResult(stored[0].version, stored[-1].version, prev, stored)
+
+    async def set_seat(
+        self, seat: int, name: str | None, token_hash: bytes, *, replace: bool = False
+    ) -> GameRow:
+        """:meth:`EventStore.set_seat` inside this lock (updates ``row.players``).
+
+        Raises :class:`SeatTaken` (the lock stays usable) or ``ValueError``.
+        """
+        self.row = await db.assign_seat(self._check(), self.row, seat, name, token_hash, replace)
+        return self.row
+
+    async def record_command(
+        self,
+        *,
+        command_id: str,
+        seat: int | None,
+        idempotency_key: str | None,
+        type: str,
+        body: Any,
+        outcome: str,
+        error_code: str | None = None,
+        error_detail: str | None = None,
+        first_version: int | None = None,
+        last_version: int | None = None,
+        response: Any = None,
+        received_at: datetime | None = None,
+    ) -> None:
+        """Record a command of this game (in the lock's transaction).
+
+        Raises :class:`DuplicateCommand` if the id, or the idempotency key for this game, is
+        already recorded (the lock stays usable: the insert runs in a savepoint).
+        """
+        await db.insert_command(
+            self._check(),
+            self._gid,
+            command_id=command_id,
+            seat=seat,
+            idempotency_key=idempotency_key,
+            type=type,
+            body=body,
+            outcome=outcome,
+            error_code=error_code,
+            error_detail=error_detail,
+            first_version=first_version,
+            last_version=last_version,
+            response=response,
+            received_at=received_at if received_at is not None else self._clock(),
+        )

@@ -1,0 +1,118 @@
+"""Records and errors of the event store (msgspec Structs; ids are lowercase UUID strings)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    """An event to append: its type and JSON data (builtins: dict, list, str, int, bool, None)."""
+
+    type: str
+    data: Any
+
+
+class StoredEvent(msgspec.Struct, frozen=True):
+    """One row of ``events``: an event as stored, with its hash-chain link."""
+
+    game_id: str
+    version: int
+    type: str
+    data: Any
+    seat: int | None
+    command_id: str | None
+    recorded_at: datetime
+    prev_hash: bytes
+    hash: bytes
+
+
+class GameRow(msgspec.Struct, frozen=True):
+    """One row of ``games``."""
+
+    id: str
+    game: str
+    seats: int
+    options: Any
+    status: str
+    version: int
+    head: bytes
+    invite_code: str
+    players: list[str | None]
+    result: Any | None
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def cursor(self) -> tuple[datetime, str]:
+        """The ``before`` cursor of :meth:`EventStore.list_games` for the page after this row."""
+        return (self.created_at, self.id)
+
+
+class CommandRecord(msgspec.Struct, frozen=True):
+    """One row of ``commands``: a command as received and what became of it."""
+
+    id: str
+    game_id: str
+    seat: int | None
+    idempotency_key: str | None
+    type: str
+    body: Any
+    received_at: datetime
+    outcome: str  # 'accepted' | 'rejected' | 'conflict'
+    error_code: str | None
+    error_detail: str | None
+    first_version: int | None
+    last_version: int | None
+    response: Any | None
+
+
+class AppendResult(msgspec.Struct, frozen=True):
+    """What :meth:`Locked.append` wrote: the version range, the new head and the events."""
+
+    first_version: int
+    last_version: int
+    head: bytes
+    events: list[StoredEvent]
+
+
+class StoreError(Exception):
+    """Base class of the event store's errors."""
+
+
+class GameNotFound(StoreError):
+    def __init__(self, game_id: object) -> None:
+        super().__init__(f"no game {game_id}")
+        self.game_id = str(game_id)
+
+
+class VersionConflict(StoreError):
+    """The stream is not at the expected version (a concurrent writer got there first)."""
+
+    def __init__(self, current_version: int, expected_version: int | None = None) -> None:
+        detail = f"expected version {expected_version}, " if expected_version is not None else ""
+        super().__init__(f"version conflict: {detail}game is at version {current_version}")
+        self.current_version = current_version
+        self.expected_version = expected_version
+
+
+class DuplicateCommand(StoreError):
+    """A command with this id, or this idempotency key for the game, is already recorded."""
+
+    def __init__(self, game_id: str, idempotency_key: str | None, command_id: str) -> None:
+        super().__init__(
+            f"command already recorded for game {game_id} "
+            f"(idempotency key {idempotency_key!r}, command id {command_id})"
+        )
+        self.game_id = game_id
+        self.idempotency_key = idempotency_key
+        self.command_id = command_id
+
+
+class SeatTaken(StoreError):
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(f"seat {seat} of game {game_id} is taken")
+        self.game_id = game_id
+        self.seat = seat
