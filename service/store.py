@@ -242,6 +242,20 @@ class EventStore:
             finally:
                 locked._open = False
 
+    async def game_versions(self, after: str | None, limit: int) -> list[tuple[str, int]]:
+        """``(game id, version)`` of games in id order after ``after`` (the catch-up worker's
+        pages)."""
+        rows = await self._pool.fetch(
+            "SELECT id, version FROM games WHERE ($1::uuid IS NULL OR id > $1::uuid) "
+            "ORDER BY id LIMIT $2",
+            None if after is None else db.game_uuid(after),
+            limit,
+        )
+        return [(str(r["id"]), int(r["version"])) for r in rows]
+
+    async def ping(self) -> bool:
+        return bool(await self._pool.fetchval("SELECT 1") == 1)
+
     # ------------------------------------------------------------------ commands
 
     async def record_rejection(

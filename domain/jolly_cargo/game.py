@@ -26,6 +26,7 @@ class JollyCargo(Game[State, Command, ev.E, Options, Position]):
     command_type: ClassVar[Any] = Command
     event_type: ClassVar[Any] = ev.Event
     position_type: ClassVar[type[Any]] = Position
+    state_type: ClassVar[type[Any]] = State
 
     def start(self, options: Options, seats: int, rng: Rng) -> list[ev.E]:
         return rules.start(options, seats, rng)
@@ -75,6 +76,9 @@ class JollyCargo(Game[State, Command, ev.E, Options, Position]):
 
     def export_position(self, state: State) -> Position:
         return position_of(state)
+
+    def position_seats(self, position: Position) -> int:
+        return len(position.players)
 
 
 JOLLY_CARGO = JollyCargo()

@@ -60,6 +60,8 @@ class Game(ABC, Generic[S, C, E, O, P]):
     event_type: ClassVar[Any]
     #: msgspec Struct type of a position (the game's FEN).
     position_type: ClassVar[type[Any]]
+    #: msgspec Struct type of the state (so a state can be stored as JSON and read back).
+    state_type: ClassVar[type[Any]]
 
     # --- the decider -----------------------------------------------------------------------
     @abstractmethod
@@ -103,6 +105,10 @@ class Game(ABC, Generic[S, C, E, O, P]):
     def export_position(self, state: S) -> P:
         """The position of ``state`` in the documented position form."""
 
+    @abstractmethod
+    def position_seats(self, position: P) -> int:
+        """How many seats a game started from ``position`` has."""
+
     # --- shared mechanics ------------------------------------------------------------------
     def fold(self, events: Iterable[E], state: S | None = None) -> S:
         for event in events:
@@ -136,6 +142,13 @@ class Game(ABC, Generic[S, C, E, O, P]):
             return msgspec.convert(raw, type=target)
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
             raise CommandError(code, _describe(error)) from None
+
+    def encode_state(self, state: S) -> bytes:
+        return msgspec.json.encode(state)
+
+    def decode_state(self, raw: bytes) -> S:
+        state: S = msgspec.json.decode(raw, type=self.state_type)
+        return state
 
     @staticmethod
     def to_builtins(value: Any) -> Any:

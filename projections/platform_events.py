@@ -1,0 +1,54 @@
+"""Events the platform itself appends to a game's stream, beside the game's own events.
+
+A game's stream holds, in one dense sequence of versions: ``lobby.created`` (version 1, with the
+commitment to the game's secret seed), ``lobby.joined`` for each seat taken, then the game's own
+set-up and play events, with ``table.message`` events (table talk) anywhere after creation.
+Platform event types contain a dot; a game's own event types never do, so folding a game skips
+platform events by type alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class LobbyCreated(msgspec.Struct, frozen=True, tag="lobby.created", tag_field="type"):
+    game: str
+    seats: int
+    options: Any
+    #: Hex SHA-256 of the game's secret seed (revealed when the game ends).
+    seed_commitment: str
+    position: Any = None
+
+
+class LobbyJoined(msgspec.Struct, frozen=True, tag="lobby.joined", tag_field="type"):
+    seat: int
+    name: str
+
+
+class TableMessage(msgspec.Struct, frozen=True, tag="table.message", tag_field="type"):
+    seat: int
+    #: Seats addressed, or ``"all"``.
+    to: list[int] | str
+    text: str
+
+
+PlatformEvent = LobbyCreated | LobbyJoined | TableMessage
+
+
+def is_platform(event_type: str) -> bool:
+    return "." in event_type
+
+
+def decode_platform(data: Any) -> PlatformEvent:
+    event: PlatformEvent = msgspec.convert(data, type=PlatformEvent)
+    return event
+
+
+def message_visible_to(message: TableMessage, seat: int | None, everything: bool) -> bool:
+    """Table talk is shown to its sender and addressees (everyone if sent to ``all``)."""
+    if everything or message.to == "all":
+        return True
+    return seat is not None and (seat == message.seat or seat in message.to)

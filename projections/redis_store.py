@@ -1,0 +1,94 @@
+"""Projections in Redis: one hash per game (``mf:game:<id>``), replaced atomically by a Lua
+script only when the new version is higher. Changes fan out on ``mf:changes:<id>`` (pub/sub), so
+a client connected to any instance hears moves accepted by another."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from redis.asyncio import Redis
+
+from .store import ProjectionStore
+
+# KEYS[1] = the game's hash; ARGV[1] = the new version; ARGV[2..] = field, value pairs
+_WRITE_IF_NEWER = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if current == false or tonumber(current) < tonumber(ARGV[1]) then
+  redis.call('DEL', KEYS[1])
+  redis.call('HSET', KEYS[1], 'version', ARGV[1], unpack(ARGV, 2))
+  return 1
+end
+return 0
+"""
+
+
+class RedisStore(ProjectionStore):
+    def __init__(self, redis: Redis, prefix: str = "mf") -> None:
+        self.redis = redis
+        self.prefix = prefix
+        self._write: Any = redis.register_script(_WRITE_IF_NEWER)
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str = "mf") -> RedisStore:
+        return cls(Redis.from_url(url, decode_responses=False), prefix)
+
+    def _key(self, game_id: str) -> str:
+        return f"{self.prefix}:game:{game_id}"
+
+    def _channel(self, game_id: str) -> str:
+        return f"{self.prefix}:changes:{game_id}"
+
+    async def version(self, game_id: str) -> int | None:
+        raw: bytes | None = await self.redis.hget(self._key(game_id), "version")  # type: ignore[misc]
+        return None if raw is None else int(raw)
+
+    async def fields(self, game_id: str, names: list[str]) -> list[bytes | None]:
+        values: list[bytes | None] = await self.redis.hmget(self._key(game_id), names)  # type: ignore[misc]
+        return values
+
+    async def write(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        args: list[bytes | str] = [str(version)]
+        for name, value in fields.items():
+            args += [name, value]
+        return bool(await self._write(keys=[self._key(game_id)], args=args))
+
+    async def versions(self, game_ids: list[str]) -> list[int | None]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hget(self._key(game_id), "version")
+            raw = await pipe.execute()
+        return [None if v is None else int(v) for v in raw]
+
+    async def publish(self, game_id: str, version: int) -> None:
+        await self.redis.publish(self._channel(game_id), str(version))
+
+    async def subscribe(self, game_id: str) -> AsyncIterator[int]:
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(self._channel(game_id))
+        try:
+            async for message in pubsub.listen():
+                if message.get("type") == "message":
+                    yield int(message["data"])
+        finally:
+            await pubsub.unsubscribe()
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def clear(self) -> None:
+        batch: list[bytes] = []
+        async for key in self.redis.scan_iter(match=f"{self.prefix}:game:*", count=1000):
+            batch.append(key)
+            if len(batch) >= 1000:
+                await self.redis.delete(*batch)
+                batch.clear()
+        if batch:
+            await self.redis.delete(*batch)
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
+
+    async def close(self) -> None:
+        await self.redis.aclose()

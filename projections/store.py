@@ -1,0 +1,97 @@
+"""Where projections live: one record per game, a set of named fields written atomically.
+
+A game's projection at version V is the fold of the stream's first V events — one value for each
+V — so writes are monotonic: a record is replaced only by one of a higher version, atomically.
+Whoever writes, in whatever order, the stored projection only moves forward, and since each is
+folded from dense reads of the stream, no event is skipped or applied twice.
+
+Fields of a game's record: ``version``; ``table`` (the folded :class:`~projections.table.Table`,
+JSON); ``doc:<viewer>`` (the ``GET /v1/games/{id}`` body for ``spectator`` / ``seat:<n>``);
+``legal:<n>`` (the ``GET .../legal`` body of seat ``n``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Mapping
+
+
+class ProjectionStore(ABC):
+    @abstractmethod
+    async def version(self, game_id: str) -> int | None:
+        """The version a game's projection reflects, or None if there is none."""
+
+    @abstractmethod
+    async def fields(self, game_id: str, names: list[str]) -> list[bytes | None]: ...
+
+    @abstractmethod
+    async def write(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        """Replace the record with ``fields`` at ``version`` if it has none or an older one.
+        False when the stored record is already at ``version`` or newer."""
+
+    @abstractmethod
+    async def versions(self, game_ids: list[str]) -> list[int | None]: ...
+
+    @abstractmethod
+    async def publish(self, game_id: str, version: int) -> None:
+        """Tell subscribers (on any instance) that ``game_id`` reached ``version``."""
+
+    @abstractmethod
+    def subscribe(self, game_id: str) -> AsyncIterator[int]:
+        """Versions published for ``game_id`` from now on."""
+
+    @abstractmethod
+    async def clear(self) -> None:
+        """Forget every projection (rebuild starts here)."""
+
+    @abstractmethod
+    async def ping(self) -> bool: ...
+
+    async def close(self) -> None:
+        return None
+
+
+class MemoryStore(ProjectionStore):
+    """Projections in this process: for running without Redis (one instance only)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, dict[str, bytes]] = {}
+        self._subscribers: dict[str, set[asyncio.Queue[int]]] = {}
+
+    async def version(self, game_id: str) -> int | None:
+        record = self._records.get(game_id)
+        return None if record is None else int(record["version"])
+
+    async def fields(self, game_id: str, names: list[str]) -> list[bytes | None]:
+        record = self._records.get(game_id, {})
+        return [record.get(name) for name in names]
+
+    async def write(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        have = await self.version(game_id)
+        if have is not None and have >= version:
+            return False
+        self._records[game_id] = {**fields, "version": str(version).encode()}
+        return True
+
+    async def versions(self, game_ids: list[str]) -> list[int | None]:
+        return [await self.version(g) for g in game_ids]
+
+    async def publish(self, game_id: str, version: int) -> None:
+        for queue in self._subscribers.get(game_id, ()):
+            queue.put_nowait(version)
+
+    async def subscribe(self, game_id: str) -> AsyncIterator[int]:
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        self._subscribers.setdefault(game_id, set()).add(queue)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            self._subscribers[game_id].discard(queue)
+
+    async def clear(self) -> None:
+        self._records.clear()
+
+    async def ping(self) -> bool:
+        return True

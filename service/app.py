@@ -1,0 +1,317 @@
+"""The HTTP API (``shared/API.md``): litestar handlers mapping requests onto
+:class:`service.gameplay.Manifest`, problem JSON for every error, OpenAPI at ``/schema``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import structlog
+from litestar import Litestar, Request, Response, get, post
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.params import Parameter
+
+from domain.registry import all_games
+from projections.projector import Projector
+from projections.redis_store import RedisStore
+from projections.store import MemoryStore, ProjectionStore
+
+from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody
+from .migrate import migrate
+from .observability import COMMANDS, RequestLogMiddleware, configure_logging, metrics_body
+from .problems import PROBLEM_JSON, Problem
+from .receipts import load_signer
+from .settings import Settings
+from .store import EventStore, GameNotFound
+from .tokens import bearer
+
+log = structlog.get_logger("manifest")
+JSON = "application/json"
+
+
+def _manifest(request: Request[Any, Any, Any]) -> Manifest:
+    manifest: Manifest = request.app.state.manifest
+    return manifest
+
+
+def _token(request: Request[Any, Any, Any]) -> str | None:
+    return bearer(request.headers.get("authorization"))
+
+
+def _raw(body: bytes, status: int = 200) -> Response[bytes]:
+    return Response(content=body, status_code=status, media_type=JSON)
+
+
+# --- catalogue -------------------------------------------------------------------------------
+@get("/v1/rules", summary="Every game this server hosts, with its options and position schemas")
+async def rules() -> list[dict[str, Any]]:
+    return [
+        {
+            "game": g.id,
+            "title": g.title,
+            "min_seats": g.min_seats,
+            "max_seats": g.max_seats,
+            "options": g.options_schema(),
+            "position": g.position_schema(),
+            "commands": g.command_schema(),
+        }
+        for g in all_games()
+    ]
+
+
+# --- lobby -----------------------------------------------------------------------------------
+@post("/v1/games", status_code=201, summary="Create a game (with players: started at once)")
+async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> dict[str, Any]:
+    structlog.contextvars.bind_contextvars(game_type=data.game)
+    return await _manifest(request).create(data)
+
+
+@get("/v1/games", summary="List games, newest first (keyset pages: pass back `next`)")
+async def list_games(
+    request: Request[Any, Any, Any],
+    status: str | None = None,
+    game: str | None = None,
+    limit: int = Parameter(default=50, ge=1, le=200),
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    if status is not None and status not in ("open", "active", "finished"):
+        raise Problem(400, "request.bad_status", "status is open, active or finished")
+    return await _manifest(request).list_games(status, game, limit, cursor)
+
+
+@post("/v1/games/{game_id:str}/join", status_code=200, summary="Take a seat with the invite code")
+async def join_game(
+    request: Request[Any, Any, Any], game_id: str, data: JoinGame
+) -> dict[str, Any]:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    _valid_id(game_id)
+    return await _manifest(request).join(game_id, data)
+
+
+@post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")
+async def start_game(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    _valid_id(game_id)
+    return await _manifest(request).start(game_id, _token(request))
+
+
+# --- play ------------------------------------------------------------------------------------
+@get("/v1/games/{game_id:str}", summary="The game as the caller may see it (seat token optional)")
+async def get_game(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    return _raw(await _manifest(request).game_document(game_id, _token(request)))
+
+
+@get("/v1/games/{game_id:str}/legal", summary="Every legal command for the caller's seat")
+async def get_legal(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    return _raw(await _manifest(request).legal_document(game_id, _token(request)))
+
+
+@post("/v1/games/{game_id:str}/commands", status_code=200, summary="Send a command (seat token)")
+async def post_command(
+    request: Request[Any, Any, Any], game_id: str, data: CommandBody
+) -> dict[str, Any]:
+    key = request.headers.get("idempotency-key")
+    if key is not None and not 1 <= len(key) <= 255:
+        raise Problem(
+            400, "request.bad_idempotency_key", "an Idempotency-Key is 1 to 255 characters"
+        )
+    structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
+    manifest = _manifest(request)
+    try:
+        response = await manifest.command(game_id, _token(request), data, key)
+    except Problem as problem:
+        COMMANDS.labels(game="?", outcome=problem.code).inc()
+        raise
+    COMMANDS.labels(game="?", outcome="accepted").inc()
+    return response
+
+
+@post("/v1/games/{game_id:str}/messages", status_code=200, summary="Table talk (seat token)")
+async def post_message(
+    request: Request[Any, Any, Any], game_id: str, data: MessageBody
+) -> dict[str, Any]:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    return await _manifest(request).message(game_id, _token(request), data)
+
+
+@get("/v1/keys", summary="The server's public key(s) for checking receipts")
+async def keys(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    return {"keys": [_manifest(request).signer.public_document()]}
+
+
+# --- operations ------------------------------------------------------------------------------
+@get("/healthz", summary="The process is up", include_in_schema=False)
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@get("/readyz", summary="PostgreSQL and Redis answer", include_in_schema=False)
+async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
+    manifest = _manifest(request)
+    checks: dict[str, bool] = {}
+    try:
+        checks["postgres"] = await asyncio.wait_for(manifest.store.ping(), timeout=2)
+    except Exception:
+        checks["postgres"] = False
+    try:
+        checks["projections"] = await asyncio.wait_for(manifest.projector.store.ping(), timeout=2)
+    except Exception:
+        checks["projections"] = False
+    ok = all(checks.values())
+    return Response(
+        content={"status": "ready" if ok else "unavailable", "checks": checks},
+        status_code=200 if ok else 503,
+    )
+
+
+@get("/metrics", summary="Prometheus metrics", include_in_schema=False)
+async def metrics() -> Response[bytes]:
+    body, content_type = metrics_body()
+    return Response(content=body, media_type=content_type)
+
+
+# --- errors as problem documents -------------------------------------------------------------
+def _valid_id(game_id: str) -> None:
+    import uuid
+
+    try:
+        uuid.UUID(game_id)
+    except ValueError:
+        raise Problem(404, "game.not_found", f"no game {game_id}") from None
+
+
+def _problem_response(problem: Problem, request: Request[Any, Any, Any]) -> Response[bytes]:
+    return Response(
+        content=problem.body(instance=request.url.path),
+        status_code=problem.status,
+        media_type=PROBLEM_JSON,
+    )
+
+
+def on_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    assert isinstance(exc, Problem)
+    return _problem_response(exc, request)
+
+
+def on_http_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    assert isinstance(exc, HTTPException)
+    status = exc.status_code
+    if isinstance(exc, ValidationException) or status == 400:
+        problem = Problem(400, "request.invalid", _detail(exc))
+    elif status == 413:
+        problem = Problem(413, "request.too_large", "the request body is too large")
+    elif status == 404:
+        problem = Problem(404, "http.not_found", "no such endpoint")
+    elif status == 405:
+        problem = Problem(405, "http.method_not_allowed", "this endpoint does not take that method")
+    else:
+        problem = Problem(status, f"http.{status}", str(exc.detail))
+    return _problem_response(problem, request)
+
+
+def _detail(exc: HTTPException) -> str:
+    extra = exc.extra
+    if isinstance(extra, list) and extra:
+        parts = [
+            f"{e.get('key') or 'body'}: {e.get('message')}" for e in extra if isinstance(e, dict)
+        ]
+        if parts:
+            return "; ".join(parts)
+    return str(exc.detail) or "the request is not valid"
+
+
+def on_not_found(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    return _problem_response(Problem(404, "game.not_found", "no such game"), request)
+
+
+def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.exception("unhandled error", path=request.url.path)
+    return _problem_response(
+        Problem(500, "server.error", "the server failed; nothing was lost"), request
+    )
+
+
+# --- the application -------------------------------------------------------------------------
+async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionStore]:
+    """Connect, migrate and assemble the application (used by the app and the CLI)."""
+    assert settings.pg_dsn, "PG_DSN is resolved before the app starts"
+    pool = await asyncpg.create_pool(
+        settings.pg_dsn, min_size=2, max_size=settings.pg_pool, command_timeout=30
+    )
+    async with pool.acquire() as conn:
+        await migrate(conn)
+    projections: ProjectionStore = (
+        RedisStore.from_url(settings.redis_url) if settings.redis_url else MemoryStore()
+    )
+    store = EventStore(pool)
+    projector = Projector(projections, lambda game_id, after: store.read(game_id, after=after))
+    signer = await load_signer(pool)
+    return Manifest(store, projector, signer), pool, projections
+
+
+def create_app(settings: Settings | None = None) -> Litestar:
+    settings = settings or Settings.from_env()
+    configure_logging(settings.log_level)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        manifest, pool, projections = await build_manifest(settings)
+        app.state.manifest = manifest
+        stop = asyncio.Event()
+        worker = asyncio.create_task(
+            manifest.projector.run_worker(
+                manifest.store.game_versions, settings.catchup_seconds, stop
+            )
+        )
+        try:
+            yield
+        finally:
+            stop.set()
+            await worker
+            await projections.close()
+            await pool.close()
+
+    def middleware(app: Any) -> Any:
+        return RequestLogMiddleware(app, access_log=settings.access_log)
+
+    return Litestar(
+        route_handlers=[
+            rules,
+            create_game,
+            list_games,
+            join_game,
+            start_game,
+            get_game,
+            get_legal,
+            post_command,
+            post_message,
+            keys,
+            healthz,
+            readyz,
+            metrics,
+        ],
+        lifespan=[lifespan],
+        middleware=[middleware],
+        request_max_body_size=settings.max_body,
+        exception_handlers={
+            Problem: on_problem,
+            HTTPException: on_http_error,
+            GameNotFound: on_not_found,
+            Exception: on_unexpected,
+        },
+        openapi_config=OpenAPIConfig(
+            title="Manifest",
+            version="1",
+            description="Event-sourced server for four cargo board games. See shared/API.md.",
+            path="/schema",
+            render_plugins=[SwaggerRenderPlugin()],
+        ),
+        debug=False,
+    )

@@ -1,0 +1,128 @@
+"""``manifest``: run the server, apply migrations, rebuild projections.
+
+    manifest serve [--host 127.0.0.1] [--port 8000] [--workers N]
+    manifest migrate
+    manifest rebuild
+
+With no ``PG_DSN``, ``serve`` (and the others) start an embedded PostgreSQL in
+``MANIFEST_DATA_DIR/postgres`` (the ``pgserver`` package) and use it, so one command works on a
+fresh machine. See :mod:`service.settings` for every setting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any
+
+import msgspec
+
+from .settings import Settings
+
+
+def resolve_database(settings: Settings) -> Settings:
+    """Settings with ``pg_dsn`` set, starting the embedded PostgreSQL when none is configured."""
+    if settings.pg_dsn:
+        return settings
+    import pgserver
+
+    directory = (settings.data_dir / "postgres").resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    server: Any = pgserver.get_server(  # type: ignore[attr-defined]
+        directory, cleanup_mode="stop"
+    )
+    print(f"manifest: embedded PostgreSQL in {directory}", file=sys.stderr)
+    return msgspec.structs.replace(settings, pg_dsn=server.get_uri())
+
+
+def serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    settings = resolve_database(Settings.from_env())
+    # Workers are separate processes: they find the database in the environment.
+    os.environ["PG_DSN"] = settings.pg_dsn or ""
+    if args.workers > 1 and not settings.redis_url:
+        print(
+            "manifest: several workers need REDIS_URL (in-process projections are per process)",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+    uvicorn.run(
+        "service.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="warning",
+        access_log=False,
+    )
+
+
+async def _migrate(settings: Settings) -> list[str]:
+    from .migrate import migrate
+
+    assert settings.pg_dsn
+    return await migrate(settings.pg_dsn)
+
+
+async def _rebuild(settings: Settings) -> int:
+    from .app import build_manifest
+
+    manifest, pool, projections = await build_manifest(settings)
+    try:
+        games = [g async for g in _all_games(manifest)]
+        await projections.clear()
+        for done, game_id in enumerate(games, 1):
+            await manifest.projector.catch_up(game_id)
+            _progress(done, len(games))
+        if not games:
+            _progress(0, 0)
+        return len(games)
+    finally:
+        await projections.close()
+        await pool.close()
+
+
+async def _all_games(manifest: Any) -> Any:
+    cursor = None
+    while True:
+        page = await manifest.store.game_versions(cursor, 1000)
+        if not page:
+            return
+        for game_id, version in page:
+            if version > 0:
+                yield game_id
+        cursor = page[-1][0]
+
+
+def _progress(done: int, total: int, width: int = 40) -> None:
+    filled = width if total == 0 else width * done // total
+    bar = "#" * filled + "-" * (width - filled)
+    end = "\n" if done >= total else ""
+    print(f"\rrebuild [{bar}] {done}/{total} games", end=end, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="manifest", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("serve", help="run the HTTP API")
+    run.add_argument("--host", default="127.0.0.1")
+    run.add_argument("--port", type=int, default=8000)
+    run.add_argument("--workers", type=int, default=1)
+    sub.add_parser("migrate", help="apply database migrations")
+    sub.add_parser("rebuild", help="recreate every projection from PostgreSQL")
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        serve(args)
+    elif args.command == "migrate":
+        applied = asyncio.run(_migrate(resolve_database(Settings.from_env())))
+        print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
+    else:
+        count = asyncio.run(_rebuild(resolve_database(Settings.from_env())))
+        print(f"rebuilt projections of {count} games")
+
+
+if __name__ == "__main__":
+    main()

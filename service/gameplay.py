@@ -1,0 +1,603 @@
+"""The application: lobby and play on the event store, with projections brought up to date
+after every append. HTTP-free: ``service.app`` maps requests onto these methods.
+
+A command's life: authenticate the seat token; decode the command (malformed: 400, recorded);
+take the game's row lock; answer a repeated ``Idempotency-Key`` with the first answer; check
+``expected_version`` (stale: 409, recorded); run the game's ``decide`` on the state at the
+locked version with the generator ``Rng(seed, version + 1)`` (illegal: 422, recorded); append
+the events and record the command in the same transaction; then, after commit, update the
+projections and answer with the events as the seat may see them, the new head and a signed
+receipt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+
+import msgspec
+import structlog
+
+from domain.kernel import AUDITOR, CommandError, Rng, RuleError, seed_commitment
+from domain.kernel import seat as seat_viewer
+from domain.kernel.errors import UnknownGame
+from domain.registry import AnyGame, get_game
+from projections.platform_events import LobbyCreated, LobbyJoined, TableMessage
+from projections.projector import Projector
+from projections.table import Table, copy_table, fold_stream
+
+from .problems import Problem
+from .receipts import Signer
+from .records import CommandRecord, GameRow, NewEvent, StoredEvent
+from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
+from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
+
+log = structlog.get_logger("manifest")
+MAX_NAME = 64
+MAX_MESSAGE = 2000
+_CACHE_GAMES = 4096
+
+
+# --- request bodies --------------------------------------------------------------------------
+class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
+    game: str
+    seats: int
+    options: dict[str, Any] | None = None
+    players: list[str] | None = None
+    position: dict[str, Any] | None = None
+
+
+class JoinGame(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    invite_code: str
+    seat: int | None = None
+
+
+class CommandBody(msgspec.Struct, forbid_unknown_fields=True):
+    command: dict[str, Any]
+    expected_version: int | None = None
+
+
+class MessageBody(msgspec.Struct, forbid_unknown_fields=True):
+    to: list[int] | str
+    text: str
+
+
+class _Pending(msgspec.Struct):
+    """An event about to be appended at a known version (for folding before the append)."""
+
+    version: int
+    type: str
+    data: Any
+
+
+def _tag(event: msgspec.Struct) -> str:
+    return str(event.__struct_config__.tag)
+
+
+def _name(value: str) -> str:
+    name = value.strip()
+    if not name or len(name) > MAX_NAME:
+        raise Problem(422, "lobby.bad_name", f"a name is 1 to {MAX_NAME} characters")
+    return name
+
+
+def event_json(event: StoredEvent, data: Any) -> dict[str, Any]:
+    return {
+        "version": event.version,
+        "type": event.type,
+        "seat": event.seat,
+        "at": event.recorded_at.isoformat().replace("+00:00", "Z"),
+        "data": data,
+        "hash": event.hash.hex(),
+        "prev_hash": event.prev_hash.hex(),
+    }
+
+
+class Manifest:
+    def __init__(self, store: EventStore, projector: Projector, signer: Signer) -> None:
+        self.store = store
+        self.projector = projector
+        self.signer = signer
+        self._tables: OrderedDict[str, Table] = OrderedDict()
+        self._seat_tokens: dict[bytes, tuple[str, int]] = {}
+        self._seeds: dict[str, bytes] = {}
+
+    # --- caches (validated against the locked row's version before any use in a decision) --
+    def _remember(self, table: Table) -> None:
+        self._tables[table.game_id] = table
+        self._tables.move_to_end(table.game_id)
+        while len(self._tables) > _CACHE_GAMES:
+            self._tables.popitem(last=False)
+
+    async def _table_at(self, locked: Locked) -> Table:
+        """The table at the locked version: from this process's cache, the projection, or
+        folded from the stored events."""
+        version = locked.row.version
+        cached = self._tables.get(locked.row.id)
+        if cached is not None and cached.version == version:
+            return cached
+        table = await self.projector.load(locked.row.id)
+        if table is None or table.version > version:
+            table = None
+        events = await locked.read(after=0 if table is None else table.version)
+        table = fold_stream(None if table is None else copy_table(table), events, locked.row.id)
+        self._remember(table)
+        return table
+
+    async def _seed(self, game_id: str) -> bytes:
+        seed = self._seeds.get(game_id)
+        if seed is None:
+            seed = await self.store.seed(game_id)
+            self._seeds[game_id] = seed
+        return seed
+
+    # --- authentication ----------------------------------------------------------------------
+    async def seat_for(self, game_id: str, token: str | None) -> int | None:
+        """The seat a token acts for in this game; None without a token."""
+        if token is None:
+            return None
+        digest = token_hash(token)
+        found = self._seat_tokens.get(digest)
+        if found is None:
+            found = await self.store.seat_for_token(digest)
+            if found is None:
+                raise Problem(401, "auth.invalid_token", "the token is not a seat token")
+            self._seat_tokens[digest] = found
+        if found[0] != game_id:
+            raise Problem(403, "auth.wrong_game", "the token is for a seat of another game")
+        return found[1]
+
+    async def require_seat(self, game_id: str, token: str | None) -> int:
+        if token is None:
+            raise Problem(401, "auth.missing_token", "send the seat token: Authorization: Bearer")
+        seat = await self.seat_for(game_id, token)
+        assert seat is not None
+        return seat
+
+    async def _require_host(self, game_id: str, token: str | None) -> None:
+        if token is None:
+            raise Problem(401, "auth.missing_token", "send the host token: Authorization: Bearer")
+        try:
+            expected = await self.store.host_token_hash(game_id)
+        except GameNotFound:
+            raise Problem(404, "game.not_found", f"no game {game_id}") from None
+        if token_hash(token) != expected:
+            raise Problem(403, "auth.not_host", "only the host token of this game may do this")
+
+    async def _row(self, game_id: str) -> GameRow:
+        row = await self.store.get_game(game_id)
+        if row is None:
+            raise Problem(404, "game.not_found", f"no game {game_id}")
+        return row
+
+    # --- lobby -------------------------------------------------------------------------------
+    async def create(self, req: CreateGame) -> dict[str, Any]:
+        try:
+            rules = get_game(req.game)
+        except UnknownGame:
+            raise Problem(
+                422, "lobby.unknown_game", f"no game {req.game!r}; see /v1/rules"
+            ) from None
+        if not rules.min_seats <= req.seats <= rules.max_seats:
+            raise Problem(
+                422,
+                "lobby.bad_seats",
+                f"{rules.title} is for {rules.min_seats} to {rules.max_seats} players",
+            )
+        options = _problem_from(lambda: rules.decode_options(req.options))
+        position = None
+        if req.position is not None:
+            position = _problem_from(lambda: rules.decode_position(req.position or {}))
+        players = None if req.players is None else [_name(p) for p in req.players]
+        if players is not None and len(players) != req.seats:
+            raise Problem(422, "lobby.bad_players", f"name {req.seats} players, one per seat")
+        seed = new_seed()
+        # Dry run of the set-up, so bad options or positions never leave a game behind.
+        _problem_from(lambda: self._opening(rules, options, position, req.seats, seed, 1))
+        if position is not None and rules.position_seats(position) != req.seats:
+            raise Problem(
+                422,
+                "position.invalid",
+                f"the position has {rules.position_seats(position)} players, not {req.seats}",
+            )
+        host_token = new_token(HOST_PREFIX)
+        row = await self.store.create_game(
+            game=rules.id,
+            seats=req.seats,
+            options=msgspec.to_builtins(options),
+            invite_code=new_invite_code(),
+            seed=seed,
+            host_token_hash=token_hash(host_token),
+            players=[None] * req.seats,
+        )
+        self._seeds[row.id] = seed
+        created = LobbyCreated(
+            rules.id,
+            req.seats,
+            msgspec.to_builtins(options),
+            seed_commitment(seed),
+            None if position is None else msgspec.to_builtins(position),
+        )
+        pending: list[msgspec.Struct] = [created]
+        seats: list[dict[str, Any]] = [
+            {"seat": i, "name": None, "token": None} for i in range(req.seats)
+        ]
+        for i, name in enumerate(players or []):
+            token = new_token(SEAT_PREFIX)
+            await self.store.set_seat(row.id, i, name, token_hash(token))
+            seats[i] = {"seat": i, "name": name, "token": token}
+            pending.append(LobbyJoined(i, name))
+        async with self.store.lock(row.id) as locked:
+            table = await self._append(locked, pending, seat=None, command_id=None)
+            if players is not None:
+                table = await self._start(locked, table)
+            locked_row = locked.row
+        await self._project(table)
+        return {
+            "id": row.id,
+            "game": rules.id,
+            "status": table.status,
+            "version": locked_row.version,
+            "host_token": host_token,
+            "invite_code": row.invite_code,
+            "seats": seats,
+        }
+
+    @staticmethod
+    def _opening(
+        rules: AnyGame, options: Any, position: Any, seats: int, seed: bytes, version: int
+    ) -> list[Any]:
+        rng = Rng(seed, version)
+        if position is not None:
+            return rules.start_from_position(position, rng)
+        return rules.start(options, seats, rng)
+
+    async def join(self, game_id: str, req: JoinGame) -> dict[str, Any]:
+        row = await self._row(game_id)
+        if req.invite_code != row.invite_code:
+            raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
+        name = _name(req.name)
+        token = new_token(SEAT_PREFIX)
+        async with self.store.lock(game_id) as locked:
+            table = await self._table_at(locked)
+            if table.status != "open":
+                raise Problem(409, "lobby.started", "the game has already started")
+            free = [i for i, n in enumerate(table.names) if n is None]
+            if req.seat is not None:
+                if not 0 <= req.seat < table.seats:
+                    raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
+                if req.seat not in free:
+                    raise Problem(409, "lobby.seat_taken", f"seat {req.seat} is taken")
+                chosen = req.seat
+            elif not free:
+                raise Problem(409, "lobby.full", "every seat is taken")
+            else:
+                chosen = free[0]
+            try:
+                await locked.set_seat(chosen, name, token_hash(token))
+            except SeatTaken:
+                raise Problem(409, "lobby.seat_taken", f"seat {chosen} is taken") from None
+            table = await self._append(
+                locked, [LobbyJoined(chosen, name)], seat=chosen, command_id=None
+            )
+            if all(n is not None for n in table.names):
+                table = await self._start(locked, table)
+        await self._project(table)
+        return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
+
+    async def start(self, game_id: str, token: str | None) -> dict[str, Any]:
+        await self._require_host(game_id, token)
+        async with self.store.lock(game_id) as locked:
+            table = await self._table_at(locked)
+            if table.status != "open":
+                raise Problem(409, "lobby.started", "the game has already started")
+            if any(n is None for n in table.names):
+                raise Problem(409, "lobby.not_full", "the game starts once every seat is taken")
+            table = await self._start(locked, table)
+        await self._project(table)
+        return {"id": game_id, "status": table.status, "version": table.version}
+
+    async def _start(self, locked: Locked, table: Table) -> Table:
+        rules = table.rules
+        seed = await self._seed(table.game_id)
+        created = await locked.read(after=0, limit=1)
+        position_raw = created[0].data.get("position")
+        position = None if position_raw is None else rules.decode_position(position_raw)
+        options = rules.decode_options(table.options)
+        events = self._opening(rules, options, position, table.seats, seed, table.version + 1)
+        return await self._append(locked, events, seat=None, command_id=None)
+
+    async def _append(
+        self, locked: Locked, events: list[Any], *, seat: int | None, command_id: str | None
+    ) -> Table:
+        """Append ``events`` (Structs) under the lock; returns the table after them."""
+        table, _ = await self._append_stored(locked, events, seat=seat, command_id=command_id)
+        return table
+
+    async def _append_stored(
+        self, locked: Locked, events: list[Any], *, seat: int | None, command_id: str | None
+    ) -> tuple[Table, list[StoredEvent]]:
+        base = None
+        if locked.row.version > 0:
+            base = copy_table(await self._table_at(locked))
+        datas = [msgspec.to_builtins(e) for e in events]
+        start = locked.row.version + 1
+        table = fold_stream(
+            base,
+            [
+                _Pending(start + i, _tag(e), d)
+                for i, (e, d) in enumerate(zip(events, datas, strict=True))
+            ],
+            locked.row.id,
+        )
+        status = table.status if table.status != locked.row.status else None
+        result = None
+        if table.status == "finished" and table.state is not None:
+            outcome = table.rules.outcome(table.state)
+            result = None if outcome is None else msgspec.to_builtins(outcome)
+        names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
+        appended = await locked.append(
+            expected_version=locked.row.version,
+            events=[NewEvent(_tag(e), d) for e, d in zip(events, datas, strict=True)],
+            seat=seat,
+            command_id=command_id,
+            status=status,
+            result=result,
+            players=names,
+        )
+        self._remember(table)
+        return table, appended.events
+
+    async def _project(self, table: Table) -> None:
+        """Bring the projection to ``table`` (or, if it moved meanwhile, catch it up)."""
+        try:
+            await self.projector.publish_table(table)
+        except Exception:  # the catch-up worker repairs what this could not write
+            log.exception("projection update failed", game=table.game_id)
+
+    async def list_games(
+        self, status: str | None, game: str | None, limit: int, cursor: str | None
+    ) -> dict[str, Any]:
+        before = None
+        if cursor:
+            try:
+                at_text, _, gid = cursor.partition("~")
+                before = (datetime.fromisoformat(at_text), str(uuid.UUID(gid)))
+            except ValueError:
+                raise Problem(
+                    400, "request.bad_cursor", "the cursor is not one we gave out"
+                ) from None
+        rows = await self.store.list_games(status=status, game=game, limit=limit, before=before)
+        nxt = None
+        if len(rows) == limit:
+            at, gid = rows[-1].cursor
+            nxt = f"{at.isoformat()}~{gid}"
+        return {
+            "games": [
+                {
+                    "id": r.id,
+                    "game": r.game,
+                    "status": r.status,
+                    "seats": r.seats,
+                    "players": r.players,
+                    "version": r.version,
+                    "created_at": r.created_at.isoformat(),
+                }
+                for r in rows
+            ],
+            "next": nxt,
+        }
+
+    # --- reads (from projections) ------------------------------------------------------------
+    async def document(self, game_id: str, field: str) -> bytes:
+        (raw,) = await self.projector.store.fields(game_id, [field])
+        if raw is None:
+            table = await self.projector.catch_up(game_id)
+            if table is None:
+                raise Problem(404, "game.not_found", f"no game {game_id}")
+            (raw,) = await self.projector.store.fields(game_id, [field])
+            if raw is None:
+                raise Problem(404, "game.not_found", f"no game {game_id}")
+        return raw
+
+    async def game_document(self, game_id: str, token: str | None) -> bytes:
+        _check_id(game_id)
+        seat = await self.seat_for(game_id, token)
+        return await self.document(game_id, "doc:spectator" if seat is None else f"doc:seat:{seat}")
+
+    async def legal_document(self, game_id: str, token: str | None) -> bytes:
+        _check_id(game_id)
+        seat = await self.require_seat(game_id, token)
+        return await self.document(game_id, f"legal:{seat}")
+
+    # --- play --------------------------------------------------------------------------------
+    async def command(
+        self, game_id: str, token: str | None, body: CommandBody, key: str | None
+    ) -> dict[str, Any]:
+        _check_id(game_id)
+        seat = await self.require_seat(game_id, token)
+        command_type = str(body.command.get("type", ""))[:64]
+        if key is not None:
+            prior = await self.store.find_command(game_id, key)
+            if prior is not None:
+                return _replay(prior, seat, body)
+        command_id = str(uuid.uuid4())
+        row = await self._row(game_id)
+        rules = get_game(row.game)
+        record = {
+            "command_id": command_id,
+            "seat": seat,
+            "idempotency_key": key,
+            "type": command_type,
+            "body": msgspec.to_builtins(body),
+        }
+        try:
+            command = rules.decode_command(body.command)
+        except CommandError as error:
+            malformed = Problem(422, error.code, error.message)
+            await self._reject(game_id, record, malformed)
+            raise malformed from None
+        problem: Problem | None = None
+        async with self.store.lock(game_id) as locked:
+            if key is not None:
+                prior = await locked.prior_command(key)
+                if prior is not None:
+                    return _replay(prior, seat, body)
+            version = locked.row.version
+            if body.expected_version is not None and body.expected_version != version:
+                problem = Problem(
+                    409,
+                    "version.conflict",
+                    f"the game is at version {version}, not {body.expected_version}",
+                    version=version,
+                )
+                await locked.record_command(
+                    **record,
+                    outcome="conflict",
+                    error_code=problem.code,
+                    error_detail=problem.detail,
+                    response=problem.document(),
+                )
+            else:
+                table = await self._table_at(locked)
+                problem = self._not_playing(table)
+                events: list[Any] = []
+                if problem is None:
+                    try:
+                        events = rules.decide(
+                            table.state, seat, command, Rng(await self._seed(game_id), version + 1)
+                        )
+                    except RuleError as error:
+                        problem = Problem(422, error.code, error.message, **_details(error))
+                if problem is not None:
+                    await locked.record_command(
+                        **record,
+                        outcome="rejected",
+                        error_code=problem.code,
+                        error_detail=problem.detail,
+                        response=problem.document(),
+                    )
+                else:
+                    table, stored = await self._append_stored(
+                        locked, events, seat=seat, command_id=command_id
+                    )
+                    response = self._accepted(table, seat, stored)
+                    await locked.record_command(
+                        **record,
+                        outcome="accepted",
+                        first_version=version + 1,
+                        last_version=table.version,
+                        response=response,
+                    )
+        if problem is not None:
+            raise problem
+        await self._project(table)
+        return response
+
+    def _not_playing(self, table: Table) -> Problem | None:
+        if table.status == "open":
+            return Problem(
+                409, "game.not_started", "the game has not started: seats are still open"
+            )
+        if table.status == "finished":
+            return Problem(409, "game.finished", "the game is over")
+        return None
+
+    def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
+        rules = table.rules
+        viewer = AUDITOR if table.status == "finished" else seat_viewer(seat)
+        head = stored[-1].hash.hex()
+        return {
+            "version": table.version,
+            "events": [
+                event_json(e, rules.event_view(rules.decode_event(e.data), viewer)) for e in stored
+            ],
+            "head": head,
+            "receipt": self.signer.receipt(table.game_id, table.version, head),
+        }
+
+    async def _reject(self, game_id: str, record: dict[str, Any], problem: Problem) -> None:
+        with contextlib.suppress(DuplicateCommand):
+            await self.store.record_rejection(
+                game_id=game_id,
+                **record,
+                error_code=problem.code,
+                error_detail=problem.detail,
+                response=problem.document(),
+            )
+
+    async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
+        _check_id(game_id)
+        seat = await self.require_seat(game_id, token)
+        text = body.text.strip()
+        if not text or len(text) > MAX_MESSAGE:
+            raise Problem(422, "message.bad_text", f"a message is 1 to {MAX_MESSAGE} characters")
+        async with self.store.lock(game_id) as locked:
+            seats = (await self._table_at(locked)).seats
+            if isinstance(body.to, str):
+                if body.to != "all":
+                    raise Problem(422, "message.bad_recipients", 'send to a list of seats or "all"')
+                to: list[int] | str = "all"
+            else:
+                if not body.to or any(not 0 <= s < seats for s in body.to):
+                    raise Problem(422, "message.bad_recipients", f"seats are 0 to {seats - 1}")
+                to = sorted(set(body.to))
+            command_id = str(uuid.uuid4())
+            table = await self._append(
+                locked, [TableMessage(seat, to, text)], seat=seat, command_id=command_id
+            )
+            head = locked.row.head.hex()
+        await self._project(table)
+        return {
+            "version": table.version,
+            "head": head,
+            "receipt": self.signer.receipt(game_id, table.version, head),
+        }
+
+
+def _check_id(game_id: str) -> None:
+    try:
+        uuid.UUID(game_id)
+    except ValueError:
+        raise Problem(404, "game.not_found", f"no game {game_id}") from None
+
+
+def _details(error: RuleError) -> dict[str, Any]:
+    return {"rule": error.details} if error.details else {}
+
+
+def _problem_from(thunk: Any) -> Any:
+    try:
+        return thunk()
+    except RuleError as error:
+        raise Problem(422, error.code, error.message) from None
+
+
+def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> dict[str, Any]:
+    """The first answer to a command sent again with the same Idempotency-Key."""
+    if prior.seat != seat or prior.body != msgspec.to_builtins(body):
+        raise Problem(
+            422,
+            "idempotency.key_reused",
+            "this Idempotency-Key was used for a different command; use a new key",
+        )
+    response = prior.response or {}
+    if prior.outcome != "accepted":
+        raise Problem(
+            int(response.get("status", 422)),
+            str(prior.error_code),
+            str(prior.error_detail),
+            **{
+                k: v
+                for k, v in response.items()
+                if k not in ("type", "title", "status", "detail", "code")
+            },
+        )
+    return dict(response)
+
+
+__all__ = ["CommandBody", "CreateGame", "JoinGame", "Manifest", "MessageBody"]

@@ -1,0 +1,100 @@
+"""Structured JSON logs and Prometheus metrics, with one small ASGI middleware that gives every
+request an id, times it, and logs one line with the game, seat and command type that the
+handler bound (``structlog.contextvars``)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from typing import Any
+
+import structlog
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Histogram, generate_latest
+
+REQUESTS = Counter(
+    "manifest_http_requests_total", "HTTP requests answered", ["method", "route", "status"]
+)
+LATENCY = Histogram(
+    "manifest_http_request_seconds",
+    "HTTP request latency",
+    ["route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+COMMANDS = Counter("manifest_commands_total", "Commands by outcome", ["game", "outcome"])
+
+_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_NUMBER = re.compile(r"/\d+(?=/|$)")
+
+
+def configure_logging(level: str = "info") -> None:
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            getattr(logging, level.upper(), logging.INFO)
+        ),
+        cache_logger_on_first_use=True,
+    )
+
+
+def route_of(path: str) -> str:
+    """A low-cardinality route label: ids and numbers replaced."""
+    return _NUMBER.sub("/{n}", _ID.sub("{id}", path))
+
+
+def metrics_body() -> tuple[bytes, str]:
+    return generate_latest(), CONTENT_TYPE_LATEST
+
+
+class RequestLogMiddleware:
+    """Request id (``X-Request-Id``, taken from the client if sent), latency, log, metrics."""
+
+    def __init__(self, app: Any, access_log: bool = True) -> None:
+        self.app = app
+        self.access_log = access_log
+        self.log = structlog.get_logger("manifest.http")
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = ""
+        for name, value in scope.get("headers", ()):
+            if name == b"x-request-id":
+                request_id = value.decode("latin-1")[:64]
+        request_id = request_id or uuid.uuid4().hex
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        status = 500
+        started = time.perf_counter()
+
+        async def send_with_id(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", []).append((b"x-request-id", request_id.encode()))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = route_of(scope["path"])
+            REQUESTS.labels(scope["method"], route, str(status)).inc()
+            LATENCY.labels(route).observe(elapsed)
+            if self.access_log:
+                self.log.info(
+                    "request",
+                    method=scope["method"],
+                    path=scope["path"],
+                    status=status,
+                    latency_ms=round(elapsed * 1000, 2),
+                )
+            structlog.contextvars.clear_contextvars()

@@ -1,0 +1,46 @@
+"""Configuration, from the environment only.
+
+| variable | default | meaning |
+|---|---|---|
+| ``PG_DSN`` | unset | PostgreSQL URL; unset = an embedded PostgreSQL in ``MANIFEST_DATA_DIR`` |
+| ``REDIS_URL`` | unset | Redis URL; unset = projections kept in-process |
+| ``MANIFEST_DATA_DIR`` | ``.manifest`` | embedded PostgreSQL's data and the server key |
+| ``MANIFEST_MAX_BODY`` | ``65536`` | largest accepted request body, in bytes |
+| ``MANIFEST_PG_POOL`` | ``20`` | PostgreSQL connections per process |
+| ``MANIFEST_LOG_LEVEL`` | ``info`` | ``debug``, ``info``, ``warning``, ``error`` |
+| ``MANIFEST_ACCESS_LOG`` | ``1`` | one structured log line per request (``0`` to turn off) |
+| ``MANIFEST_CATCHUP_SECONDS`` | ``5`` | how often the catch-up worker checks projections |
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+
+class Settings(msgspec.Struct, frozen=True):
+    pg_dsn: str | None = None
+    redis_url: str | None = None
+    data_dir: Path = Path(".manifest")
+    max_body: int = 65_536
+    pg_pool: int = 20
+    log_level: str = "info"
+    access_log: bool = True
+    catchup_seconds: float = 5.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        e = os.environ if env is None else env
+        return cls(
+            pg_dsn=e.get("PG_DSN") or None,
+            redis_url=e.get("REDIS_URL") or None,
+            data_dir=Path(e.get("MANIFEST_DATA_DIR", ".manifest")),
+            max_body=int(e.get("MANIFEST_MAX_BODY", "65536")),
+            pg_pool=int(e.get("MANIFEST_PG_POOL", "20")),
+            log_level=e.get("MANIFEST_LOG_LEVEL", "info").lower(),
+            access_log=e.get("MANIFEST_ACCESS_LOG", "1") not in ("0", "false", "no"),
+            catchup_seconds=float(e.get("MANIFEST_CATCHUP_SECONDS", "5")),
+        )

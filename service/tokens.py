@@ -1,0 +1,37 @@
+"""Bearer tokens and invite codes: random secrets, stored only as SHA-256 hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+SEAT_PREFIX = "mfs_"
+HOST_PREFIX = "mfh_"
+
+
+def new_token(prefix: str) -> str:
+    return prefix + secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def new_invite_code() -> str:
+    """Eight characters from an alphabet without look-alikes, easy to read out loud."""
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(8))
+
+
+def new_seed() -> bytes:
+    return secrets.token_bytes(32)
+
+
+def bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, if any."""
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
