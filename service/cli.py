@@ -13,13 +13,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from .settings import Settings
+
+
+class Embedded:
+    """The embedded PostgreSQL this process started, if any (stopped by :meth:`stop`)."""
+
+    server: Any = None
+
+    @classmethod
+    def stop(cls) -> None:
+        if cls.server is not None:
+            cls.server.cleanup()
+            cls.server = None
 
 
 def resolve_database(settings: Settings) -> Settings:
@@ -30,11 +45,36 @@ def resolve_database(settings: Settings) -> Settings:
 
     directory = (settings.data_dir / "postgres").resolve()
     directory.mkdir(parents=True, exist_ok=True)
+    _forget_dead_holders(directory)
     server: Any = pgserver.get_server(  # type: ignore[attr-defined]
         directory, cleanup_mode="stop"
     )
+    Embedded.server = server
     print(f"manifest: embedded PostgreSQL in {directory}", file=sys.stderr)
     return msgspec.structs.replace(settings, pg_dsn=server.get_uri())
+
+
+def _forget_dead_holders(directory: Path) -> None:
+    """pgserver stops its server when the last process holding it lets go, and keeps the
+    holders' PIDs in a file; a holder that was killed never lets go. Forget the dead ones."""
+    handles = directory / ".handle_pids.json"
+    try:
+        pids = json.loads(handles.read_text())
+    except (OSError, ValueError):
+        return
+    alive = [pid for pid in pids if isinstance(pid, int) and _alive(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def serve(args: argparse.Namespace) -> None:
@@ -49,6 +89,9 @@ def serve(args: argparse.Namespace) -> None:
             file=sys.stderr,
         )
         sys.exit(2)
+    # uvicorn shuts down on SIGTERM, restores the handler it found and raises the signal
+    # again: make that handler an orderly exit, so the embedded PostgreSQL is stopped too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     uvicorn.run(
         "service.app:create_app",
         factory=True,
@@ -114,6 +157,13 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("migrate", help="apply database migrations")
     sub.add_parser("rebuild", help="recreate every projection from PostgreSQL")
     args = parser.parse_args(argv)
+    try:
+        _run(args)
+    finally:
+        Embedded.stop()
+
+
+def _run(args: argparse.Namespace) -> None:
     if args.command == "serve":
         serve(args)
     elif args.command == "migrate":
