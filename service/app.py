@@ -248,7 +248,9 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
     async with pool.acquire() as conn:
         await migrate(conn)
     projections: ProjectionStore = (
-        RedisStore.from_url(settings.redis_url) if settings.redis_url else MemoryStore()
+        RedisStore.from_url(settings.redis_url, settings.redis_prefix)
+        if settings.redis_url
+        else MemoryStore()
     )
     store = EventStore(pool)
     projector = Projector(projections, lambda game_id, after: store.read(game_id, after=after))

@@ -4,6 +4,7 @@
 |---|---|---|
 | ``PG_DSN`` | unset | PostgreSQL URL; unset = an embedded PostgreSQL in ``MANIFEST_DATA_DIR`` |
 | ``REDIS_URL`` | unset | Redis URL; unset = projections kept in-process |
+| ``MANIFEST_REDIS_PREFIX`` | ``mf`` | prefix of every Redis key and channel |
 | ``MANIFEST_DATA_DIR`` | ``.manifest`` | embedded PostgreSQL's data and the server key |
 | ``MANIFEST_MAX_BODY`` | ``65536`` | largest accepted request body, in bytes |
 | ``MANIFEST_PG_POOL`` | ``20`` | PostgreSQL connections per process |
@@ -24,6 +25,7 @@ import msgspec
 class Settings(msgspec.Struct, frozen=True):
     pg_dsn: str | None = None
     redis_url: str | None = None
+    redis_prefix: str = "mf"
     data_dir: Path = Path(".manifest")
     max_body: int = 65_536
     pg_pool: int = 20
@@ -37,6 +39,7 @@ class Settings(msgspec.Struct, frozen=True):
         return cls(
             pg_dsn=e.get("PG_DSN") or None,
             redis_url=e.get("REDIS_URL") or None,
+            redis_prefix=e.get("MANIFEST_REDIS_PREFIX", "mf"),
             data_dir=Path(e.get("MANIFEST_DATA_DIR", ".manifest")),
             max_body=int(e.get("MANIFEST_MAX_BODY", "65536")),
             pg_pool=int(e.get("MANIFEST_PG_POOL", "20")),

@@ -79,3 +79,11 @@ def test_bot_games_are_reproducible() -> None:
     b, result_b = play_random_game(game, bytes([7]) * 32, 3)
     assert result_a == result_b
     assert [r.event for r in a.records] == [r.event for r in b.records]
+
+
+def test_a_state_round_trips_through_json() -> None:
+    game = get_game("jolly-cargo")
+    table, _ = play_random_game(game, bytes([3]) * 32, 2)
+    for record in table.records[::50]:
+        state = game.fold(r.event for r in table.records[: record.number])
+        assert game.decode_state(game.encode_state(state)) == state
