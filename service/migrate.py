@@ -13,6 +13,7 @@ names it (write a new migration instead).
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,17 @@ import asyncpg  # type: ignore[import-untyped]
 LOCK_KEY = 0x4D414E4946455354
 
 #: ``migrations/`` at the repository root (this file is ``<root>/service/migrate.py``).
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "migrations"
+def _default_dir() -> Path:
+    """``MANIFEST_MIGRATIONS`` if set; else ``migrations/`` beside the source tree; else
+    ``./migrations`` (an installed package, as in the container image)."""
+    configured = os.environ.get("MANIFEST_MIGRATIONS")
+    if configured:
+        return Path(configured)
+    beside = Path(__file__).resolve().parent.parent / "migrations"
+    return beside if beside.is_dir() else Path.cwd() / "migrations"
+
+
+DEFAULT_DIR = _default_dir()
 
 _CREATE_TABLE = """
 CREATE TABLE IF NOT EXISTS schema_migrations (

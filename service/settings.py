@@ -11,6 +11,8 @@
 | ``MANIFEST_LOG_LEVEL`` | ``info`` | ``debug``, ``info``, ``warning``, ``error`` |
 | ``MANIFEST_ACCESS_LOG`` | ``1`` | one structured log line per request (``0`` to turn off) |
 | ``MANIFEST_CATCHUP_SECONDS`` | ``5`` | how often the catch-up worker checks projections |
+| ``MANIFEST_MIGRATIONS`` | ``migrations/`` | directory of the SQL migrations |
+| ``MANIFEST_SIGNING_KEY`` | unset | Ed25519 key (PEM, or its path); unset = made once, kept in PG |
 """
 
 from __future__ import annotations
