@@ -2,7 +2,8 @@
 
 A game's stream holds, in one dense sequence of versions: ``lobby.created`` (version 1, with the
 commitment to the game's secret seed), ``lobby.joined`` for each seat taken, then the game's own
-set-up and play events, with ``table.message`` events (table talk) anywhere after creation.
+set-up and play events, with ``table.message`` events (table talk) anywhere after creation, and
+``seed.revealed`` appended with the events that finish the game.
 Platform event types contain a dot; a game's own event types never do, so folding a game skips
 platform events by type alone.
 """
@@ -35,7 +36,14 @@ class TableMessage(msgspec.Struct, frozen=True, tag="table.message", tag_field="
     text: str
 
 
-PlatformEvent = LobbyCreated | LobbyJoined | TableMessage
+class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="type"):
+    """Appended with the events that end the game: the secret seed, in hex, so anyone can
+    check it against ``lobby.created.seed_commitment`` and re-run every shuffle and roll."""
+
+    seed: str
+
+
+PlatformEvent = LobbyCreated | LobbyJoined | TableMessage | SeedRevealed
 
 
 def is_platform(event_type: str) -> bool:

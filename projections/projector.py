@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import msgspec
 import structlog
 
+from .replay import fold_collecting
 from .store import ProjectionStore
 from .table import (
     StreamEvent,
     Table,
-    copy_table,
-    fold_stream,
+    decode_table,
+    encode_table,
     game_document,
     legal_document,
     viewer_keys,
@@ -28,17 +29,6 @@ ListGames = Callable[[str | None, int], Awaitable[Sequence[tuple[str, int]]]]
 
 log = structlog.get_logger("manifest.projections")
 _encoder = msgspec.json.Encoder()
-
-
-def encode_table(table: Table) -> bytes:
-    return _encoder.encode(table)
-
-
-def decode_table(raw: bytes) -> Table:
-    table = msgspec.json.decode(raw, type=Table)
-    if table.state is not None:
-        table.state = msgspec.convert(table.state, table.rules.state_type)
-    return table
 
 
 def table_fields(table: Table) -> dict[str, bytes]:
@@ -59,8 +49,13 @@ class Projector:
         (raw,) = await self.store.fields(game_id, ["table"])
         return None if raw is None else decode_table(raw)
 
-    async def publish_table(self, table: Table) -> bool:
-        """Store ``table`` unless the projection already reflects its version or a later one."""
+    async def publish_table(
+        self, table: Table, snapshots: Mapping[int, bytes] | None = None
+    ) -> bool:
+        """Store ``table`` unless the projection already reflects its version or a later one,
+        and keep the replay ``snapshots`` folded on the way."""
+        if snapshots:
+            await self.store.put_snapshots(table.game_id, snapshots)
         if await self.store.write(table.game_id, table.version, table_fields(table)):
             await self.store.publish(table.game_id, table.version)
             return True
@@ -73,8 +68,8 @@ class Projector:
         events = await self.read_events(game_id, after)
         if not events:
             return current
-        table = fold_stream(None if current is None else copy_table(current), events, game_id)
-        await self.publish_table(table)
+        table, snapshots = fold_collecting(current, events, game_id)
+        await self.publish_table(table, snapshots)
         return table
 
     async def repair(self, list_games: ListGames, page: int = 500) -> int:

@@ -1,5 +1,6 @@
 """Projections in Redis: one hash per game (``mf:game:<id>``), replaced atomically by a Lua
-script only when the new version is higher. Changes fan out on ``mf:changes:<id>`` (pub/sub), so
+script only when the new version is higher; replay snapshots in ``mf:snap:<id>`` (version →
+table). Changes fan out on ``mf:changes:<id>`` (pub/sub), so
 a client connected to any instance hears moves accepted by another."""
 
 from __future__ import annotations
@@ -63,10 +64,11 @@ class RedisStore(ProjectionStore):
     async def publish(self, game_id: str, version: int) -> None:
         await self.redis.publish(self._channel(game_id), str(version))
 
-    async def subscribe(self, game_id: str) -> AsyncIterator[int]:
+    async def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self._channel(game_id))
         try:
+            yield None
             async for message in pubsub.listen():
                 if message.get("type") == "message":
                     yield int(message["data"])
@@ -74,9 +76,25 @@ class RedisStore(ProjectionStore):
             await pubsub.unsubscribe()
             await pubsub.aclose()  # type: ignore[no-untyped-call]
 
+    def _snapshots(self, game_id: str) -> str:
+        return f"{self.prefix}:snap:{game_id}"
+
+    async def put_snapshots(self, game_id: str, snapshots: Mapping[int, bytes]) -> None:
+        if snapshots:
+            mapping = {str(v): raw for v, raw in snapshots.items()}
+            await self.redis.hset(self._snapshots(game_id), mapping=mapping)  # type: ignore[misc]
+
+    async def snapshot(self, game_id: str, version: int) -> bytes | None:
+        raw: bytes | None = await self.redis.hget(self._snapshots(game_id), str(version))  # type: ignore[misc]
+        return raw
+
+    async def snapshot_versions(self, game_id: str) -> list[int]:
+        keys: list[bytes] = await self.redis.hkeys(self._snapshots(game_id))  # type: ignore[misc]
+        return sorted(int(k) for k in keys)
+
     async def clear(self) -> None:
         batch: list[bytes] = []
-        async for key in self.redis.scan_iter(match=f"{self.prefix}:game:*", count=1000):
+        async for key in self.redis.scan_iter(match=f"{self.prefix}:*", count=1000):
             batch.append(key)
             if len(batch) >= 1000:
                 await self.redis.delete(*batch)

@@ -38,8 +38,18 @@ class ProjectionStore(ABC):
         """Tell subscribers (on any instance) that ``game_id`` reached ``version``."""
 
     @abstractmethod
-    def subscribe(self, game_id: str) -> AsyncIterator[int]:
-        """Versions published for ``game_id`` from now on."""
+    def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
+        """``None`` once subscribed, then every version published for ``game_id``."""
+
+    @abstractmethod
+    async def put_snapshots(self, game_id: str, snapshots: Mapping[int, bytes]) -> None:
+        """Keep replay snapshots (the table after event ``version``); they never change."""
+
+    @abstractmethod
+    async def snapshot(self, game_id: str, version: int) -> bytes | None: ...
+
+    @abstractmethod
+    async def snapshot_versions(self, game_id: str) -> list[int]: ...
 
     @abstractmethod
     async def clear(self) -> None:
@@ -57,6 +67,7 @@ class MemoryStore(ProjectionStore):
 
     def __init__(self) -> None:
         self._records: dict[str, dict[str, bytes]] = {}
+        self._snapshots: dict[str, dict[int, bytes]] = {}
         self._subscribers: dict[str, set[asyncio.Queue[int]]] = {}
 
     async def version(self, game_id: str) -> int | None:
@@ -81,17 +92,28 @@ class MemoryStore(ProjectionStore):
         for queue in self._subscribers.get(game_id, ()):
             queue.put_nowait(version)
 
-    async def subscribe(self, game_id: str) -> AsyncIterator[int]:
+    async def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
         queue: asyncio.Queue[int] = asyncio.Queue()
         self._subscribers.setdefault(game_id, set()).add(queue)
         try:
+            yield None
             while True:
                 yield await queue.get()
         finally:
             self._subscribers[game_id].discard(queue)
 
+    async def put_snapshots(self, game_id: str, snapshots: Mapping[int, bytes]) -> None:
+        self._snapshots.setdefault(game_id, {}).update(snapshots)
+
+    async def snapshot(self, game_id: str, version: int) -> bytes | None:
+        return self._snapshots.get(game_id, {}).get(version)
+
+    async def snapshot_versions(self, game_id: str) -> list[int]:
+        return sorted(self._snapshots.get(game_id, {}))
+
     async def clear(self) -> None:
         self._records.clear()
+        self._snapshots.clear()
 
     async def ping(self) -> bool:
         return True

@@ -92,27 +92,40 @@ def copy_table(table: Table) -> Table:
     return msgspec.structs.replace(table, names=list(table.names), messages=list(table.messages))
 
 
+def encode_table(table: Table) -> bytes:
+    return msgspec.json.encode(table)
+
+
+def decode_table(raw: bytes) -> Table:
+    table = msgspec.json.decode(raw, type=Table)
+    if table.state is not None:
+        table.state = msgspec.convert(table.state, table.rules.state_type)
+    return table
+
+
 # --- what each viewer reads ------------------------------------------------------------------
 def viewer_keys(table: Table) -> list[str]:
     return ["spectator", *(f"seat:{i}" for i in range(table.seats))]
 
 
-def viewer_of(key: str, table: Table) -> Viewer:
-    if table.status == "finished":
-        return AUDITOR  # nothing stays hidden once the game is over
+def viewer_of(key: str, table: Table, everything: bool | None = None) -> Viewer:
+    """The viewer a document key stands for; everyone sees everything once the game is over
+    (``everything`` overrides, for replays of a finished game)."""
+    if everything if everything is not None else table.status == "finished":
+        return AUDITOR
     if key.startswith("seat:"):
         return seat(int(key[5:]))
     return SPECTATOR
 
 
-def game_document(table: Table, key: str) -> dict[str, Any]:
-    """The body of ``GET /v1/games/{id}`` for one viewer."""
+def game_document(table: Table, key: str, everything: bool | None = None) -> dict[str, Any]:
+    """The body of ``GET /v1/games/{id}`` for one viewer (``everything``: see ``viewer_of``)."""
     rules = table.rules
-    viewer = viewer_of(key, table)
+    viewer = viewer_of(key, table, everything)
     state = table.state
     outcome = rules.outcome(state) if state is not None else None
     seat_no = int(key[5:]) if key.startswith("seat:") else None
-    everything = table.status == "finished"
+    everything = viewer == AUDITOR
     return {
         "id": table.game_id,
         "game": table.game,

@@ -1,0 +1,320 @@
+"""A game's history: its events, replay at any event, audit and dispute files, export, and live
+changes. Reads the event store and the projections; writes nothing but replay snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+
+from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Viewer
+from domain.kernel import seat as seat_viewer
+from projections.platform_events import TableMessage, is_platform, message_visible_to
+from projections.replay import Replayer
+from projections.table import Table, fold_stream, game_document
+
+from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, audit
+from .chain import canonical, event_hash, format_at
+from .gameplay import Manifest, event_json
+from .problems import Problem
+from .records import CommandRecord, GameRow, StoredEvent
+
+MAX_PAGE = 1000
+
+
+def redacted(table: Table, event: StoredEvent, viewer: Viewer, seat: int | None) -> Any:
+    """An event's data as ``viewer`` may read it."""
+    if event.type == "table.message":
+        message = msgspec.convert(event.data, type=TableMessage)
+        if message_visible_to(message, seat, viewer == AUDITOR):
+            return event.data
+        return {**event.data, "text": None}
+    if is_platform(event.type):
+        return event.data
+    rules = table.rules
+    return rules.event_view(rules.decode_event(event.data), viewer)
+
+
+class History:
+    def __init__(self, manifest: Manifest, replayer: Replayer) -> None:
+        self.manifest = manifest
+        self.store = manifest.store
+        self.replayer = replayer
+
+    async def _caller(self, game_id: str, token: str | None) -> tuple[GameRow, int | None, Viewer]:
+        seat = await self.manifest.seat_for(game_id, token)
+        row = await self.store.get_game(game_id)
+        if row is None:
+            raise Problem(404, "game.not_found", f"no game {game_id}")
+        if row.status == "finished":
+            return row, seat, AUDITOR  # a finished game replays everything
+        return row, seat, SPECTATOR if seat is None else seat_viewer(seat)
+
+    # --- events and replay -------------------------------------------------------------------
+    async def events(
+        self, game_id: str, token: str | None, after: int, limit: int
+    ) -> dict[str, Any]:
+        row, seat, viewer = await self._caller(game_id, token)
+        limit = max(1, min(limit, MAX_PAGE))
+        after = max(0, after)
+        events = await self.store.read(game_id, after=after, limit=limit)
+        table = await self._table_for_redaction(game_id)
+        page = [event_json(e, redacted(table, e, viewer, seat)) for e in events]
+        last = events[-1].version if events else after
+        return {"events": page, "next": last if last < row.version else None}
+
+    async def _table_for_redaction(self, game_id: str) -> Table:
+        """Any table of the game (redaction needs only its rules)."""
+        table = await self.manifest.projector.load(game_id)
+        if table is None:
+            table = await self.manifest.projector.catch_up(game_id)
+        if table is None:
+            raise Problem(404, "game.not_found", f"no game {game_id}")
+        return table
+
+    async def replay(self, game_id: str, token: str | None, n: int) -> dict[str, Any]:
+        row, seat, viewer = await self._caller(game_id, token)
+        if not 1 <= n <= row.version:
+            raise Problem(
+                404, "replay.no_such_event", f"the game has events 1 to {row.version}, not {n}"
+            )
+        table = await self.replayer.table_at(game_id, n)
+        doc = game_document(table, _key(seat), everything=viewer == AUDITOR)
+        return {
+            "version": n,
+            "status": doc["status"],
+            "to_act": doc["to_act"],
+            "view": doc["view"],
+            "result": doc["result"],
+            "folded": self.replayer.last_folded,
+        }
+
+    async def replay_lines(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
+        """The whole game as NDJSON: one line per event, with the view after it."""
+        row, seat, viewer = await self._caller(game_id, token)
+        key = _key(seat)
+        everything = viewer == AUDITOR
+        table: Table | None = None
+        after = 0
+        while after < row.version:
+            events = await self.store.read(game_id, after=after, limit=500)
+            if not events:
+                break
+            for event in events:
+                table = fold_stream(table, [event], game_id)
+                doc = game_document(table, key, everything=everything)
+                line = {
+                    "version": event.version,
+                    "event": event_json(event, redacted(table, event, viewer, seat)),
+                    "view": doc["view"],
+                }
+                yield msgspec.json.encode(line) + b"\n"
+            after = events[-1].version
+
+    # --- audit -------------------------------------------------------------------------------
+    async def _material(
+        self, game_id: str
+    ) -> tuple[GameRow, list[StoredEvent], list[CommandRecord], bytes]:
+        row = await self.store.get_game(game_id)
+        if row is None:
+            raise Problem(404, "game.not_found", f"no game {game_id}")
+        events = await self.store.read(game_id)
+        commands = await self.store.commands(game_id)
+        seed = await self.store.seed(game_id)
+        return row, events, commands, seed
+
+    async def audit(self, game_id: str) -> dict[str, Any]:
+        row, events, commands, seed = await self._material(game_id)
+        return audit(game_id, events, commands, seed, head=row.head)
+
+    async def export(self, game_id: str) -> ExportFile:
+        row, events, commands, seed = await self._material(game_id)
+        return ExportFile(
+            format=EXPORT_FORMAT,
+            game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
+            events=events,
+            commands=commands,
+            seed=seed if row.status == "finished" else None,
+        )
+
+    async def dispute(self, game_id: str, n: int) -> dict[str, Any]:
+        """The dispute file of event ``n``: who sent what, when; the state before; the checks
+        that made it legal; the events; the chain proof; the seat's rejected tries before."""
+        row, events, commands, seed = await self._material(game_id)
+        if not 1 <= n <= len(events):
+            raise Problem(404, "audit.no_such_event", f"the game has events 1 to {len(events)}")
+        event = events[n - 1]
+        command = next((c for c in commands if c.id == event.command_id), None)
+        first = command.first_version if command and command.first_version else n
+        last = command.last_version if command and command.last_version else n
+        before = await self.replayer.table_at(game_id, first - 1) if first > 1 else None
+        decision = events[first - 1 : last]
+        return {
+            "game": game_id,
+            "version": n,
+            "command": None if command is None else _command_json(command),
+            "state_before": self._state_before(before, command),
+            "checks": self._checks(before, command, decision, seed, first),
+            "events": [event_json(e, e.data) for e in decision],
+            "chain": _chain_proof(events, n, row.head),
+            "receipt": self.manifest.signer.receipt(game_id, row.version, row.head.hex()),
+            "rejected_before": [_command_json(c) for c in _rejected_before(commands, command)],
+        }
+
+    @staticmethod
+    def _state_before(before: Table | None, command: CommandRecord | None) -> dict[str, Any]:
+        if before is None:
+            return {"version": 0, "as_seat_saw_it": None, "full": None}
+        seat = None if command is None else command.seat
+        return {
+            "version": before.version,
+            "as_seat_saw_it": game_document(before, _key(seat))["view"],
+            "full": game_document(before, "spectator", everything=True)["view"],
+        }
+
+    @staticmethod
+    def _checks(
+        before: Table | None,
+        command: CommandRecord | None,
+        decision: list[StoredEvent],
+        seed: bytes,
+        first: int,
+    ) -> list[dict[str, Any]]:
+        if command is None or before is None or before.state is None or command.seat is None:
+            return [{"check": "platform", "ok": True, "detail": "set-up or lobby event"}]
+        rules = before.rules
+        body = command.body.get("command") if isinstance(command.body, dict) else None
+        checks: list[dict[str, Any]] = []
+        expected = command.body.get("expected_version") if isinstance(command.body, dict) else None
+        checks.append(
+            {
+                "check": "version",
+                "ok": expected is None or expected == first - 1,
+                "detail": f"sent expected_version {expected}; the game was at {first - 1}",
+            }
+        )
+        if command.type == "table.message":
+            checks.append({"check": "seat", "ok": True, "detail": f"seat {command.seat} spoke"})
+            return checks
+        to_act = rules.to_act(before.state)
+        checks.append(
+            {
+                "check": "to_act",
+                "ok": command.seat in to_act,
+                "detail": f"seat {command.seat} sent it; the game waited for {to_act}",
+            }
+        )
+        try:
+            decoded = rules.decode_command(body or {})
+            produced = rules.decide(before.state, command.seat, decoded, Rng(seed, first))
+            same = [
+                msgspec.json.encode(msgspec.to_builtins(e), order="sorted") for e in produced
+            ] == [
+                msgspec.json.encode(e.data, order="sorted")
+                for e in decision
+                if not is_platform(e.type)
+            ]
+            checks.append(
+                {
+                    "check": "rules",
+                    "ok": same,
+                    "detail": "decide re-run on the state before, with Rng(seed, "
+                    f"{first}), {'produces exactly' if same else 'does NOT produce'} these events",
+                }
+            )
+            legal = [msgspec.to_builtins(c) for c in rules.legal(before.state, command.seat)]
+            checks.append(
+                {
+                    "check": "listed_as_legal",
+                    "ok": msgspec.to_builtins(decoded) in legal,
+                    "detail": f"one of {len(legal)} legal commands for the seat at that point",
+                }
+            )
+        except RuleError as error:
+            checks.append(
+                {"check": "rules", "ok": False, "detail": f"{error.code}: {error.message}"}
+            )
+        return checks
+
+    # --- live --------------------------------------------------------------------------------
+    async def changes(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
+        """The caller's game document now, then again after every accepted change."""
+        seat = await self.manifest.seat_for(game_id, token)
+        field = "doc:spectator" if seat is None else f"doc:seat:{seat}"
+        sent = -1
+        async for version in self.manifest.projector.store.subscribe(game_id):
+            if version is not None and version <= sent:
+                continue
+            doc = await self.manifest.document(game_id, field)
+            current = int(msgspec.json.decode(doc)["version"])
+            if current > sent:
+                sent = current
+                yield doc
+
+
+def _key(seat: int | None) -> str:
+    return "spectator" if seat is None else f"seat:{seat}"
+
+
+def _command_json(c: CommandRecord) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "seat": c.seat,
+        "type": c.type,
+        "body": c.body,
+        "received_at": format_at(c.received_at),
+        "idempotency_key": c.idempotency_key,
+        "outcome": c.outcome,
+        "error_code": c.error_code,
+        "error_detail": c.error_detail,
+        "first_version": c.first_version,
+        "last_version": c.last_version,
+    }
+
+
+def _rejected_before(
+    commands: list[CommandRecord], command: CommandRecord | None
+) -> list[CommandRecord]:
+    """The seat's commands refused since its previous accepted one, up to ``command``."""
+    if command is None:
+        return []
+    mine = [c for c in commands if c.seat == command.seat]
+    out: list[CommandRecord] = []
+    for c in mine:
+        if c.id == command.id:
+            return out
+        out = [] if c.outcome == "accepted" else [*out, c]
+    return out
+
+
+def _chain_proof(events: list[StoredEvent], n: int, head: bytes) -> dict[str, Any]:
+    """Event ``n``'s canonical bytes and link, and every link from it to the head."""
+    event = events[n - 1]
+    body = canonical(
+        event.game_id,
+        event.version,
+        event.type,
+        event.seat,
+        event.command_id,
+        event.recorded_at,
+        event.data,
+    )
+    recomputed = event_hash(bytes(event.prev_hash), event)
+    return {
+        "construction": "hash_n = SHA-256(hash_{n-1} || canonical(event n)); hash_0 = 0^32",
+        "canonical": body.decode(),
+        "prev_hash": bytes(event.prev_hash).hex(),
+        "hash": bytes(event.hash).hex(),
+        "recomputed": recomputed.hex(),
+        "ok": recomputed == bytes(event.hash),
+        "to_head": [
+            {
+                "version": e.version,
+                "prev_hash": bytes(e.prev_hash).hex(),
+                "hash": bytes(e.hash).hex(),
+            }
+            for e in events[n:]
+        ],
+        "head": bytes(head).hex(),
+    }
