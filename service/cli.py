@@ -3,6 +3,9 @@
     manifest serve [--host 127.0.0.1] [--port 8000] [--workers N]
     manifest migrate
     manifest rebuild
+    manifest audit GAME_ID            audit a stored game (exit 1 when a check fails)
+    manifest export GAME_ID [-o FILE] the whole game as one self-contained JSON file
+    manifest verify FILE              audit an exported file offline, with no database
 
 With no ``PG_DSN``, ``serve`` (and the others) start an embedded PostgreSQL in
 ``MANIFEST_DATA_DIR/postgres`` (the ``pgserver`` package) and use it, so one command works on a
@@ -128,6 +131,36 @@ async def _rebuild(settings: Settings) -> int:
         await pool.close()
 
 
+async def _history(settings: Settings, game_id: str, what: str) -> Any:
+    from .app import build_manifest
+    from .history import History
+
+    manifest, pool, projections = await build_manifest(settings)
+    try:
+        history = History.of(manifest)
+        if what == "audit":
+            return await history.audit(game_id)
+        return await history.export(game_id)
+    finally:
+        await projections.close()
+        await pool.close()
+
+
+def _verify(path: str) -> dict[str, Any]:
+    from .audit import ExportFile, audit
+
+    exported = msgspec.json.decode(Path(path).read_bytes(), type=ExportFile)
+    return audit(
+        exported.game.id, exported.events, exported.commands, exported.seed, exported.game.head
+    )
+
+
+def _report(report: dict[str, Any]) -> None:
+    sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n")
+    if not report["ok"]:
+        sys.exit(1)
+
+
 async def _all_games(manifest: Any) -> Any:
     cursor = None
     while True:
@@ -156,6 +189,13 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--workers", type=int, default=1)
     sub.add_parser("migrate", help="apply database migrations")
     sub.add_parser("rebuild", help="recreate every projection from PostgreSQL")
+    check = sub.add_parser("audit", help="audit a stored game")
+    check.add_argument("game_id")
+    dump = sub.add_parser("export", help="write a game as a self-contained JSON file")
+    dump.add_argument("game_id")
+    dump.add_argument("-o", "--output", help="file to write (default: standard output)")
+    offline = sub.add_parser("verify", help="audit an exported file offline")
+    offline.add_argument("file")
     args = parser.parse_args(argv)
     try:
         _run(args)
@@ -166,6 +206,19 @@ def main(argv: list[str] | None = None) -> None:
 def _run(args: argparse.Namespace) -> None:
     if args.command == "serve":
         serve(args)
+    elif args.command == "verify":
+        _report(_verify(args.file))
+    elif args.command == "audit":
+        _report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
+    elif args.command == "export":
+        exported = asyncio.run(
+            _history(resolve_database(Settings.from_env()), args.game_id, "export")
+        )
+        data = msgspec.json.encode(exported)
+        if args.output:
+            Path(args.output).write_bytes(data)
+        else:
+            sys.stdout.buffer.write(data + b"\n")
     elif args.command == "migrate":
         applied = asyncio.run(_migrate(resolve_database(Settings.from_env())))
         print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
