@@ -61,7 +61,10 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 game_id=game_id,
                 game=created.game,
                 seats=created.seats,
-                options=created.options,
+                # In the game's own field order, not as stored: PostgreSQL's jsonb reorders
+                # object keys, and a table folded from the stored events must be byte for byte
+                # the one folded at append time (``manifest rebuild`` compares them).
+                options=msgspec.to_builtins(get_game(created.game).decode_options(created.options)),
                 version=event.version,
                 status="open",
                 names=[None] * created.seats,

@@ -12,10 +12,9 @@ receipt.
 
 from __future__ import annotations
 
-import contextlib
 import uuid
 from collections import OrderedDict
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -32,7 +31,7 @@ from projections.table import Table, copy_table, fold_stream
 from .problems import Problem
 from .receipts import Signer
 from .records import CommandRecord, GameRow, NewEvent, StoredEvent
-from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
+from .store import EventStore, GameNotFound, Locked, SeatTaken
 from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
 
 log = structlog.get_logger("manifest")
@@ -102,13 +101,17 @@ class Manifest:
         self.store = store
         self.projector = projector
         self.signer = signer
-        self._tables: OrderedDict[str, Table] = OrderedDict()
+        #: game id -> (head hash, table at that head)
+        self._tables: OrderedDict[str, tuple[bytes, Table]] = OrderedDict()
         self._seat_tokens: dict[bytes, tuple[str, int]] = {}
         self._seeds: dict[str, bytes] = {}
 
-    # --- caches (validated against the locked row's version before any use in a decision) --
-    def _remember(self, table: Table) -> None:
-        self._tables[table.game_id] = table
+    # --- caches (validated against the locked row's head before any use in a decision) -----
+    def _remember(self, table: Table, head: bytes) -> None:
+        """Cache ``table`` as the game at ``head``. Keyed by the head hash, not the version
+        alone: a table remembered inside a transaction that then rolled back must never pass
+        for the different events another instance committed at the same version."""
+        self._tables[table.game_id] = (head, table)
         self._tables.move_to_end(table.game_id)
         while len(self._tables) > _CACHE_GAMES:
             self._tables.popitem(last=False)
@@ -118,14 +121,14 @@ class Manifest:
         folded from the stored events."""
         version = locked.row.version
         cached = self._tables.get(locked.row.id)
-        if cached is not None and cached.version == version:
-            return cached
+        if cached is not None and cached[0] == locked.row.head and cached[1].version == version:
+            return cached[1]
         table = await self.projector.load(locked.row.id)
         if table is None or table.version > version:
             table = None
         events = await locked.read(after=0 if table is None else table.version)
         table = fold_stream(None if table is None else copy_table(table), events, locked.row.id)
-        self._remember(table)
+        self._remember(table, locked.row.head)
         return table
 
     async def _seed(self, game_id: str) -> bytes:
@@ -349,7 +352,7 @@ class Manifest:
             result=result,
             players=names,
         )
-        self._remember(table)
+        self._remember(table, appended.head)
         return table, appended.events
 
     async def _project(self, table: Table) -> None:
@@ -375,7 +378,8 @@ class Manifest:
         nxt = None
         if len(rows) == limit:
             at, gid = rows[-1].cursor
-            nxt = f"{at.isoformat()}~{gid}"
+            # URL-safe as it is ("Z", not "+00:00": a "+" pasted into a query string is a space)
+            nxt = f"{at.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')}~{gid}"
         return {
             "games": [
                 {
@@ -435,12 +439,15 @@ class Manifest:
             "type": command_type,
             "body": msgspec.to_builtins(body),
         }
+        # A malformed command is recorded under the game's lock like any other: recorded
+        # outside it, its insert (a foreign key to the locked games row) waited for the lock
+        # while the locked transaction waited for its idempotency key — a deadlock (500).
+        malformed: Problem | None = None
+        command: Any = None
         try:
             command = rules.decode_command(body.command)
         except CommandError as error:
             malformed = Problem(422, error.code, error.message)
-            await self._reject(game_id, record, malformed)
-            raise malformed from None
         problem: Problem | None = None
         async with self.store.lock(game_id) as locked:
             if key is not None:
@@ -448,7 +455,16 @@ class Manifest:
                 if prior is not None:
                     return _replay(prior, seat, body)
             version = locked.row.version
-            if body.expected_version is not None and body.expected_version != version:
+            if malformed is not None:
+                problem = malformed
+                await locked.record_command(
+                    **record,
+                    outcome="rejected",
+                    error_code=problem.code,
+                    error_detail=problem.detail,
+                    response=problem.document(),
+                )
+            elif body.expected_version is not None and body.expected_version != version:
                 problem = Problem(
                     409,
                     "version.conflict",
@@ -519,16 +535,6 @@ class Manifest:
             "head": head,
             "receipt": self.signer.receipt(table.game_id, table.version, head),
         }
-
-    async def _reject(self, game_id: str, record: dict[str, Any], problem: Problem) -> None:
-        with contextlib.suppress(DuplicateCommand):
-            await self.store.record_rejection(
-                game_id=game_id,
-                **record,
-                error_code=problem.code,
-                error_detail=problem.detail,
-                response=problem.document(),
-            )
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
         _check_id(game_id)

@@ -1,0 +1,33 @@
+"""Fixtures of the HTTP integration tests: the real server in a subprocess."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .serverproc import ServerProcess
+
+
+@pytest.fixture
+def server(
+    fresh_database: str, redis_url: str, request: pytest.FixtureRequest
+) -> Iterator[ServerProcess]:
+    """``manifest serve`` on a fresh database, with a Redis key prefix of its own. Its stderr
+    is attached to the report of a failing test (section "server stderr")."""
+    proc = ServerProcess(fresh_database, redis_url)
+    request.node.manifest_server = proc
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    report = yield
+    proc = getattr(item, "manifest_server", None)
+    if isinstance(proc, ServerProcess) and getattr(report, "failed", False):
+        report.sections.append(("server stderr", proc.log_tail()))  # type: ignore[attr-defined]
+    return report

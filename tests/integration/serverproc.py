@@ -1,0 +1,162 @@
+"""The real server as a subprocess: ``python -m service.cli serve`` on a free loopback port,
+against a given PostgreSQL database and Redis (with a key prefix of its own).
+
+``ServerProcess.start()`` waits for ``/healthz``; ``kill()`` is SIGKILL (a crash), ``stop()`` is
+SIGTERM and a wait (an orderly shutdown), ``restart()`` starts it again on the same port. The
+server's stderr goes to a file; :meth:`ServerProcess.log_tail` shows it when a test fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = 30.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[str, str]:
+    """The environment the server (and ``manifest rebuild``) run with in these tests."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "PG_DSN": pg_dsn,
+            "REDIS_URL": redis_url,
+            "MANIFEST_REDIS_PREFIX": prefix,
+            "MANIFEST_ACCESS_LOG": "0",
+            "MANIFEST_CATCHUP_SECONDS": "0.5",
+            "MANIFEST_LOG_LEVEL": "warning",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.pop("MANIFEST_SIGNING_KEY", None)
+    env.update(extra)
+    return env
+
+
+class ServerProcess:
+    def __init__(self, pg_dsn: str, redis_url: str, prefix: str | None = None) -> None:
+        self.pg_dsn = pg_dsn
+        self.redis_url = redis_url
+        self.prefix = prefix or f"t{uuid.uuid4().hex[:12]}"
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = server_env(pg_dsn, redis_url, self.prefix)
+        self._dir = Path(tempfile.mkdtemp(prefix="manifest-server-"))
+        self.log_path = self._dir / "server.stderr"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def start(self) -> ServerProcess:
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self.starts += 1
+        with self.log_path.open("ab") as log:
+            log.write(f"--- start #{self.starts} on port {self.port}\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+                cwd=ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        self._wait_healthy()
+        return self
+
+    def _wait_healthy(self) -> None:
+        assert self.proc is not None
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"server exited with {self.proc.returncode} before /healthz answered\n"
+                    + self.log_tail()
+                )
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
+                    return
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not answer /healthz in time\n" + self.log_tail())
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL: the process dies at once, mid-request if need be (a crash)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self, timeout: float = 15.0) -> int | None:
+        """SIGTERM and wait for an orderly exit (SIGKILL if it takes too long)."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def restart(self) -> ServerProcess:
+        self.stop()
+        return self.start()
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace").splitlines()[-lines:]
+        except OSError:
+            return "(no server log)"
+        return f"--- server stderr ({self.log_path}):\n" + "\n".join(text)
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    # --- conveniences ----------------------------------------------------------------------
+    def client(self, **kw: Any) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=kw.pop("timeout", 30.0), **kw)
+
+    def async_client(self, **kw: Any) -> httpx.AsyncClient:
+        limits = kw.pop("limits", httpx.Limits(max_connections=64, max_keepalive_connections=64))
+        return httpx.AsyncClient(
+            base_url=self.url, timeout=kw.pop("timeout", 30.0), limits=limits, **kw
+        )
+
+    def run_cli(self, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+        """``python -m service.cli <args>`` with this server's environment."""
+        return subprocess.run(
+            [sys.executable, "-m", "service.cli", *args],
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
