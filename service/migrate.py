@@ -22,7 +22,7 @@ import asyncpg  # type: ignore[import-untyped]
 #: ``pg_advisory_lock`` key held for the whole migration run (b"MANIFEST" as a big-endian int).
 LOCK_KEY = 0x4D414E4946455354
 
-#: ``migrations/`` at the repository root (this file is ``<root>/service/migrate.py``).
+
 def _default_dir() -> Path:
     """``MANIFEST_MIGRATIONS`` if set; else ``migrations/`` beside the source tree; else
     ``./migrations`` (an installed package, as in the container image)."""
