@@ -9,12 +9,14 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
+import msgspec
 import structlog
 from litestar import Litestar, Request, Response, get, post
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.params import Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from domain.registry import all_games
 from projections.projector import Projector
@@ -22,6 +24,7 @@ from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody
+from .history import History
 from .migrate import migrate
 from .observability import COMMANDS, RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
@@ -139,6 +142,71 @@ async def post_message(
 ) -> dict[str, Any]:
     structlog.contextvars.bind_contextvars(game=game_id)
     return await _manifest(request).message(game_id, _token(request), data)
+
+
+# --- history: events, replay, audit, live -------------------------------------------------
+def _history(request: Request[Any, Any, Any]) -> History:
+    history: History = request.app.state.history
+    return history
+
+
+@get("/v1/games/{game_id:str}/events", summary="The game's events (redacted while it is live)")
+async def get_events(
+    request: Request[Any, Any, Any],
+    game_id: str,
+    after: int = Parameter(default=0, ge=0),
+    limit: int = Parameter(default=100, ge=1, le=1000),
+) -> dict[str, Any]:
+    _valid_id(game_id)
+    return await _history(request).events(game_id, _token(request), after, limit)
+
+
+@get("/v1/games/{game_id:str}/replay/{n:int}", summary="The view after event n")
+async def get_replay_at(request: Request[Any, Any, Any], game_id: str, n: int) -> dict[str, Any]:
+    _valid_id(game_id)
+    return await _history(request).replay(game_id, _token(request), n)
+
+
+@get("/v1/games/{game_id:str}/replay", summary="The whole game as NDJSON, one line per event")
+async def get_replay(request: Request[Any, Any, Any], game_id: str) -> Stream:
+    _valid_id(game_id)
+    lines = _history(request).replay_lines(game_id, _token(request))
+    first = await anext(lines, None)  # errors (unknown game, bad token) before the 200 starts
+
+    async def body() -> AsyncIterator[bytes]:
+        if first is not None:
+            yield first
+            async for line in lines:
+                yield line
+
+    return Stream(body(), media_type="application/x-ndjson")
+
+
+@get("/v1/games/{game_id:str}/audit", summary="Verify the chain, re-adjudicate, check the seed")
+async def get_audit(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
+    _valid_id(game_id)
+    return await _history(request).audit(game_id)
+
+
+@get("/v1/games/{game_id:str}/audit/{n:int}", summary="The dispute file of event n")
+async def get_dispute(request: Request[Any, Any, Any], game_id: str, n: int) -> dict[str, Any]:
+    _valid_id(game_id)
+    return await _history(request).dispute(game_id, n)
+
+
+@get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
+async def get_stream(request: Request[Any, Any, Any], game_id: str) -> ServerSentEvent:
+    _valid_id(game_id)
+    history = _history(request)
+    await history.manifest.seat_for(game_id, _token(request))  # 401/403 before streaming
+    await history.manifest.game_document(game_id, _token(request))  # 404 before streaming
+
+    async def changes() -> AsyncIterator[ServerSentEventMessage]:
+        async for doc in history.changes(game_id, _token(request)):
+            version = msgspec.json.decode(doc)["version"]
+            yield ServerSentEventMessage(data=doc.decode(), event="change", id=version)
+
+    return ServerSentEvent(changes())
 
 
 @get("/v1/keys", summary="The server's public key(s) for checking receipts")
@@ -266,6 +334,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         manifest, pool, projections = await build_manifest(settings)
         app.state.manifest = manifest
+        app.state.history = History.of(manifest)
         stop = asyncio.Event()
         worker = asyncio.create_task(
             manifest.projector.run_worker(
@@ -294,6 +363,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
             get_legal,
             post_command,
             post_message,
+            get_events,
+            get_replay_at,
+            get_replay,
+            get_audit,
+            get_dispute,
+            get_stream,
             keys,
             healthz,
             readyz,

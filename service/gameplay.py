@@ -20,12 +20,20 @@ from typing import Any
 import msgspec
 import structlog
 
-from domain.kernel import AUDITOR, CommandError, Rng, RuleError, seed_commitment
+from domain.kernel import AUDITOR, CommandError, Rng, RuleError, Viewer, seed_commitment
 from domain.kernel import seat as seat_viewer
 from domain.kernel.errors import UnknownGame
 from domain.registry import AnyGame, get_game
-from projections.platform_events import LobbyCreated, LobbyJoined, TableMessage
+from projections.platform_events import (
+    LobbyCreated,
+    LobbyJoined,
+    SeedRevealed,
+    TableMessage,
+    is_platform,
+    message_visible_to,
+)
 from projections.projector import Projector
+from projections.replay import fold_collecting
 from projections.table import Table, copy_table, fold_stream
 
 from .problems import Problem
@@ -96,6 +104,19 @@ def event_json(event: StoredEvent, data: Any) -> dict[str, Any]:
     }
 
 
+def redacted(table: Table, event: StoredEvent, viewer: Viewer, seat: int | None) -> Any:
+    """An event's data as ``viewer`` may read it."""
+    if event.type == "table.message":
+        message = msgspec.convert(event.data, type=TableMessage)
+        if message_visible_to(message, seat, viewer == AUDITOR):
+            return event.data
+        return {**event.data, "text": None}
+    if is_platform(event.type):
+        return event.data
+    rules = table.rules
+    return rules.event_view(rules.decode_event(event.data), viewer)
+
+
 class Manifest:
     def __init__(self, store: EventStore, projector: Projector, signer: Signer) -> None:
         self.store = store
@@ -105,6 +126,8 @@ class Manifest:
         self._tables: OrderedDict[str, tuple[bytes, Table]] = OrderedDict()
         self._seat_tokens: dict[bytes, tuple[str, int]] = {}
         self._seeds: dict[str, bytes] = {}
+        #: Replay snapshots folded during appends, written with the next projection update.
+        self._snapshots: dict[str, dict[int, bytes]] = {}
 
     # --- caches (validated against the locked row's head before any use in a decision) -----
     def _remember(self, table: Table, head: bytes) -> None:
@@ -327,16 +350,19 @@ class Manifest:
         base = None
         if locked.row.version > 0:
             base = copy_table(await self._table_at(locked))
-        datas = [msgspec.to_builtins(e) for e in events]
         start = locked.row.version + 1
-        table = fold_stream(
-            base,
-            [
-                _Pending(start + i, _tag(e), d)
-                for i, (e, d) in enumerate(zip(events, datas, strict=True))
-            ],
-            locked.row.id,
-        )
+        pending = [
+            _Pending(start + i, _tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
+        ]
+        table, snapshots = fold_collecting(base, pending, locked.row.id)
+        if table.status == "finished" and locked.row.status != "finished":
+            # Commit-reveal: the seed is published with the events that end the game.
+            reveal = SeedRevealed((await self._seed(locked.row.id)).hex())
+            pending.append(
+                _Pending(start + len(pending), _tag(reveal), msgspec.to_builtins(reveal))
+            )
+            table, more = fold_collecting(table, pending[-1:], locked.row.id)
+            snapshots.update(more)
         status = table.status if table.status != locked.row.status else None
         result = None
         if table.status == "finished" and table.state is not None:
@@ -345,7 +371,7 @@ class Manifest:
         names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
         appended = await locked.append(
             expected_version=locked.row.version,
-            events=[NewEvent(_tag(e), d) for e, d in zip(events, datas, strict=True)],
+            events=[NewEvent(p.type, p.data) for p in pending],
             seat=seat,
             command_id=command_id,
             status=status,
@@ -353,12 +379,15 @@ class Manifest:
             players=names,
         )
         self._remember(table, appended.head)
+        self._snapshots.setdefault(table.game_id, {}).update(snapshots)
         return table, appended.events
 
     async def _project(self, table: Table) -> None:
-        """Bring the projection to ``table`` (or, if it moved meanwhile, catch it up)."""
+        """Bring the projection to ``table`` (unless it is already there or beyond), with the
+        replay snapshots folded on the way."""
+        snapshots = self._snapshots.pop(table.game_id, None)
         try:
-            await self.projector.publish_table(table)
+            await self.projector.publish_table(table, snapshots)
         except Exception:  # the catch-up worker repairs what this could not write
             log.exception("projection update failed", game=table.game_id)
 
@@ -524,14 +553,11 @@ class Manifest:
         return None
 
     def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
-        rules = table.rules
         viewer = AUDITOR if table.status == "finished" else seat_viewer(seat)
         head = stored[-1].hash.hex()
         return {
             "version": table.version,
-            "events": [
-                event_json(e, rules.event_view(rules.decode_event(e.data), viewer)) for e in stored
-            ],
+            "events": [event_json(e, redacted(table, e, viewer, seat)) for e in stored],
             "head": head,
             "receipt": self.signer.receipt(table.game_id, table.version, head),
         }
@@ -557,12 +583,25 @@ class Manifest:
                 locked, [TableMessage(seat, to, text)], seat=seat, command_id=command_id
             )
             head = locked.row.head.hex()
+            response = {
+                "version": table.version,
+                "head": head,
+                "receipt": self.signer.receipt(game_id, table.version, head),
+            }
+            # Recorded like a command, so an audit can tie the event to what the seat sent.
+            await locked.record_command(
+                command_id=command_id,
+                seat=seat,
+                idempotency_key=None,
+                type="table.message",
+                body=msgspec.to_builtins(body),
+                outcome="accepted",
+                first_version=table.version,
+                last_version=table.version,
+                response=response,
+            )
         await self._project(table)
-        return {
-            "version": table.version,
-            "head": head,
-            "receipt": self.signer.receipt(game_id, table.version, head),
-        }
+        return response
 
 
 def _check_id(game_id: str) -> None:

@@ -10,30 +10,17 @@ import msgspec
 
 from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Viewer
 from domain.kernel import seat as seat_viewer
-from projections.platform_events import TableMessage, is_platform, message_visible_to
+from projections.platform_events import is_platform
 from projections.replay import SNAPSHOT_EVERY, Replayer
 from projections.table import Table, fold_stream, game_document
 
 from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, audit
 from .chain import canonical, event_hash, format_at
-from .gameplay import Manifest, event_json
+from .gameplay import Manifest, event_json, redacted
 from .problems import Problem
 from .records import CommandRecord, GameRow, StoredEvent
 
 MAX_PAGE = 1000
-
-
-def redacted(table: Table, event: StoredEvent, viewer: Viewer, seat: int | None) -> Any:
-    """An event's data as ``viewer`` may read it."""
-    if event.type == "table.message":
-        message = msgspec.convert(event.data, type=TableMessage)
-        if message_visible_to(message, seat, viewer == AUDITOR):
-            return event.data
-        return {**event.data, "text": None}
-    if is_platform(event.type):
-        return event.data
-    rules = table.rules
-    return rules.event_view(rules.decode_event(event.data), viewer)
 
 
 class History:
@@ -43,13 +30,13 @@ class History:
         self.replayer = replayer
 
     @classmethod
-    def of(cls, manifest: Manifest, every: int = SNAPSHOT_EVERY) -> History:
+    def of(cls, manifest: Manifest) -> History:
         store = manifest.store
 
         async def read_range(game_id: str, after: int, limit: int | None) -> list[StoredEvent]:
             return await store.read(game_id, after=after, limit=limit)
 
-        return cls(manifest, Replayer(manifest.projector.store, read_range, every))
+        return cls(manifest, Replayer(manifest.projector.store, read_range, SNAPSHOT_EVERY))
 
     async def _caller(self, game_id: str, token: str | None) -> tuple[GameRow, int | None, Viewer]:
         seat = await self.manifest.seat_for(game_id, token)
