@@ -56,10 +56,7 @@ class Projector:
         and keep the replay ``snapshots`` folded on the way."""
         if snapshots:
             await self.store.put_snapshots(table.game_id, snapshots)
-        if await self.store.write(table.game_id, table.version, table_fields(table)):
-            await self.store.publish(table.game_id, table.version)
-            return True
-        return False
+        return await self.store.write(table.game_id, table.version, table_fields(table))
 
     async def catch_up(self, game_id: str) -> Table | None:
         """Make the projection reflect every stored event; returns it (None: no such game)."""

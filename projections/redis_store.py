@@ -12,12 +12,14 @@ from redis.asyncio import Redis
 
 from .store import ProjectionStore
 
-# KEYS[1] = the game's hash; ARGV[1] = the new version; ARGV[2..] = field, value pairs
+# KEYS[1] = the game's hash, KEYS[2] = its change channel; ARGV[1] = the new version;
+# ARGV[2..] = field, value pairs. Written and announced in one round trip.
 _WRITE_IF_NEWER = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current == false or tonumber(current) < tonumber(ARGV[1]) then
   redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[1], 'version', ARGV[1], unpack(ARGV, 2))
+  redis.call('PUBLISH', KEYS[2], ARGV[1])
   return 1
 end
 return 0
@@ -52,7 +54,8 @@ class RedisStore(ProjectionStore):
         args: list[bytes | str] = [str(version)]
         for name, value in fields.items():
             args += [name, value]
-        return bool(await self._write(keys=[self._key(game_id)], args=args))
+        keys = [self._key(game_id), self._channel(game_id)]
+        return bool(await self._write(keys=keys, args=args))
 
     async def versions(self, game_ids: list[str]) -> list[int | None]:
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -60,9 +63,6 @@ class RedisStore(ProjectionStore):
                 pipe.hget(self._key(game_id), "version")
             raw = await pipe.execute()
         return [None if v is None else int(v) for v in raw]
-
-    async def publish(self, game_id: str, version: int) -> None:
-        await self.redis.publish(self._channel(game_id), str(version))
 
     async def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
         pubsub = self.redis.pubsub()

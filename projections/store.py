@@ -27,15 +27,12 @@ class ProjectionStore(ABC):
 
     @abstractmethod
     async def write(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
-        """Replace the record with ``fields`` at ``version`` if it has none or an older one.
-        False when the stored record is already at ``version`` or newer."""
+        """Replace the record with ``fields`` at ``version`` if it has none or an older one, and
+        tell subscribers (on any instance). False when the stored record is already at
+        ``version`` or newer."""
 
     @abstractmethod
     async def versions(self, game_ids: list[str]) -> list[int | None]: ...
-
-    @abstractmethod
-    async def publish(self, game_id: str, version: int) -> None:
-        """Tell subscribers (on any instance) that ``game_id`` reached ``version``."""
 
     @abstractmethod
     def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
@@ -83,14 +80,12 @@ class MemoryStore(ProjectionStore):
         if have is not None and have >= version:
             return False
         self._records[game_id] = {**fields, "version": str(version).encode()}
+        for queue in self._subscribers.get(game_id, ()):
+            queue.put_nowait(version)
         return True
 
     async def versions(self, game_ids: list[str]) -> list[int | None]:
         return [await self.version(g) for g in game_ids]
-
-    async def publish(self, game_id: str, version: int) -> None:
-        for queue in self._subscribers.get(game_id, ()):
-            queue.put_nowait(version)
 
     async def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
         queue: asyncio.Queue[int] = asyncio.Queue()

@@ -36,10 +36,11 @@ from projections.projector import Projector
 from projections.replay import fold_collecting
 from projections.table import Table, copy_table, fold_stream
 
+from .optimistic import append_command
 from .problems import Problem
 from .receipts import Signer
 from .records import CommandRecord, GameRow, NewEvent, StoredEvent
-from .store import EventStore, GameNotFound, Locked, SeatTaken
+from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
 from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
 
 log = structlog.get_logger("manifest")
@@ -71,6 +72,24 @@ class CommandBody(msgspec.Struct, forbid_unknown_fields=True):
 class MessageBody(msgspec.Struct, forbid_unknown_fields=True):
     to: list[int] | str
     text: str
+
+
+class _Attempt(msgspec.Struct):
+    """A command being decided: what was sent, by whom, under which key."""
+
+    game_id: str
+    seat: int
+    body: CommandBody
+    key: str | None
+    command_id: str
+    received_at: datetime
+
+
+class _Stale(Exception):
+    """The state a decision was based on is not the stored one any more."""
+
+
+_RETRIES = 8
 
 
 class _Pending(msgspec.Struct):
@@ -347,22 +366,14 @@ class Manifest:
     async def _append_stored(
         self, locked: Locked, events: list[Any], *, seat: int | None, command_id: str | None
     ) -> tuple[Table, list[StoredEvent]]:
-        base = None
-        if locked.row.version > 0:
-            base = copy_table(await self._table_at(locked))
-        start = locked.row.version + 1
-        pending = [
-            _Pending(start + i, _tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
-        ]
-        table, snapshots = fold_collecting(base, pending, locked.row.id)
-        if table.status == "finished" and locked.row.status != "finished":
-            # Commit-reveal: the seed is published with the events that end the game.
-            reveal = SeedRevealed((await self._seed(locked.row.id)).hex())
-            pending.append(
-                _Pending(start + len(pending), _tag(reveal), msgspec.to_builtins(reveal))
-            )
-            table, more = fold_collecting(table, pending[-1:], locked.row.id)
-            snapshots.update(more)
+        if locked.row.version == 0:
+            pending = [
+                _Pending(1 + i, _tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
+            ]
+            table, snapshots = fold_collecting(None, pending, locked.row.id)
+        else:
+            base = await self._table_at(locked)
+            table, pending, snapshots = await self._fold_new(base, events, locked.row.version)
         status = table.status if table.status != locked.row.status else None
         result = None
         if table.status == "finished" and table.state is not None:
@@ -451,97 +462,158 @@ class Manifest:
     async def command(
         self, game_id: str, token: str | None, body: CommandBody, key: str | None
     ) -> dict[str, Any]:
+        """Decide on the latest known state and append with one compare-and-set statement
+        (:mod:`service.optimistic`); if the game moved meanwhile, re-read and decide again."""
         _check_id(game_id)
         seat = await self.require_seat(game_id, token)
-        command_type = str(body.command.get("type", ""))[:64]
         if key is not None:
             prior = await self.store.find_command(game_id, key)
             if prior is not None:
                 return _replay(prior, seat, body)
-        command_id = str(uuid.uuid4())
+        attempt = _Attempt(
+            game_id=game_id,
+            seat=seat,
+            body=body,
+            key=key,
+            command_id=str(uuid.uuid4()),
+            received_at=datetime.now(UTC),
+        )
+        for _ in range(_RETRIES):
+            head, table = await self._current(game_id)
+            try:
+                return await self._decide_and_append(attempt, head, table)
+            except _Stale:
+                self._tables.pop(game_id, None)
+        raise Problem(
+            503, "version.contention", "the game kept changing while this command was decided"
+        )
+
+    async def _current(self, game_id: str) -> tuple[bytes, Table]:
+        """The latest table this process knows, with its head hash; read if unknown."""
+        cached = self._tables.get(game_id)
+        if cached is not None:
+            return cached
         row = await self._row(game_id)
-        rules = get_game(row.game)
-        record = {
-            "command_id": command_id,
-            "seat": seat,
-            "idempotency_key": key,
-            "type": command_type,
-            "body": msgspec.to_builtins(body),
-        }
-        # A malformed command is recorded under the game's lock like any other: recorded
-        # outside it, its insert (a foreign key to the locked games row) waited for the lock
-        # while the locked transaction waited for its idempotency key — a deadlock (500).
-        malformed: Problem | None = None
-        command: Any = None
+        table = await self.projector.load(game_id)
+        if table is not None and table.version > row.version:
+            table = None
+        after = 0 if table is None else table.version
+        events = await self.store.read(game_id, after=after, limit=row.version - after)
+        if events or table is None:
+            table = fold_stream(None if table is None else copy_table(table), events, game_id)
+        self._remember(table, row.head)
+        return row.head, table
+
+    async def _still(self, game_id: str, head: bytes) -> None:
+        """Before refusing a command on a cached state, make sure the state is the stored one."""
+        row = await self._row(game_id)
+        if row.head != head:
+            raise _Stale
+
+    async def _decide_and_append(self, a: _Attempt, head: bytes, table: Table) -> dict[str, Any]:
+        rules = table.rules
         try:
-            command = rules.decode_command(body.command)
+            command = rules.decode_command(a.body.command)
         except CommandError as error:
-            malformed = Problem(422, error.code, error.message)
-        problem: Problem | None = None
-        async with self.store.lock(game_id) as locked:
-            if key is not None:
-                prior = await locked.prior_command(key)
-                if prior is not None:
-                    return _replay(prior, seat, body)
-            version = locked.row.version
-            if malformed is not None:
-                problem = malformed
-                await locked.record_command(
-                    **record,
-                    outcome="rejected",
-                    error_code=problem.code,
-                    error_detail=problem.detail,
-                    response=problem.document(),
-                )
-            elif body.expected_version is not None and body.expected_version != version:
-                problem = Problem(
-                    409,
-                    "version.conflict",
-                    f"the game is at version {version}, not {body.expected_version}",
-                    version=version,
-                )
-                await locked.record_command(
-                    **record,
-                    outcome="conflict",
-                    error_code=problem.code,
-                    error_detail=problem.detail,
-                    response=problem.document(),
-                )
-            else:
-                table = await self._table_at(locked)
-                problem = self._not_playing(table)
-                events: list[Any] = []
-                if problem is None:
-                    try:
-                        events = rules.decide(
-                            table.state, seat, command, Rng(await self._seed(game_id), version + 1)
-                        )
-                    except RuleError as error:
-                        problem = Problem(422, error.code, error.message, **_details(error))
-                if problem is not None:
-                    await locked.record_command(
-                        **record,
-                        outcome="rejected",
-                        error_code=problem.code,
-                        error_detail=problem.detail,
-                        response=problem.document(),
-                    )
-                else:
-                    table, stored = await self._append_stored(
-                        locked, events, seat=seat, command_id=command_id
-                    )
-                    response = self._accepted(table, seat, stored)
-                    await locked.record_command(
-                        **record,
-                        outcome="accepted",
-                        first_version=version + 1,
-                        last_version=table.version,
-                        response=response,
-                    )
+            return await self._refuse(a, Problem(422, error.code, error.message), "rejected")
+        version = table.version
+        if a.body.expected_version is not None and a.body.expected_version != version:
+            await self._still(a.game_id, head)
+            conflict = Problem(
+                409,
+                "version.conflict",
+                f"the game is at version {version}, not {a.body.expected_version}",
+                version=version,
+            )
+            return await self._refuse(a, conflict, "conflict")
+        problem = self._not_playing(table)
+        events: list[Any] = []
+        if problem is None:
+            seed = await self._seed(a.game_id)
+            try:
+                events = rules.decide(table.state, a.seat, command, Rng(seed, version + 1))
+            except RuleError as error:
+                problem = Problem(422, error.code, error.message, **_details(error))
         if problem is not None:
-            raise problem
-        await self._project(table)
-        return response
+            await self._still(a.game_id, head)
+            return await self._refuse(a, problem, "rejected")
+        new, pending, snapshots = await self._fold_new(table, events, version)
+        outcome = new.rules.outcome(new.state) if new.status == "finished" else None
+        try:
+            appended = await append_command(
+                self.store.pool,
+                game_id=a.game_id,
+                version=version,
+                head=head,
+                events=[NewEvent(p.type, p.data) for p in pending],
+                seat=a.seat,
+                command_id=a.command_id,
+                at=datetime.now(UTC),
+                status=new.status if new.status != table.status else None,
+                result=None if outcome is None else msgspec.to_builtins(outcome),
+                idempotency_key=a.key,
+                command_type=str(a.body.command.get("type", ""))[:64],
+                body=msgspec.to_builtins(a.body),
+                received_at=a.received_at,
+                respond=lambda stored: self._accepted(new, a.seat, stored),
+            )
+        except DuplicateCommand:
+            return await self._replay_key(a)
+        if appended is None:
+            raise _Stale
+        stored, response = appended
+        self._remember(new, stored[-1].hash)
+        self._snapshots.setdefault(a.game_id, {}).update(snapshots)
+        await self._project(new)
+        return dict(response)
+
+    async def _fold_new(
+        self, table: Table, events: list[Any], version: int
+    ) -> tuple[Table, list[_Pending], dict[int, bytes]]:
+        """The table after ``events`` (appended after ``version``), the events as they will be
+        stored — with ``seed.revealed`` when they finish the game — and the replay snapshots."""
+        start = version + 1
+        pending = [
+            _Pending(start + i, _tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
+        ]
+        new, snapshots = fold_collecting(table, pending, table.game_id)
+        if new.status == "finished" and table.status != "finished":
+            # Commit-reveal: the seed is published with the events that end the game.
+            reveal = SeedRevealed((await self._seed(table.game_id)).hex())
+            pending.append(
+                _Pending(start + len(pending), _tag(reveal), msgspec.to_builtins(reveal))
+            )
+            new, more = fold_collecting(new, pending[-1:], table.game_id)
+            snapshots.update(more)
+        return new, pending, snapshots
+
+    async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> dict[str, Any]:
+        """Record a refused command and raise its problem (or, if its Idempotency-Key was
+        taken meanwhile, answer as that command was answered)."""
+        try:
+            await self.store.record_rejection(
+                game_id=a.game_id,
+                command_id=a.command_id,
+                seat=a.seat,
+                idempotency_key=a.key,
+                type=str(a.body.command.get("type", ""))[:64],
+                body=msgspec.to_builtins(a.body),
+                error_code=problem.code,
+                error_detail=problem.detail,
+                outcome=outcome,
+                response=problem.document(),
+                received_at=a.received_at,
+            )
+        except DuplicateCommand:
+            return await self._replay_key(a)
+        raise problem
+
+    async def _replay_key(self, a: _Attempt) -> dict[str, Any]:
+        assert a.key is not None
+        prior = await self.store.find_command(a.game_id, a.key)
+        if prior is None:  # the other insert rolled back: nothing to repeat
+            raise _Stale
+        return _replay(prior, a.seat, a.body)
 
     def _not_playing(self, table: Table) -> Problem | None:
         if table.status == "open":

@@ -77,6 +77,8 @@ class EventStore:
 
     def __init__(self, pool: Any, *, clock: Callable[[], datetime] | None = None) -> None:
         self._pool = pool
+        #: The pool, for statements the store does not wrap (``service.optimistic``).
+        self.pool = pool
         self._clock: Callable[[], datetime] = clock if clock is not None else db.utc_now
 
     # ------------------------------------------------------------------ games

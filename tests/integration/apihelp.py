@@ -145,7 +145,11 @@ def event_json(event: StoredEvent, data: Any) -> dict[str, Any]:
 
 
 def seat_event_view(event: StoredEvent, seat_no: int, finished: bool) -> Any:
-    """What seat ``seat_no`` may read of a stored game event."""
+    """What seat ``seat_no`` may read of a stored event of its own command (a game event, or
+    the ``seed.revealed`` that comes with the events that finish the game)."""
+    if event.type == "seed.revealed":
+        assert finished
+        return event.data
     viewer: Viewer = AUDITOR if finished else seat(seat_no)
     data = JOLLY_CARGO.event_view(JOLLY_CARGO.decode_event(event.data), viewer)
     return msgspec.to_builtins(data)
