@@ -152,11 +152,21 @@ class Auditor:
         return out
 
     # --- adjudication ------------------------------------------------------------------------
-    def check_adjudication(self) -> dict[str, Any]:
-        seed = self.seed
+    def _adjudication_seed(self) -> bytes | None:
+        """The seed to re-run the decisions with: the revealed one, or the one given to the
+        audit (the server's, an export's), preferring whichever hashes to the commitment — a
+        forged reveal is the seed check's finding and must not make every random decision
+        look forged too."""
         revealed = self.revealed()
-        if revealed is not None:
-            seed = revealed[1]
+        candidates = [s for s in (None if revealed is None else revealed[1], self.seed) if s]
+        commitment = self.committed()
+        for seed in candidates:
+            if hashlib.sha256(seed).hexdigest() == commitment:
+                return seed
+        return candidates[0] if candidates else None
+
+    def check_adjudication(self) -> dict[str, Any]:
+        seed = self._adjudication_seed()
         if seed is None or len(seed) != 32:
             return {"ok": None, "reason": "the seed is not available (the game is still live)"}
         groups = _groups(self.events)

@@ -146,27 +146,37 @@ class History:
         last = command.last_version if command and command.last_version else n
         before = await self.replayer.table_at(game_id, first - 1) if first > 1 else None
         decision = events[first - 1 : last]
+        # Anyone may ask for a dispute file: while the game is live it shows only what a
+        # spectator may see (no full state, events and canonical bytes redacted).
+        live = row.status != "finished"
+        table = await self._table_for_redaction(game_id) if live else None
+
+        def shown(e: StoredEvent) -> Any:
+            return e.data if table is None else redacted(table, e, SPECTATOR, None)
+
         return {
             "game": game_id,
             "version": n,
             "command": None if command is None else _command_json(command),
-            "state_before": self._state_before(before, command),
+            "state_before": self._state_before(before, command, live),
             "checks": self._checks(before, command, decision, seed, first),
-            "events": [event_json(e, e.data) for e in decision],
-            "chain": _chain_proof(events, n, row.head),
+            "events": [event_json(e, shown(e)) for e in decision],
+            "chain": _chain_proof(events, n, row.head, shown(event) == event.data),
             "receipt": self.manifest.signer.receipt(game_id, row.version, row.head.hex()),
             "rejected_before": [_command_json(c) for c in _rejected_before(commands, command)],
         }
 
     @staticmethod
-    def _state_before(before: Table | None, command: CommandRecord | None) -> dict[str, Any]:
+    def _state_before(
+        before: Table | None, command: CommandRecord | None, live: bool
+    ) -> dict[str, Any]:
         if before is None:
             return {"version": 0, "as_seat_saw_it": None, "full": None}
-        seat = None if command is None else command.seat
+        seat = None if command is None or live else command.seat
         return {
             "version": before.version,
             "as_seat_saw_it": game_document(before, _key(seat))["view"],
-            "full": game_document(before, "spectator", everything=True)["view"],
+            "full": None if live else game_document(before, "spectator", everything=True)["view"],
         }
 
     @staticmethod
@@ -284,8 +294,11 @@ def _rejected_before(
     return out
 
 
-def _chain_proof(events: list[StoredEvent], n: int, head: bytes) -> dict[str, Any]:
-    """Event ``n``'s canonical bytes and link, and every link from it to the head."""
+def _chain_proof(
+    events: list[StoredEvent], n: int, head: bytes, disclose: bool = True
+) -> dict[str, Any]:
+    """Event ``n``'s canonical bytes and link, and every link from it to the head (its
+    canonical bytes only when ``disclose``: they hold the event's unredacted data)."""
     event = events[n - 1]
     body = canonical(
         event.game_id,
@@ -299,7 +312,7 @@ def _chain_proof(events: list[StoredEvent], n: int, head: bytes) -> dict[str, An
     recomputed = event_hash(bytes(event.prev_hash), event)
     return {
         "construction": "hash_n = SHA-256(hash_{n-1} || canonical(event n)); hash_0 = 0^32",
-        "canonical": body.decode(),
+        "canonical": body.decode() if disclose else None,
         "prev_hash": bytes(event.prev_hash).hex(),
         "hash": bytes(event.hash).hex(),
         "recomputed": recomputed.hex(),
