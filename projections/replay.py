@@ -42,18 +42,18 @@ class Replayer:
         self.store = store
         self.read_range = read_range
         self.every = every
-        #: Events folded by the last ``table_at`` to answer (not counting snapshot building).
-        self.last_folded = 0
 
-    async def table_at(self, game_id: str, n: int) -> Table:
-        """The table after event ``n`` (1 ≤ n ≤ the game's version)."""
+    async def table_at(self, game_id: str, n: int) -> tuple[Table, int]:
+        """The table after event ``n`` (1 ≤ n ≤ the game's version), and how many events were
+        folded onto the snapshot to answer (not counting building a missing snapshot)."""
         base = n - n % self.every
         table = await self._snapshot_table(game_id, base) if base else None
         events = await self.read_range(game_id, base, n - base)
         if len(events) != n - base:
             raise LookupError(f"the game has no event {n}")
-        self.last_folded = len(events)
-        return fold_stream(None if table is None else copy_table(table), events, game_id)
+        return fold_stream(None if table is None else copy_table(table), events, game_id), len(
+            events
+        )
 
     async def _snapshot_table(self, game_id: str, version: int) -> Table:
         raw = await self.store.snapshot(game_id, version)

@@ -145,8 +145,6 @@ class Manifest:
         self._tables: OrderedDict[str, tuple[bytes, Table]] = OrderedDict()
         self._seat_tokens: dict[bytes, tuple[str, int]] = {}
         self._seeds: dict[str, bytes] = {}
-        #: Replay snapshots folded during appends, written with the next projection update.
-        self._snapshots: dict[str, dict[int, bytes]] = {}
 
     # --- caches (validated against the locked row's head before any use in a decision) -----
     def _remember(self, table: Table, head: bytes) -> None:
@@ -276,12 +274,13 @@ class Manifest:
             await self.store.set_seat(row.id, i, name, token_hash(token))
             seats[i] = {"seat": i, "name": name, "token": token}
             pending.append(LobbyJoined(i, name))
+        snapshots: dict[int, bytes] = {}
         async with self.store.lock(row.id) as locked:
-            table = await self._append(locked, pending, seat=None, command_id=None)
+            table = await self._append(locked, pending, snapshots, seat=None, command_id=None)
             if players is not None:
-                table = await self._start(locked, table)
+                table = await self._start(locked, table, snapshots)
             locked_row = locked.row
-        await self._project(table)
+        await self._project(table, snapshots)
         return {
             "id": row.id,
             "game": rules.id,
@@ -307,6 +306,7 @@ class Manifest:
             raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
         name = _name(req.name)
         token = new_token(SEAT_PREFIX)
+        snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             table = await self._table_at(locked)
             if table.status != "open":
@@ -327,26 +327,27 @@ class Manifest:
             except SeatTaken:
                 raise Problem(409, "lobby.seat_taken", f"seat {chosen} is taken") from None
             table = await self._append(
-                locked, [LobbyJoined(chosen, name)], seat=chosen, command_id=None
+                locked, [LobbyJoined(chosen, name)], snapshots, seat=chosen, command_id=None
             )
             if all(n is not None for n in table.names):
-                table = await self._start(locked, table)
-        await self._project(table)
+                table = await self._start(locked, table, snapshots)
+        await self._project(table, snapshots)
         return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
 
     async def start(self, game_id: str, token: str | None) -> dict[str, Any]:
         await self._require_host(game_id, token)
+        snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             table = await self._table_at(locked)
             if table.status != "open":
                 raise Problem(409, "lobby.started", "the game has already started")
             if any(n is None for n in table.names):
                 raise Problem(409, "lobby.not_full", "the game starts once every seat is taken")
-            table = await self._start(locked, table)
-        await self._project(table)
+            table = await self._start(locked, table, snapshots)
+        await self._project(table, snapshots)
         return {"id": game_id, "status": table.status, "version": table.version}
 
-    async def _start(self, locked: Locked, table: Table) -> Table:
+    async def _start(self, locked: Locked, table: Table, snapshots: dict[int, bytes]) -> Table:
         rules = table.rules
         seed = await self._seed(table.game_id)
         created = await locked.read(after=0, limit=1)
@@ -354,26 +355,42 @@ class Manifest:
         position = None if position_raw is None else rules.decode_position(position_raw)
         options = rules.decode_options(table.options)
         events = self._opening(rules, options, position, table.seats, seed, table.version + 1)
-        return await self._append(locked, events, seat=None, command_id=None)
+        return await self._append(locked, events, snapshots, seat=None, command_id=None)
 
     async def _append(
-        self, locked: Locked, events: list[Any], *, seat: int | None, command_id: str | None
+        self,
+        locked: Locked,
+        events: list[Any],
+        snapshots: dict[int, bytes],
+        *,
+        seat: int | None,
+        command_id: str | None,
     ) -> Table:
-        """Append ``events`` (Structs) under the lock; returns the table after them."""
-        table, _ = await self._append_stored(locked, events, seat=seat, command_id=command_id)
+        """Append ``events`` (Structs) under the lock; returns the table after them and adds
+        the replay snapshots passed to ``snapshots`` (to write only once committed)."""
+        table, _ = await self._append_stored(
+            locked, events, snapshots, seat=seat, command_id=command_id
+        )
         return table
 
     async def _append_stored(
-        self, locked: Locked, events: list[Any], *, seat: int | None, command_id: str | None
+        self,
+        locked: Locked,
+        events: list[Any],
+        snapshots: dict[int, bytes],
+        *,
+        seat: int | None,
+        command_id: str | None,
     ) -> tuple[Table, list[StoredEvent]]:
         if locked.row.version == 0:
             pending = [
                 _Pending(1 + i, _tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
             ]
-            table, snapshots = fold_collecting(None, pending, locked.row.id)
+            table, folded = fold_collecting(None, pending, locked.row.id)
         else:
             base = await self._table_at(locked)
-            table, pending, snapshots = await self._fold_new(base, events, locked.row.version)
+            table, pending, folded = await self._fold_new(base, events, locked.row.version)
+        snapshots.update(folded)
         status = table.status if table.status != locked.row.status else None
         result = None
         if table.status == "finished" and table.state is not None:
@@ -390,13 +407,11 @@ class Manifest:
             players=names,
         )
         self._remember(table, appended.head)
-        self._snapshots.setdefault(table.game_id, {}).update(snapshots)
         return table, appended.events
 
-    async def _project(self, table: Table) -> None:
-        """Bring the projection to ``table`` (unless it is already there or beyond), with the
-        replay snapshots folded on the way."""
-        snapshots = self._snapshots.pop(table.game_id, None)
+    async def _project(self, table: Table, snapshots: dict[int, bytes] | None = None) -> None:
+        """After commit: bring the projection to ``table`` (unless it is already there or
+        beyond), with the replay snapshots folded on the way."""
         try:
             await self.projector.publish_table(table, snapshots)
         except Exception:  # the catch-up worker repairs what this could not write
@@ -563,8 +578,7 @@ class Manifest:
             raise _Stale
         stored, response = appended
         self._remember(new, stored[-1].hash)
-        self._snapshots.setdefault(a.game_id, {}).update(snapshots)
-        await self._project(new)
+        await self._project(new, snapshots)
         return dict(response)
 
     async def _fold_new(
@@ -640,6 +654,7 @@ class Manifest:
         text = body.text.strip()
         if not text or len(text) > MAX_MESSAGE:
             raise Problem(422, "message.bad_text", f"a message is 1 to {MAX_MESSAGE} characters")
+        snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             seats = (await self._table_at(locked)).seats
             if isinstance(body.to, str):
@@ -652,7 +667,7 @@ class Manifest:
                 to = sorted(set(body.to))
             command_id = str(uuid.uuid4())
             table = await self._append(
-                locked, [TableMessage(seat, to, text)], seat=seat, command_id=command_id
+                locked, [TableMessage(seat, to, text)], snapshots, seat=seat, command_id=command_id
             )
             head = locked.row.head.hex()
             response = {
@@ -672,7 +687,7 @@ class Manifest:
                 last_version=table.version,
                 response=response,
             )
-        await self._project(table)
+        await self._project(table, snapshots)
         return response
 
 

@@ -75,7 +75,7 @@ class History:
             raise Problem(
                 404, "replay.no_such_event", f"the game has events 1 to {row.version}, not {n}"
             )
-        table = await self.replayer.table_at(game_id, n)
+        table, folded = await self.replayer.table_at(game_id, n)
         doc = game_document(table, _key(seat), everything=viewer == AUDITOR)
         return {
             "version": n,
@@ -83,7 +83,7 @@ class History:
             "to_act": doc["to_act"],
             "view": doc["view"],
             "result": doc["result"],
-            "folded": self.replayer.last_folded,
+            "folded": folded,
         }
 
     async def replay_lines(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
@@ -144,7 +144,7 @@ class History:
         command = next((c for c in commands if c.id == event.command_id), None)
         first = command.first_version if command and command.first_version else n
         last = command.last_version if command and command.last_version else n
-        before = await self.replayer.table_at(game_id, first - 1) if first > 1 else None
+        before = (await self.replayer.table_at(game_id, first - 1))[0] if first > 1 else None
         decision = events[first - 1 : last]
         # Anyone may ask for a dispute file: while the game is live it shows only what a
         # spectator may see (no full state, events and canonical bytes redacted).
