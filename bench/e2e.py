@@ -400,9 +400,13 @@ def bot_client(slot: int, seed: int) -> Client:
             base = f"/v1/games/{game['id']}"
             tokens = [s["token"] for s in game["seats"]]
             seat = 0
+            known: dict[str, Any] | None = None
             while time.perf_counter() < until:
-                legal: dict[str, Any] | None = None
-                for candidate in [seat] + [s for s in range(len(tokens)) if s != seat]:
+                legal: dict[str, Any] | None = known
+                known = None
+                for candidate in (
+                    [] if legal else [seat] + [s for s in range(len(tokens)) if s != seat]
+                ):
                     status, payload = await timed(
                         rec, "legal", conn, "GET", base + "/legal", token=tokens[candidate]
                     )
@@ -426,10 +430,13 @@ def bot_client(slot: int, seed: int) -> Client:
                 )
                 if status == 200:
                     rec.count("moves", time.perf_counter())
-                    # The seat to act next: the one whose turn began, else the same one.
-                    for event in _decode(payload, type=_Accepted).events:
-                        if event.type == "turn_began" and isinstance(event.data, dict):
-                            seat = int(event.data.get("seat", seat))
+                    # The answer says who acts next and, if it is still this seat, what it may do:
+                    # only when the turn passes does the bot need GET /legal.
+                    answer = _decode(payload, type=_Accepted)
+                    if seat in answer.to_act and answer.legal:
+                        known = {"version": answer.version, "commands": answer.legal}
+                    elif answer.to_act:
+                        seat = answer.to_act[0]
                 elif status >= 500:
                     raise HttpError(f"POST commands answered {status}: {payload[:300]!r}")
 
@@ -446,6 +453,8 @@ class _Accepted(msgspec.Struct):
 
     version: int
     events: list[_Event]
+    to_act: list[int] = []
+    legal: list[Any] = []
 
 
 # --- phases ----------------------------------------------------------------------------------

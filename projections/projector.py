@@ -31,12 +31,17 @@ log = structlog.get_logger("manifest.projections")
 _encoder = msgspec.json.Encoder()
 
 
-def table_fields(table: Table) -> dict[str, bytes]:
+def table_fields(table: Table, known: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
+    """Every field of a game's projection; ``known`` fields (already computed by the caller for
+    this same table) are used as they are."""
+    known = known or {}
     fields = {"table": encode_table(table)}
     for key in viewer_keys(table):
-        fields[f"doc:{key}"] = _encoder.encode(game_document(table, key))
+        name = f"doc:{key}"
+        fields[name] = known.get(name) or _encoder.encode(game_document(table, key))
     for seat in range(table.seats):
-        fields[f"legal:{seat}"] = _encoder.encode(legal_document(table, seat))
+        name = f"legal:{seat}"
+        fields[name] = known.get(name) or _encoder.encode(legal_document(table, seat))
     return fields
 
 
@@ -50,13 +55,16 @@ class Projector:
         return None if raw is None else decode_table(raw)
 
     async def publish_table(
-        self, table: Table, snapshots: Mapping[int, bytes] | None = None
+        self,
+        table: Table,
+        snapshots: Mapping[int, bytes] | None = None,
+        known: Mapping[str, bytes] | None = None,
     ) -> bool:
         """Store ``table`` unless the projection already reflects its version or a later one,
         and keep the replay ``snapshots`` folded on the way."""
         if snapshots:
             await self.store.put_snapshots(table.game_id, snapshots)
-        return await self.store.write(table.game_id, table.version, table_fields(table))
+        return await self.store.write(table.game_id, table.version, table_fields(table, known))
 
     async def catch_up(self, game_id: str) -> Table | None:
         """Make the projection reflect every stored event; returns it (None: no such game)."""

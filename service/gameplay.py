@@ -34,7 +34,7 @@ from projections.platform_events import (
 )
 from projections.projector import Projector
 from projections.replay import fold_collecting
-from projections.table import Table, copy_table, fold_stream
+from projections.table import Table, copy_table, fold_stream, legal_document
 
 from .optimistic import append_command
 from .problems import Problem
@@ -409,11 +409,16 @@ class Manifest:
         self._remember(table, appended.head)
         return table, appended.events
 
-    async def _project(self, table: Table, snapshots: dict[int, bytes] | None = None) -> None:
+    async def _project(
+        self,
+        table: Table,
+        snapshots: dict[int, bytes] | None = None,
+        known: dict[str, bytes] | None = None,
+    ) -> None:
         """After commit: bring the projection to ``table`` (unless it is already there or
         beyond), with the replay snapshots folded on the way."""
         try:
-            await self.projector.publish_table(table, snapshots)
+            await self.projector.publish_table(table, snapshots, known)
         except Exception:  # the catch-up worker repairs what this could not write
             log.exception("projection update failed", game=table.game_id)
 
@@ -554,6 +559,7 @@ class Manifest:
             return await self._refuse(a, problem, "rejected")
         new, pending, snapshots = await self._fold_new(table, events, version)
         outcome = new.rules.outcome(new.state) if new.status == "finished" else None
+        legal = legal_document(new, a.seat)
         try:
             appended = await append_command(
                 self.store.pool,
@@ -570,7 +576,7 @@ class Manifest:
                 command_type=str(a.body.command.get("type", ""))[:64],
                 body=msgspec.to_builtins(a.body),
                 received_at=a.received_at,
-                respond=lambda stored: self._accepted(new, a.seat, stored),
+                respond=lambda stored: self._accepted(new, a.seat, stored, legal),
             )
         except DuplicateCommand:
             return await self._replay_key(a)
@@ -578,7 +584,7 @@ class Manifest:
             raise _Stale
         stored, response = appended
         self._remember(new, stored[-1].hash)
-        await self._project(new, snapshots)
+        await self._project(new, snapshots, {f"legal:{a.seat}": msgspec.json.encode(legal)})
         return dict(response)
 
     async def _fold_new(
@@ -638,14 +644,22 @@ class Manifest:
             return Problem(409, "game.finished", "the game is over")
         return None
 
-    def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
+    def _accepted(
+        self, table: Table, seat: int, stored: list[StoredEvent], legal: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The answer to an accepted command: its events as the seat may see them, the new
+        head and its receipt, and — so a client need not ask — who is to act now and the
+        seat's own legal commands (empty unless it is still to act)."""
         viewer = AUDITOR if table.status == "finished" else seat_viewer(seat)
         head = stored[-1].hash.hex()
+        state = table.state
         return {
             "version": table.version,
             "events": [event_json(e, redacted(table, e, viewer, seat)) for e in stored],
             "head": head,
             "receipt": self.signer.receipt(table.game_id, table.version, head),
+            "to_act": table.rules.to_act(state) if state is not None else [],
+            "legal": legal["commands"],
         }
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
