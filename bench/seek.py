@@ -1,0 +1,90 @@
+"""Replay seek latency: the view after event n of a long game, answered from the nearest
+snapshot (every 100 events) plus at most 99 folded events.
+
+    .venv/bin/python -m bench.seek [--events 5000] [--seeks 400]
+
+Builds one CARGO game of at least ``--events`` events through the real command path (bots that
+mostly end their turn, 3 events a command) on its own PostgreSQL and Redis, then times
+``History.replay`` for random n — in process, so the figure is the seek itself, not HTTP.
+Prints p50/p99 latency and the events folded per seek; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import time
+from typing import Any
+
+import msgspec
+
+from service.app import build_manifest
+from service.gameplay import CommandBody, CreateGame
+from service.history import History
+from service.settings import Settings
+from tests.support.servers import fresh_database, postgres_dsn, redis_url
+
+
+async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
+    settings = Settings(pg_dsn=dsn, redis_url=redis, redis_prefix="bench-seek")
+    manifest, pool, projections = await build_manifest(settings)
+    try:
+        created = await manifest.create(
+            CreateGame(
+                game="jolly-cargo",
+                seats=2,
+                options={"crate_placement": "random"},
+                players=["a", "b"],
+            )
+        )
+        game_id = created["id"]
+        tokens = [s["token"] for s in created["seats"]]
+        rng = random.Random(1)
+        version = created["version"]
+        started = time.perf_counter()
+        while version < events:
+            doc = msgspec.json.decode(await manifest.game_document(game_id, None))
+            seat = doc["to_act"][0]
+            legal = msgspec.json.decode(await manifest.legal_document(game_id, tokens[seat]))
+            ends = [c for c in legal["commands"] if c["type"] == "end_turn"]
+            command = ends[0] if ends else rng.choice(legal["commands"])
+            answer = await manifest.command(
+                game_id, tokens[seat], CommandBody(command=command), None
+            )
+            version = answer["version"]
+        built = time.perf_counter() - started
+        history = History.of(manifest)
+        latencies: list[float] = []
+        folded: list[int] = []
+        for _ in range(seeks):
+            n = rng.randint(1, version)
+            t0 = time.perf_counter()
+            reply: dict[str, Any] = await history.replay(game_id, None, n)
+            latencies.append((time.perf_counter() - t0) * 1000)
+            folded.append(reply["folded"])
+        latencies.sort()
+        print(f"game: {version} events, built in {built:.1f} s through the command path")
+        print(
+            f"seek: {seeks} random n  p50 {statistics.median(latencies):.2f} ms  "
+            f"p99 {latencies[int(len(latencies) * 0.99) - 1]:.2f} ms  "
+            f"max {latencies[-1]:.2f} ms"
+        )
+        print(f"folded per seek: max {max(folded)}  mean {statistics.mean(folded):.1f}  (K = 100)")
+    finally:
+        await projections.close()
+        await pool.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=5000)
+    parser.add_argument("--seeks", type=int, default=400)
+    args = parser.parse_args()
+    with postgres_dsn() as base, redis_url() as redis, fresh_database(base) as dsn:
+        asyncio.run(_run(dsn, redis, args.events, args.seeks))
+
+
+if __name__ == "__main__":
+    main()
