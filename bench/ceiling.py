@@ -67,6 +67,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
+    from service.cli import tcp_nodelay_for_workers
+
+    tcp_nodelay_for_workers()  # the same uvicorn set-up as ``manifest serve``
     uvicorn.run(
         "bench.ceiling:create_app",
         factory=True,

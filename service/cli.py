@@ -80,7 +80,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _tcp_nodelay_for_workers() -> None:
+def tcp_nodelay_for_workers() -> None:
     """With several workers, uvicorn binds the listening socket itself with protocol 0, and
     asyncio then never sets TCP_NODELAY on accepted connections: every keep-alive response
     waits for a delayed ACK (~40 ms; uvicorn issue #3149). Re-wrap the socket as TCP."""
@@ -116,7 +116,7 @@ def serve(args: argparse.Namespace) -> None:
     # uvicorn shuts down on SIGTERM, restores the handler it found and raises the signal
     # again: make that handler an orderly exit, so the embedded PostgreSQL is stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    _tcp_nodelay_for_workers()
+    tcp_nodelay_for_workers()
     uvicorn.run(
         "service.app:create_app",
         factory=True,

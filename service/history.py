@@ -15,7 +15,7 @@ from projections.replay import SNAPSHOT_EVERY, Replayer
 from projections.table import Table, fold_stream, game_document
 
 from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, audit
-from .chain import canonical, event_hash, format_at
+from .chain import canonical, format_at, link
 from .gameplay import Manifest, event_json, redacted
 from .problems import Problem
 from .records import CommandRecord, GameRow, StoredEvent
@@ -309,7 +309,7 @@ def _chain_proof(
         event.recorded_at,
         event.data,
     )
-    recomputed = event_hash(bytes(event.prev_hash), event)
+    recomputed = link(bytes(event.prev_hash), body)
     return {
         "construction": "hash_n = SHA-256(hash_{n-1} || canonical(event n)); hash_0 = 0^32",
         "canonical": body.decode() if disclose else None,
