@@ -5,14 +5,23 @@ from __future__ import annotations
 import pytest
 
 from domain.jolly_cargo.commands import EndTurn, Move, Step
-from domain.kernel import CommandError, RuleError, Table, UnknownGame, play_random_game
+from domain.kernel import (
+    AUDITOR,
+    SPECTATOR,
+    CommandError,
+    RuleError,
+    Table,
+    UnknownGame,
+    play_random_game,
+    seat,
+)
 from domain.registry import all_games, get_game
 
 
 def test_registry_knows_games_by_id() -> None:
     game = get_game("jolly-cargo")
     assert game.id == "jolly-cargo"
-    assert [g.id for g in all_games()] == ["jolly-cargo"]
+    assert [g.id for g in all_games()] == ["jolly-cargo", "cargo-empire"]
     with pytest.raises(UnknownGame):
         get_game("chess")
 
@@ -87,3 +96,22 @@ def test_a_state_round_trips_through_json() -> None:
     for record in table.records[::50]:
         state = game.fold(r.event for r in table.records[: record.number])
         assert game.decode_state(game.encode_state(state)) == state
+
+
+@pytest.mark.parametrize("game_id", [g.id for g in all_games()])
+def test_every_question_is_answered_after_every_event(game_id: str) -> None:
+    """Replays look at the state after *each* event, including states inside one decision
+    (between two events it appended together): to_act, outcome, every view and legal must
+    answer there too, for every registered game."""
+    game = get_game(game_id)
+    seats = max(game.min_seats, 2) if game.max_seats > 1 else 1
+    table, _ = play_random_game(game, bytes([11]) * 32, seats)
+    state = None
+    for record in table.records:
+        state = game.evolve(state, record.event)
+        for seat_no in game.to_act(state):
+            game.legal(state, seat_no)
+        game.outcome(state)
+        for viewer in (SPECTATOR, AUDITOR, *(seat(i) for i in range(seats))):
+            game.view(state, viewer)
+            game.event_view(record.event, viewer)

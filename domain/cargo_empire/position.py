@@ -1,0 +1,223 @@
+"""The position form: a mid-game Cargo Empire table as JSON, like FEN in chess.
+
+Example (two players, seat 1 to act on the third turn of round 2)::
+
+    {"players": [
+        {"hand": {"truck": 2, "ship": 1}, "private": ["Wien", "Paris"], "supply": 9},
+        {"hand": {"train": 2}, "private": ["Madrid", "Napoli"], "supply": 10,
+         "markers": {"truck": 3, "train": 1, "ship": 2}, "delivered": ["grey"]}],
+     "cities": {"Lisboa": {"posts": [0]},
+                "Paris": {"level": 2, "cubes": 1, "demand": {"brown": 1}, "posts": [0, 1]}},
+     "public": ["Berlin", "Milano"],
+     "market": ["truck", "ship", "train", "truck"],
+     "round": 2, "turn": 5}
+
+Rules of the form:
+
+* ``players`` lists the seats in order (1 to 5). Each has a ``hand`` (card counts), ``private``
+  city cards, ``supply`` (posts still on the board; default: the game's total less the posts the
+  position shows for that seat), ``markers`` (development track spaces, default 0),
+  ``delivered`` (cargo colours delivered so far) and ``deliveries``.
+* ``cities`` maps a city name to its ``level`` (1, 2 or 3; default 1), ``cubes`` on the tile
+  (default: a full tile of that level; 0 at LV3), ``demand`` (demand colour → seat whose post
+  fills it; colours not named are free) and ``posts`` (seats on the post spaces). A city not
+  named is a fresh LV1 city without posts.
+* ``public``: the public city cards. ``deck`` and ``discard``: card counts (default: the deck is
+  the full Transport deck less the hands, the market and the discard pile). ``market``: the face-up
+  cards.
+* ``round`` (1–3) and ``turn`` (turns completed in the round by all seats together) say whose
+  turn it is: seat ``(round - 1 + turn) % players``. ``options`` are the game's options.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.kernel import CommandError
+
+from .board import CITIES, COLOURS, COMPONENTS, NAMES, Colour, Vehicle, posts_per_player
+from .board import turns_per_round as turns_for
+from .options import Options
+from .state import Cards, CityState, Player, State
+
+
+class CardsPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    truck: int = 0
+    train: int = 0
+    ship: int = 0
+
+
+class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    hand: CardsPosition = CardsPosition()
+    private: list[str] = []
+    supply: int | None = None
+    markers: dict[str, int] = {}
+    delivered: list[Colour] = []
+    deliveries: int = 0
+
+
+class CityPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    level: int = 1
+    cubes: int | None = None
+    demand: dict[str, int | None] = {}
+    posts: list[int] = []
+
+
+class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    players: list[PlayerPosition]
+    cities: dict[str, CityPosition] = {}
+    public: list[str] = []
+    deck: CardsPosition | None = None
+    discard: CardsPosition = CardsPosition()
+    market: list[Vehicle] = []
+    round: int = 1
+    turn: int = 0
+    options: Options = Options()
+
+
+def _bad(why: str) -> CommandError:
+    return CommandError("position.invalid", why)
+
+
+def _cards(c: CardsPosition) -> Cards:
+    if min(c.truck, c.train, c.ship) < 0:
+        raise _bad("card counts are never negative")
+    return Cards(c.truck, c.train, c.ship)
+
+
+def fresh_city(name: str) -> CityState:
+    tile = CITIES[name].lv1
+    return CityState(1, tile.cubes, {colour: None for colour in tile.demand}, [])
+
+
+def state_from_position(p: Position) -> State:
+    """The state a position describes; raises ``position.invalid`` naming what is wrong."""
+    seats = len(p.players)
+    if not 1 <= seats <= 5:
+        raise _bad("a position has 1 to 5 players")
+    total_posts = posts_per_player(seats)
+    turns = turns_for(seats)
+    cities: dict[str, CityState] = {}
+    for name in NAMES:
+        cp = p.cities.get(name)
+        cities[name] = fresh_city(name) if cp is None else _city(name, cp, seats)
+    for name in p.cities:
+        if name not in CITIES:
+            raise _bad(f"{name!r} is not a city of the map")
+    on_board = [0] * seats
+    for c in cities.values():
+        for s in [*c.posts, *(s for s in c.demand.values() if s is not None)]:
+            on_board[s] += 1
+    players: list[Player] = []
+    for seat, pp in enumerate(p.players):
+        for city in pp.private:
+            if city not in CITIES:
+                raise _bad(f"private city {city!r} is not a city of the map")
+        markers = {v: pp.markers.get(v, 0) for v in ("truck", "train", "ship")}
+        for v, at in pp.markers.items():
+            if v not in markers or not 0 <= at < len(COMPONENTS.development.of(v).vp):
+                raise _bad(f"marker {v!r} at {at} is not on the development track")
+        supply = total_posts - on_board[seat] if pp.supply is None else pp.supply
+        if supply < 0:
+            raise _bad(f"seat {seat} has more posts on the map than the game has")
+        players.append(
+            Player(
+                _cards(pp.hand),
+                list(pp.private),
+                supply,
+                markers,
+                sorted(set(pp.delivered)),
+                pp.deliveries,
+            )
+        )
+    for city in p.public:
+        if city not in CITIES:
+            raise _bad(f"public city {city!r} is not a city of the map")
+    if len(p.market) > COMPONENTS.market_size:
+        raise _bad(f"the market has at most {COMPONENTS.market_size} cards")
+    if not 1 <= p.round <= COMPONENTS.rounds or not 0 <= p.turn < turns * seats:
+        raise _bad(f"round is 1 to {COMPONENTS.rounds}, turn 0 to {turns * seats - 1}")
+    discard = _cards(p.discard)
+    if p.deck is None:
+        full = COMPONENTS.deck
+        deck = Cards(full.truck, full.train, full.ship)
+        for kind in ("truck", "train", "ship"):
+            used = sum(pl.hand.get(kind) for pl in players) + p.market.count(kind)
+            deck.add(kind, -min(deck.get(kind), used + discard.get(kind)))
+    else:
+        deck = _cards(p.deck)
+    return State(
+        seats=seats,
+        options=p.options,
+        phase="play",
+        cities=cities,
+        players=players,
+        public=list(p.public),
+        deck=deck,
+        discard=discard,
+        market=list(p.market),
+        posts_per_player=total_posts,
+        turns_per_round=turns,
+        round=p.round,
+        turn=p.turn,
+        cubes_delivered={c: 0 for c in COLOURS},
+        cubes_removed={c: 0 for c in COLOURS},
+    )
+
+
+def _city(name: str, cp: CityPosition, seats: int) -> CityState:
+    info = CITIES[name]
+    if cp.level not in (1, 2, 3):
+        raise _bad(f"{name}: level is 1, 2 or 3")
+    tile = info.lv1 if cp.level == 1 else info.lv2
+    if cp.level == 3:
+        if cp.cubes or cp.demand:
+            raise _bad(f"{name}: an LV3 city has no tile, so no cubes and no demand")
+        demand: dict[str, int | None] = {}
+        cubes = 0
+    else:
+        cubes = tile.cubes if cp.cubes is None else cp.cubes
+        if not 0 <= cubes <= tile.cubes:
+            raise _bad(f"{name}: the LV{cp.level} tile holds 0 to {tile.cubes} cubes")
+        for colour in cp.demand:
+            if colour not in tile.demand:
+                raise _bad(f"{name}: the LV{cp.level} tile has no {colour} demand space")
+        demand = {colour: cp.demand.get(colour) for colour in tile.demand}
+        if all(s is not None for s in demand.values()):
+            raise _bad(f"{name}: a tile with every demand space filled would have upgraded")
+    for s in [*cp.posts, *(s for s in demand.values() if s is not None)]:
+        if not 0 <= s < seats:
+            raise _bad(f"{name}: seat {s} is not in this game")
+    if len(cp.posts) > info.post_spaces:
+        raise _bad(f"{name} has {info.post_spaces} post spaces")
+    return CityState(cp.level, cubes, demand, list(cp.posts))
+
+
+def position_of(s: State) -> Position:
+    """Export a game in play; raises ``position.unavailable`` during set-up or after the end."""
+    if s.phase != "play":
+        raise CommandError("position.unavailable", "a position exists while play is on")
+    return Position(
+        players=[
+            PlayerPosition(
+                CardsPosition(p.hand.truck, p.hand.train, p.hand.ship),
+                list(p.private),
+                p.supply,
+                dict(p.markers),
+                list(p.delivered),
+                p.deliveries,
+            )
+            for p in s.players
+        ],
+        cities={
+            n: CityPosition(c.level, c.cubes, dict(c.demand), list(c.posts))
+            for n, c in s.cities.items()
+        },
+        public=list(s.public),
+        deck=CardsPosition(s.deck.truck, s.deck.train, s.deck.ship),
+        discard=CardsPosition(s.discard.truck, s.discard.train, s.discard.ship),
+        market=list(s.market),
+        round=s.round,
+        turn=s.turn,
+        options=s.options,
+    )

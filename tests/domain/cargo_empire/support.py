@@ -1,0 +1,45 @@
+"""Helpers for Cargo Empire tests: a table from a position in one call, terse deliveries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.cargo_empire import CARGO_EMPIRE
+from domain.cargo_empire.commands import Deliver, Leg, Moves
+from domain.kernel import RuleError, Table
+
+SEED = bytes(range(32))
+AnyTable = Table[Any, Any, Any, Any, Any]
+
+#: Enough cards for any route.
+RICH = {"truck": 8, "train": 4, "ship": 3}
+
+
+def at(position: dict[str, Any], seed: bytes = SEED) -> AnyTable:
+    """A table that starts from ``position`` (the documented JSON form)."""
+    pos: dict[str, Any] = {"players": [{"hand": RICH}, {"hand": RICH}], **position}
+    return Table.from_position(CARGO_EMPIRE, seed, CARGO_EMPIRE.decode_position(pos))
+
+
+def deliver(origin: str, destination: str, cargo: str, *legs: str, **bonus: int) -> Deliver:
+    """``deliver("Lisboa", "Paris", "brown", "truck:Madrid", "truck:Paris", truck=1)``."""
+    route = [Leg(*leg.split(":")) for leg in legs]  # type: ignore[arg-type]
+    return Deliver(origin, destination, cargo, route, Moves(**bonus))  # type: ignore[arg-type]
+
+
+def rejects(table: AnyTable, seat: int, command: Any, code: str) -> RuleError:
+    """Assert the command is refused with ``code`` and that nothing changed."""
+    before = (table.version, msgspec.json.encode(table.state))
+    with pytest.raises(RuleError) as caught:
+        table.submit(seat, command)
+    assert caught.value.code == code, caught.value.message
+    assert caught.value.message
+    assert (table.version, msgspec.json.encode(table.state)) == before
+    return caught.value
+
+
+def types(events: list[Any]) -> list[str]:
+    return [msgspec.to_builtins(e)["type"] for e in events]

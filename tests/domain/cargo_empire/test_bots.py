@@ -1,0 +1,30 @@
+"""1,000 games of Cargo Empire for each player count, played to the end by random bots."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from domain.cargo_empire import CARGO_EMPIRE
+from domain.cargo_empire.board import COMPONENTS, posts_per_player
+from domain.cargo_empire.options import Options
+from domain.kernel import play_random_game
+
+
+@pytest.mark.parametrize("seats", [1, 2, 3, 4, 5])
+def test_bot_games_run_to_a_result(seats: int) -> None:
+    for n in range(1000):
+        seed = hashlib.sha256(f"cargo-empire/bots/{seats}/{n}".encode()).digest()
+        options = Options(starting_posts="random" if n % 2 else "choose")
+        table, outcome = play_random_game(CARGO_EMPIRE, seed, seats, options)
+        state = table.state
+        assert state.phase == "finished" and CARGO_EMPIRE.to_act(state) == []
+        assert outcome.scores == [s.total for s in state.scores]
+        if seats == 1:
+            assert outcome.winners == ([0] if outcome.scores[0] >= COMPONENTS.solo_target else [])
+        else:
+            best = max(outcome.scores)
+            assert outcome.winners and all(outcome.scores[w] == best for w in outcome.winners)
+        on_map = sum(len(state.posts_in(c)) for c in state.cities)
+        assert on_map + sum(p.supply for p in state.players) == seats * posts_per_player(seats)
