@@ -21,6 +21,7 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from domain.registry import all_games
 from service.chain import verify_chain
 from service.receipts import receipt_message
 
@@ -943,9 +944,11 @@ def test_operations_catalogue_and_receipts(server: ServerProcess) -> None:
         assert "/v1/games" in paths and "/v1/games/{game_id}/commands" in paths
 
         rules = client.get("/v1/rules").json()
-        assert [r["game"] for r in rules] == [GAME]
-        (cargo,) = rules
+        assert [r["game"] for r in rules] == [g.id for g in all_games()]
+        cargo = next(r for r in rules if r["game"] == GAME)
         assert (cargo["min_seats"], cargo["max_seats"]) == (2, 4)
+        for entry in rules:
+            assert entry["title"] and entry["options"] and entry["position"], entry["game"]
         for schema in ("options", "position"):
             assert isinstance(cargo[schema], dict) and cargo[schema], schema
         assert "crate_placement" in json.dumps(cargo["options"])
