@@ -33,7 +33,7 @@ from projections.platform_events import (
     message_visible_to,
 )
 from projections.projector import Projector
-from projections.replay import fold_collecting
+from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from projections.table import Table, copy_table, fold_stream, legal_document
 
 from .optimistic import append_command
@@ -136,15 +136,30 @@ def redacted(table: Table, event: StoredEvent, viewer: Viewer, seat: int | None)
     return rules.event_view(rules.decode_event(event.data), viewer)
 
 
+def _hints(table: Table, seat: int, legal: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the answer adds so a client need not ask: who is to act now, and the seat's own
+    legal commands (empty unless it is still to act)."""
+    legal = legal_document(table, seat) if legal is None else legal
+    state = table.state
+    return {
+        "to_act": table.rules.to_act(state) if state is not None else [],
+        "legal": legal["commands"],
+    }
+
+
 class Manifest:
     def __init__(self, store: EventStore, projector: Projector, signer: Signer) -> None:
         self.store = store
         self.projector = projector
         self.signer = signer
+        self.replayer = Replayer(projector.store, self._read_range, SNAPSHOT_EVERY)
         #: game id -> (head hash, table at that head)
         self._tables: OrderedDict[str, tuple[bytes, Table]] = OrderedDict()
         self._seat_tokens: dict[bytes, tuple[str, int]] = {}
         self._seeds: dict[str, bytes] = {}
+
+    async def _read_range(self, game_id: str, after: int, limit: int | None) -> list[StoredEvent]:
+        return await self.store.read(game_id, after=after, limit=limit)
 
     # --- caches (validated against the locked row's head before any use in a decision) -----
     def _remember(self, table: Table, head: bytes) -> None:
@@ -489,7 +504,7 @@ class Manifest:
         if key is not None:
             prior = await self.store.find_command(game_id, key)
             if prior is not None:
-                return _replay(prior, seat, body)
+                return await self._answer_again(prior, seat, body)
         attempt = _Attempt(
             game_id=game_id,
             seat=seat,
@@ -576,7 +591,7 @@ class Manifest:
                 command_type=str(a.body.command.get("type", ""))[:64],
                 body=msgspec.to_builtins(a.body),
                 received_at=a.received_at,
-                respond=lambda stored: self._accepted(new, a.seat, stored, legal),
+                respond=lambda stored: self._accepted(new, a.seat, stored),
             )
         except DuplicateCommand:
             return await self._replay_key(a)
@@ -585,7 +600,7 @@ class Manifest:
         stored, response = appended
         self._remember(new, stored[-1].hash)
         await self._project(new, snapshots, {f"legal:{a.seat}": msgspec.json.encode(legal)})
-        return dict(response)
+        return {**response, **_hints(new, a.seat, legal)}
 
     async def _fold_new(
         self, table: Table, events: list[Any], version: int
@@ -628,12 +643,22 @@ class Manifest:
             return await self._replay_key(a)
         raise problem
 
+    async def _answer_again(
+        self, prior: CommandRecord, seat: int, body: CommandBody
+    ) -> dict[str, Any]:
+        """The first answer, whole: the recorded part, plus the hints (``to_act`` and the
+        seat's ``legal``) recomputed at the answer's version — a pure function of the stream,
+        so they are not stored with every command."""
+        answer = _replay(prior, seat, body)
+        table, _ = await self.replayer.table_at(prior.game_id, int(answer["version"]))
+        return {**answer, **_hints(table, seat)}
+
     async def _replay_key(self, a: _Attempt) -> dict[str, Any]:
         assert a.key is not None
         prior = await self.store.find_command(a.game_id, a.key)
         if prior is None:  # the other insert rolled back: nothing to repeat
             raise _Stale
-        return _replay(prior, a.seat, a.body)
+        return await self._answer_again(prior, a.seat, a.body)
 
     def _not_playing(self, table: Table) -> Problem | None:
         if table.status == "open":
@@ -644,22 +669,16 @@ class Manifest:
             return Problem(409, "game.finished", "the game is over")
         return None
 
-    def _accepted(
-        self, table: Table, seat: int, stored: list[StoredEvent], legal: dict[str, Any]
-    ) -> dict[str, Any]:
-        """The answer to an accepted command: its events as the seat may see them, the new
-        head and its receipt, and — so a client need not ask — who is to act now and the
-        seat's own legal commands (empty unless it is still to act)."""
+    def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
+        """The recorded answer to an accepted command: its events as the seat may see them,
+        the new head and its receipt."""
         viewer = AUDITOR if table.status == "finished" else seat_viewer(seat)
         head = stored[-1].hash.hex()
-        state = table.state
         return {
             "version": table.version,
             "events": [event_json(e, redacted(table, e, viewer, seat)) for e in stored],
             "head": head,
             "receipt": self.signer.receipt(table.game_id, table.version, head),
-            "to_act": table.rules.to_act(state) if state is not None else [],
-            "legal": legal["commands"],
         }
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
@@ -724,7 +743,8 @@ def _problem_from(thunk: Any) -> Any:
 
 
 def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> dict[str, Any]:
-    """The first answer to a command sent again with the same Idempotency-Key."""
+    """The recorded first answer to a command sent again with the same Idempotency-Key (for an
+    accepted command, without the ``to_act``/``legal`` hints: see ``Manifest._answer_again``)."""
     if prior.seat != seat or prior.body != msgspec.to_builtins(body):
         raise Problem(
             422,

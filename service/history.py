@@ -11,7 +11,7 @@ import msgspec
 from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Viewer
 from domain.kernel import seat as seat_viewer
 from projections.platform_events import is_platform
-from projections.replay import SNAPSHOT_EVERY, Replayer
+from projections.replay import Replayer
 from projections.table import Table, fold_stream, game_document
 
 from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, audit
@@ -31,12 +31,7 @@ class History:
 
     @classmethod
     def of(cls, manifest: Manifest) -> History:
-        store = manifest.store
-
-        async def read_range(game_id: str, after: int, limit: int | None) -> list[StoredEvent]:
-            return await store.read(game_id, after=after, limit=limit)
-
-        return cls(manifest, Replayer(manifest.projector.store, read_range, SNAPSHOT_EVERY))
+        return cls(manifest, manifest.replayer)
 
     async def _caller(self, game_id: str, token: str | None) -> tuple[GameRow, int | None, Viewer]:
         seat = await self.manifest.seat_for(game_id, token)

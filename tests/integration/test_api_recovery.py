@@ -383,11 +383,11 @@ def test_rolled_back_append_never_poisons_the_table_cache(fresh_database: str) -
 class _FailOnce(Manifest):
     fail = False
 
-    def _accepted(self, table: Any, seat: int, stored: list[Any], legal: Any) -> dict[str, Any]:
+    def _accepted(self, table: Any, seat: int, stored: list[Any]) -> dict[str, Any]:
         if self.fail:
             self.fail = False
             raise RuntimeError("lost after the append, before the commit")
-        return super()._accepted(table, seat, stored, legal)
+        return super()._accepted(table, seat, stored)
 
 
 async def _rolled_back(dsn: str) -> None:
