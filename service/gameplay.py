@@ -1,19 +1,20 @@
 """The application: lobby and play on the event store, with projections brought up to date
 after every append. HTTP-free: ``service.app`` maps requests onto these methods.
 
-A command's life: authenticate the seat token; decode the command (malformed: 400, recorded);
-take the game's row lock; answer a repeated ``Idempotency-Key`` with the first answer; check
-``expected_version`` (stale: 409, recorded); run the game's ``decide`` on the state at the
-locked version with the generator ``Rng(seed, version + 1)`` (illegal: 422, recorded); append
-the events and record the command in the same transaction; then, after commit, update the
-projections and answer with the events as the seat may see them, the new head and a signed
-receipt.
+A command's life: authenticate the seat token; answer a repeated ``Idempotency-Key`` with the
+first answer; take the latest (version, head, table) this process knows (or read it); decode the
+command (malformed: 422, recorded); check ``expected_version`` (stale: 409, recorded); run the
+game's ``decide`` with ``Rng(seed, version + 1)`` (illegal: 422, recorded — refusals are only
+recorded after confirming the state was the stored one); append the events and record the
+command with one compare-and-set statement (``service.optimistic``), deciding again on the
+fresh state if another writer moved the game first; then update the projections and answer with
+the events as the seat may see them, the new head, a signed receipt, and the hints ``to_act``
+and ``legal``. Lobby actions and table talk take the game's row lock instead.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,6 +37,7 @@ from projections.projector import Projector
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from projections.table import Table, copy_table, fold_stream, legal_document
 
+from .lru import LRU
 from .optimistic import append_command
 from .problems import Problem
 from .receipts import Signer
@@ -154,9 +156,9 @@ class Manifest:
         self.signer = signer
         self.replayer = Replayer(projector.store, self._read_range, SNAPSHOT_EVERY)
         #: game id -> (head hash, table at that head)
-        self._tables: OrderedDict[str, tuple[bytes, Table]] = OrderedDict()
-        self._seat_tokens: dict[bytes, tuple[str, int]] = {}
-        self._seeds: dict[str, bytes] = {}
+        self._tables: LRU[str, tuple[bytes, Table]] = LRU(_CACHE_GAMES)
+        self._seat_tokens: LRU[bytes, tuple[str, int]] = LRU(8 * _CACHE_GAMES)
+        self._seeds: LRU[str, bytes] = LRU(_CACHE_GAMES)
 
     async def _read_range(self, game_id: str, after: int, limit: int | None) -> list[StoredEvent]:
         return await self.store.read(game_id, after=after, limit=limit)
@@ -166,10 +168,7 @@ class Manifest:
         """Cache ``table`` as the game at ``head``. Keyed by the head hash, not the version
         alone: a table remembered inside a transaction that then rolled back must never pass
         for the different events another instance committed at the same version."""
-        self._tables[table.game_id] = (head, table)
-        self._tables.move_to_end(table.game_id)
-        while len(self._tables) > _CACHE_GAMES:
-            self._tables.popitem(last=False)
+        self._tables.put(table.game_id, (head, table))
 
     async def _table_at(self, locked: Locked) -> Table:
         """The table at the locked version: from this process's cache, the projection, or
@@ -190,7 +189,7 @@ class Manifest:
         seed = self._seeds.get(game_id)
         if seed is None:
             seed = await self.store.seed(game_id)
-            self._seeds[game_id] = seed
+            self._seeds.put(game_id, seed)
         return seed
 
     # --- authentication ----------------------------------------------------------------------
@@ -204,7 +203,7 @@ class Manifest:
             found = await self.store.seat_for_token(digest)
             if found is None:
                 raise Problem(401, "auth.invalid_token", "the token is not a seat token")
-            self._seat_tokens[digest] = found
+            self._seat_tokens.put(digest, found)
         if found[0] != game_id:
             raise Problem(403, "auth.wrong_game", "the token is for a seat of another game")
         return found[1]
@@ -272,7 +271,7 @@ class Manifest:
             host_token_hash=token_hash(host_token),
             players=[None] * req.seats,
         )
-        self._seeds[row.id] = seed
+        self._seeds.put(row.id, seed)
         created = LobbyCreated(
             rules.id,
             req.seats,
@@ -518,7 +517,7 @@ class Manifest:
             try:
                 return await self._decide_and_append(attempt, head, table)
             except _Stale:
-                self._tables.pop(game_id, None)
+                self._tables.pop(game_id)
         raise Problem(
             503, "version.contention", "the game kept changing while this command was decided"
         )
