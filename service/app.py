@@ -26,7 +26,7 @@ from projections.store import MemoryStore, ProjectionStore
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody
 from .history import History
 from .migrate import migrate
-from .observability import COMMANDS, RequestLogMiddleware, configure_logging, metrics_body
+from .observability import RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
 from .receipts import load_signer
 from .settings import Settings
@@ -126,14 +126,7 @@ async def post_command(
             400, "request.bad_idempotency_key", "an Idempotency-Key is 1 to 255 characters"
         )
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
-    manifest = _manifest(request)
-    try:
-        response = await manifest.command(game_id, _token(request), data, key)
-    except Problem as problem:
-        COMMANDS.labels(game="?", outcome=problem.code).inc()
-        raise
-    COMMANDS.labels(game="?", outcome="accepted").inc()
-    return response
+    return await _manifest(request).command(game_id, _token(request), data, key)
 
 
 @post("/v1/games/{game_id:str}/messages", status_code=200, summary="Table talk (seat token)")

@@ -38,6 +38,7 @@ from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from projections.table import Table, copy_table, fold_stream, legal_document
 
 from .lru import LRU
+from .observability import COMMANDS
 from .optimistic import append_command
 from .problems import Problem
 from .receipts import Signer
@@ -206,6 +207,7 @@ class Manifest:
             self._seat_tokens.put(digest, found)
         if found[0] != game_id:
             raise Problem(403, "auth.wrong_game", "the token is for a seat of another game")
+        structlog.contextvars.bind_contextvars(seat=found[1])  # for the request's log line
         return found[1]
 
     async def require_seat(self, game_id: str, token: str | None) -> int:
@@ -512,15 +514,24 @@ class Manifest:
             command_id=str(uuid.uuid4()),
             received_at=datetime.now(UTC),
         )
-        for _ in range(_RETRIES):
-            head, table = await self._current(game_id)
-            try:
-                return await self._decide_and_append(attempt, head, table)
-            except _Stale:
-                self._tables.pop(game_id)
-        raise Problem(
-            503, "version.contention", "the game kept changing while this command was decided"
-        )
+        game = "?"
+        try:
+            for _ in range(_RETRIES):
+                head, table = await self._current(game_id)
+                game = table.game
+                try:
+                    answer = await self._decide_and_append(attempt, head, table)
+                except _Stale:
+                    self._tables.pop(game_id)
+                    continue
+                COMMANDS.labels(game=game, outcome="accepted").inc()
+                return answer
+            raise Problem(
+                503, "version.contention", "the game kept changing while this command was decided"
+            )
+        except Problem as problem:
+            COMMANDS.labels(game=game, outcome=problem.code).inc()
+            raise
 
     async def _current(self, game_id: str) -> tuple[bytes, Table]:
         """The latest table this process knows, with its head hash; read if unknown."""
