@@ -23,7 +23,7 @@ from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
-from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody
+from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody, check_game_id
 from .history import History
 from .migrate import migrate
 from .observability import RequestLogMiddleware, configure_logging, metrics_body
@@ -92,14 +92,14 @@ async def join_game(
     request: Request[Any, Any, Any], game_id: str, data: JoinGame
 ) -> dict[str, Any]:
     structlog.contextvars.bind_contextvars(game=game_id)
-    _valid_id(game_id)
+    check_game_id(game_id)
     return await _manifest(request).join(game_id, data)
 
 
 @post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")
 async def start_game(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
     structlog.contextvars.bind_contextvars(game=game_id)
-    _valid_id(game_id)
+    check_game_id(game_id)
     return await _manifest(request).start(game_id, _token(request))
 
 
@@ -150,19 +150,19 @@ async def get_events(
     after: int = Parameter(default=0, ge=0),
     limit: int = Parameter(default=100, ge=1, le=1000),
 ) -> dict[str, Any]:
-    _valid_id(game_id)
+    check_game_id(game_id)
     return await _history(request).events(game_id, _token(request), after, limit)
 
 
 @get("/v1/games/{game_id:str}/replay/{n:int}", summary="The view after event n")
 async def get_replay_at(request: Request[Any, Any, Any], game_id: str, n: int) -> dict[str, Any]:
-    _valid_id(game_id)
+    check_game_id(game_id)
     return await _history(request).replay(game_id, _token(request), n)
 
 
 @get("/v1/games/{game_id:str}/replay", summary="The whole game as NDJSON, one line per event")
 async def get_replay(request: Request[Any, Any, Any], game_id: str) -> Stream:
-    _valid_id(game_id)
+    check_game_id(game_id)
     lines = _history(request).replay_lines(game_id, _token(request))
     first = await anext(lines, None)  # errors (unknown game, bad token) before the 200 starts
 
@@ -177,19 +177,19 @@ async def get_replay(request: Request[Any, Any, Any], game_id: str) -> Stream:
 
 @get("/v1/games/{game_id:str}/audit", summary="Verify the chain, re-adjudicate, check the seed")
 async def get_audit(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
-    _valid_id(game_id)
+    check_game_id(game_id)
     return await _history(request).audit(game_id)
 
 
 @get("/v1/games/{game_id:str}/audit/{n:int}", summary="The dispute file of event n")
 async def get_dispute(request: Request[Any, Any, Any], game_id: str, n: int) -> dict[str, Any]:
-    _valid_id(game_id)
+    check_game_id(game_id)
     return await _history(request).dispute(game_id, n)
 
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
 async def get_stream(request: Request[Any, Any, Any], game_id: str) -> ServerSentEvent:
-    _valid_id(game_id)
+    check_game_id(game_id)
     history = _history(request)
     await history.manifest.seat_for(game_id, _token(request))  # 401/403 before streaming
     await history.manifest.game_document(game_id, _token(request))  # 404 before streaming
@@ -239,15 +239,6 @@ async def metrics() -> Response[bytes]:
 
 
 # --- errors as problem documents -------------------------------------------------------------
-def _valid_id(game_id: str) -> None:
-    import uuid
-
-    try:
-        uuid.UUID(game_id)
-    except ValueError:
-        raise Problem(404, "game.not_found", f"no game {game_id}") from None
-
-
 def _problem_response(problem: Problem, request: Request[Any, Any, Any]) -> Response[bytes]:
     return Response(
         content=problem.body(instance=request.url.path),

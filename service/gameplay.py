@@ -485,12 +485,12 @@ class Manifest:
         return raw
 
     async def game_document(self, game_id: str, token: str | None) -> bytes:
-        _check_id(game_id)
+        check_game_id(game_id)
         seat = await self.seat_for(game_id, token)
         return await self.document(game_id, "doc:spectator" if seat is None else f"doc:seat:{seat}")
 
     async def legal_document(self, game_id: str, token: str | None) -> bytes:
-        _check_id(game_id)
+        check_game_id(game_id)
         seat = await self.require_seat(game_id, token)
         return await self.document(game_id, f"legal:{seat}")
 
@@ -500,7 +500,7 @@ class Manifest:
     ) -> dict[str, Any]:
         """Decide on the latest known state and append with one compare-and-set statement
         (:mod:`service.optimistic`); if the game moved meanwhile, re-read and decide again."""
-        _check_id(game_id)
+        check_game_id(game_id)
         seat = await self.require_seat(game_id, token)
         if key is not None:
             prior = await self.store.find_command(game_id, key)
@@ -692,7 +692,7 @@ class Manifest:
         }
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
-        _check_id(game_id)
+        check_game_id(game_id)
         seat = await self.require_seat(game_id, token)
         text = body.text.strip()
         if not text or len(text) > MAX_MESSAGE:
@@ -734,7 +734,8 @@ class Manifest:
         return response
 
 
-def _check_id(game_id: str) -> None:
+def check_game_id(game_id: str) -> None:
+    """404 for anything that is not a game id (a UUID)."""
     try:
         uuid.UUID(game_id)
     except ValueError:
