@@ -163,21 +163,45 @@ def leg_steps(card: str, frm: str, to: str) -> int | None:
     return None
 
 
-def overpaid(cards: Sequence[str], steps: Sequence[int]) -> bool:
-    """A stretch of consecutive land legs is overpaid when fewer of its cards would pay for it:
-    a Train used for a single step next to any other land card of the stretch, or two Trains
-    each used for a single step. (A lone Train for one step, or Trains for 1 and 2, are fine.)"""
-    stretch: list[tuple[str, int]] = []
-    for card, n in [*zip(cards, steps, strict=True), ("ship", 1)]:
-        if card != "ship":
-            stretch.append((card, n))
-            continue
-        single_trains = sum(1 for c, k in stretch if c == "train" and k == 1)
-        trucks = sum(1 for c, _ in stretch if c == "truck")
-        if single_trains >= 2 or (single_trains == 1 and trucks >= 1):
-            return True
-        stretch = []
+def _pays(stretches: tuple[int, ...], trains: int, trucks: int) -> bool:
+    """Whether ``trains`` Trains and ``trucks`` Trucks can pay for land stretches of these step
+    counts: each stretch of ``s`` steps gets ``t`` Trains and ``k`` Trucks with
+    ``t + k <= s <= 2t + k`` (every card covers one step, a Train at most two)."""
+    if not stretches:
+        return trains == 0 and trucks == 0
+    first, rest = stretches[0], stretches[1:]
+    for t in range(min(trains, first) + 1):
+        for k in range(min(trucks, first - t) + 1):
+            if 2 * t + k >= first and _pays(rest, trains - t, trucks - k):
+                return True
     return False
+
+
+def overpaid(cards: Sequence[str], steps: Sequence[int]) -> bool:
+    """A payment overpays when a strict subset of its cards could pay for the same path. Ships
+    are needed one per sea leg, so only land cards can be spared: the route is judged as a
+    whole, its land legs grouped into stretches between Ship legs (a single-step Train before a
+    Ship and Trucks after it overpay too, e.g. Train 1 + Ship + Truck + Truck, where Truck + Ship
+    + Train pays)."""
+    stretches: list[int] = []
+    run = 0
+    for card, n in zip(cards, steps, strict=True):
+        if card == "ship":
+            if run:
+                stretches.append(run)
+            run = 0
+        else:
+            run += n
+    if run:
+        stretches.append(run)
+    trains, trucks = list(cards).count("train"), list(cards).count("truck")
+    shape = tuple(stretches)
+    return any(
+        _pays(shape, t, k)
+        for t in range(trains + 1)
+        for k in range(trucks + 1)
+        if (t, k) != (trains, trucks)
+    )
 
 
 class Route(msgspec.Struct, frozen=True):

@@ -1,7 +1,8 @@
 """What happened. Events are facts: ``evolve`` applies them without checking or chance.
 
 Hidden information in events: ``cards_drawn.cards`` (what a player drew) and
-``cities_dealt.cities`` (a player's private city cards) are for that player's eyes only."""
+``cities_dealt.cities`` (a player's private city cards) are for that player's eyes only, and so
+is which end of a delivery earned a city-card bonus (``delivered.bonus_for``)."""
 
 from __future__ import annotations
 
@@ -79,7 +80,8 @@ class Delivered(E, frozen=True, tag="delivered"):
     #: Moves from the cards (Truck 1, Train 1, Ship 2 per card) plus the bonus split.
     moves: Moves
     bonus: Moves
-    #: Why bonus moves were earned: ``origin``, ``destination``, ``perfect_upgrade``.
+    #: Why bonus moves were earned: ``origin``, ``destination``, ``perfect_upgrade``. Others than
+    #: the deliverer (and auditors) see ``city_card`` instead of ``origin``/``destination``.
     bonus_for: list[str]
 
 

@@ -16,11 +16,14 @@ Rules of the form:
 
 * ``players`` lists the seats in order (1 to 5). Each has a ``hand`` (card counts), ``private``
   city cards, ``supply`` (posts still on the board; default: the game's total less the posts the
-  position shows for that seat), ``markers`` (development track spaces, default 0),
+  position shows for that seat; posts on the map plus supply never exceed the game's total, and
+  not every player may be out of posts), ``markers`` (development track spaces, default 0),
   ``delivered`` (cargo colours delivered so far) and ``deliveries``.
 * ``cities`` maps a city name to its ``level`` (1, 2 or 3; default 1), ``cubes`` on the tile
   (default: a full tile of that level; 0 at LV3), ``demand`` (demand colour → seat whose post
-  fills it; colours not named are free) and ``posts`` (seats on the post spaces). A city not
+  fills it; colours not named are free) and ``posts`` (seats on the post spaces; the posts plus
+  every demand space still ahead — the tile's, and the LV2 tile's at LV1 — must fit on the city's
+  post spaces). A city not
   named is a fresh LV1 city without posts.
 * ``public``: the public city cards. ``deck`` and ``discard``: card counts (default: the deck is
   the full Transport deck less the hands, the market and the discard pile). ``market``: the face-up
@@ -118,8 +121,11 @@ def state_from_position(p: Position) -> State:
             if v not in markers or not 0 <= at < len(COMPONENTS.development.of(v).vp):
                 raise _bad(f"marker {v!r} at {at} is not on the development track")
         supply = total_posts - on_board[seat] if pp.supply is None else pp.supply
-        if supply < 0:
-            raise _bad(f"seat {seat} has more posts on the map than the game has")
+        if supply < 0 or supply + on_board[seat] > total_posts:
+            raise _bad(
+                f"seat {seat} has {on_board[seat]} posts on the map and {supply} in supply;"
+                f" the game has {total_posts} per player"
+            )
         players.append(
             Player(
                 _cards(pp.hand),
@@ -130,6 +136,8 @@ def state_from_position(p: Position) -> State:
                 pp.deliveries,
             )
         )
+    if all(pl.supply == 0 for pl in players):
+        raise _bad("every player is out of posts: the game would be over")
     for city in p.public:
         if city not in CITIES:
             raise _bad(f"public city {city!r} is not a city of the map")
@@ -188,8 +196,13 @@ def _city(name: str, cp: CityPosition, seats: int) -> CityState:
     for s in [*cp.posts, *(s for s in demand.values() if s is not None)]:
         if not 0 <= s < seats:
             raise _bad(f"{name}: seat {s} is not in this game")
-    if len(cp.posts) > info.post_spaces:
-        raise _bad(f"{name} has {info.post_spaces} post spaces")
+    # Every post on the tile (filled or still to come) ends on the post spaces, so they must fit.
+    coming = len(demand) + (len(info.lv2.demand) if cp.level == 1 else 0)
+    if len(cp.posts) + coming > info.post_spaces:
+        raise _bad(
+            f"{name} has {info.post_spaces} post spaces: {len(cp.posts)} posts there and"
+            f" {coming} demand spaces still to come would overflow them"
+        )
     return CityState(cp.level, cubes, demand, list(cp.posts))
 
 

@@ -253,7 +253,8 @@ def _check_route(state: State, seat: int, c: cmd.Deliver) -> None:
     if overpaid(cards, steps):
         raise RuleError(
             "rule.overpaid", "fewer of these cards would pay for this route (a Train used for a"
-            " single step next to another land card)"
+            " single step where Trucks or another Train could cover the steps, anywhere on the"
+            " route)"
         )
 
 
@@ -327,5 +328,5 @@ def final_scoring(state: State) -> ev.GameEnded:
 
 def tiebreak(state: State, scores: list[Score], seat: int) -> tuple[int, int, int]:
     """Most VP; then most posts on the map; then most Transport cards in hand."""
-    p = state.players[seat]
-    return (scores[seat].total, state.posts_per_player - p.supply, p.hand.total())
+    on_map = sum(state.posts_in(n).count(seat) for n in NAMES)
+    return (scores[seat].total, on_map, state.players[seat].hand.total())

@@ -1,6 +1,7 @@
 """What each viewer sees. A player's hand and private city cards are theirs alone (an auditor
 sees everything; everyone sees the private cards once the game is over), in views and in the
-events a viewer reads."""
+events a viewer reads. Which end of a delivery earned a city-card bonus is the deliverer's too:
+others see ``delivered.bonus_for`` with ``origin``/``destination`` replaced by ``city_card``."""
 
 from __future__ import annotations
 
@@ -89,4 +90,11 @@ def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:
                 p["hand"] = None
                 p["private"] = None
         data["position"]["deck"] = None
+    if isinstance(event, ev.Delivered) and not _may_see(viewer, event.seat):
+        # Naming the end that earned a bonus could reveal a private city card; the number of
+        # city-card bonuses is public anyway (the bonus moves show it), as is a Perfect Upgrade.
+        data["bonus_for"] = [
+            "city_card" if reason in ("origin", "destination") else reason
+            for reason in event.bonus_for
+        ]
     return data

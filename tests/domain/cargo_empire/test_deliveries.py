@@ -128,7 +128,7 @@ def test_other_rejections() -> None:
     rejects(t, 1, Gather(), "rule.not_your_turn")
     rejects(t, 0, PlacePost("Wien"), "rule.wrong_phase")
     rejects(t, 0, Gather(7), "rule.no_such_market_card")
-    broke = [{"supply": 0, "hand": {"truck": 2}}]
+    broke = [{"supply": 0, "hand": {"truck": 2}}, {}]
     t2 = at({"cities": {"Madrid": {"posts": [0]}}, "players": broke})
     rejects(t2, 0, deliver("Madrid", "Paris", "white", "truck:Paris"), "rule.no_posts_left")
 
@@ -191,3 +191,25 @@ def test_legal_commands_include_gather_and_are_all_accepted() -> None:
     assert legal(t.state, 1) == []
     for c in options:
         CARGO_EMPIRE.decide(t.state, 0, c, t.rng())
+
+
+# --- review fixes ------------------------------------------------------------------------------
+MADRID_WIEN = {"cities": {"Madrid": {"posts": [0]}, "Wien": {"level": 2}}}
+OVERPAID_ACROSS_SEA = ("train:Lisboa", "ship:Marseille", "truck:Milano", "truck:Wien")
+
+
+def test_overpay_is_judged_over_the_whole_route_not_per_land_stretch() -> None:
+    # A single-step Train before the Ship and two Trucks after it: Truck + Ship + Train (3 of
+    # those 4 cards) pays for the same path, so the payment overpays.
+    t = at(MADRID_WIEN)
+    rejects(t, 0, deliver("Madrid", "Wien", "white", *OVERPAID_ACROSS_SEA), "rule.overpaid")
+    t.submit(0, deliver("Madrid", "Wien", "white", "truck:Lisboa", "ship:Marseille", "train:Wien"))
+    assert t.state.cities["Wien"].demand["white"] == 0
+
+
+def test_legal_offers_no_route_overpaid_across_a_sea_leg() -> None:
+    t = at(MADRID_WIEN)
+    routes = [list(c.route) for c in legal(t.state, 0) if getattr(c, "destination", "") == "Wien"]
+    offered = {tuple((leg.card, leg.to) for leg in r) for r in routes}
+    assert tuple(tuple(leg.split(":")) for leg in OVERPAID_ACROSS_SEA) not in offered
+    assert (("truck", "Lisboa"), ("ship", "Marseille"), ("train", "Wien")) in offered

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire.board import COMPONENTS
 from domain.cargo_empire.commands import Gather, PlacePost
 from domain.cargo_empire.options import Options
-from domain.kernel import SPECTATOR, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, CommandError, Table, seat
 
-from .support import SEED, at, rejects, types
+from .support import SEED, at, deliver, rejects, types
 
 
 def test_setup_deals_cards_and_places_starting_posts_in_snake_order() -> None:
@@ -84,7 +88,7 @@ def test_tiebreak_most_posts_then_most_cards_then_shared() -> None:
     t = at({**base, "players": [{"hand": {}}, {"hand": {}}]})
     t.submit(1, Gather())
     assert t.state.winners == [0, 1] or t.state.players[0].hand != t.state.players[1].hand
-    t = at({**base, "cities": {"Paris": {"level": 1, "posts": [0, 1, 1]}},
+    t = at({**base, "cities": {"Paris": {"level": 2, "posts": [0, 1, 1]}},
             "players": [{"hand": {}}, {"hand": {}}]})
     t.submit(1, Gather())
     s = t.state
@@ -92,8 +96,10 @@ def test_tiebreak_most_posts_then_most_cards_then_shared() -> None:
 
 
 def test_the_game_ends_when_every_player_is_out_of_posts() -> None:
-    t = at({"players": [{"supply": 0, "hand": {}}, {"supply": 0, "hand": {}}]})
-    events = t.submit(0, Gather())
+    t = at({"cities": {"Madrid": {"posts": [1]}},
+            "players": [{"supply": 0, "hand": {}}, {"supply": 1, "hand": {"truck": 1}}]})
+    assert types(t.submit(0, Gather()))[-1] == "turn_ended"
+    events = t.submit(1, deliver("Madrid", "Paris", "white", "truck:Paris"))
     assert types(events)[-1] == "game_ended"
 
 
@@ -127,3 +133,69 @@ def test_hands_and_private_cards_are_hidden_from_others() -> None:
         data = CARGO_EMPIRE.event_view(record.event, SPECTATOR)
         if data["type"] in ("cards_drawn", "cities_dealt"):
             assert data.get("cards") is None and data.get("cities") is None
+
+
+# --- review fixes ------------------------------------------------------------------------------
+def _invalid(position: dict[str, Any]) -> str:
+    with pytest.raises(CommandError) as caught:
+        at(position)
+    assert caught.value.code == "position.invalid"
+    return caught.value.message
+
+
+def test_other_viewers_do_not_learn_which_end_of_a_delivery_is_a_private_city() -> None:
+    t = at({"cities": {"Lisboa": {"posts": [0]}},
+            "players": [{"hand": {"truck": 3, "train": 3}, "private": ["Napoli"]}, {}]})
+    route = ("truck:Madrid", "truck:Barcelona", "truck:Marseille", "train:Napoli")
+    event = t.submit(0, deliver("Lisboa", "Napoli", "brown", *route, truck=1))[0]
+    assert CARGO_EMPIRE.event_view(event, seat(0))["bonus_for"] == ["destination"]
+    assert CARGO_EMPIRE.event_view(event, AUDITOR)["bonus_for"] == ["destination"]
+    for viewer in (seat(1), SPECTATOR):
+        data = CARGO_EMPIRE.event_view(event, viewer)
+        assert data["bonus_for"] == ["city_card"]
+        assert "origin" not in str(data["bonus_for"]) and "destination" not in data["bonus_for"]
+    # The view shows no bonus reasons at all.
+    assert "destination" not in str(CARGO_EMPIRE.view(t.state, seat(1))["players"])
+
+
+def test_perfect_upgrade_stays_public_in_the_neutral_bonus_form() -> None:
+    t = at({"cities": {"Marseille": {"posts": [0]},
+                       "Paris": {"cubes": 0, "demand": {"white": 1}}},
+            "players": [{"hand": {"truck": 3}, "private": ["Paris"]}, {}]})
+    event = t.submit(0, deliver("Marseille", "Paris", "orange", "truck:Paris", truck=2))[0]
+    assert CARGO_EMPIRE.event_view(event, SPECTATOR)["bonus_for"] == [
+        "city_card", "perfect_upgrade"]
+    assert CARGO_EMPIRE.event_view(event, seat(0))["bonus_for"] == [
+        "destination", "perfect_upgrade"]
+
+
+def test_a_position_may_not_give_a_seat_more_posts_than_the_game_has() -> None:
+    message = _invalid({"cities": {"Paris": {"posts": [0]}},
+                        "players": [{"supply": 14}, {}]})
+    assert "seat 0" in message
+    at({"cities": {"Paris": {"posts": [0]}}, "players": [{"supply": 13}, {}]})
+
+
+def test_tiebreak_counts_the_posts_actually_on_the_map() -> None:
+    # Seat 0 shows 1 post and claims a small supply; seat 1 shows 2 posts. Equal VP.
+    t = at({"cities": {"Paris": {"level": 2, "posts": [0, 1, 1]}}, "round": 3, "turn": 7,
+            "players": [{"hand": {}, "supply": 3}, {"hand": {}}]})
+    t.submit(1, Gather())
+    s = t.state
+    assert s.scores[0].total == s.scores[1].total and s.winners == [1]
+
+
+def test_a_position_may_not_overflow_a_citys_post_spaces() -> None:
+    # LV2 Paris: 4 posts + 3 demand spaces > 6 post spaces once the tile is removed.
+    assert "post spaces" in _invalid({"cities": {"Paris": {"level": 2, "posts": [0, 1, 0, 1]}}})
+    # LV1 Paris: 2 posts + 2 LV1 + 3 LV2 demand spaces > 6.
+    assert "post spaces" in _invalid({"cities": {"Paris": {"posts": [0, 1]}}})
+    # Valid ones still load: LV2 with 3 posts, LV1 with 1, LV3 with 6.
+    t = at({"cities": {"Paris": {"level": 2, "posts": [0, 1, 0], "demand": {"brown": 1}},
+                       "Wien": {"posts": [1]}, "Berlin": {"level": 3, "posts": [0] * 6}}})
+    assert t.state.cities["Berlin"].posts == [0] * 6
+
+
+def test_a_position_where_every_player_is_out_of_posts_is_refused() -> None:
+    assert "out of posts" in _invalid(
+        {"players": [{"supply": 0, "hand": {}}, {"supply": 0, "hand": {}}]})
