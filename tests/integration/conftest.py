@@ -31,3 +31,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if isinstance(proc, ServerProcess) and getattr(report, "failed", False):
         report.sections.append(("server stderr", proc.log_tail()))  # type: ignore[attr-defined]
     return report
+
+
+@pytest.fixture
+def server_two_workers(
+    fresh_database: str, redis_url: str, request: pytest.FixtureRequest
+) -> Iterator[ServerProcess]:
+    """Like ``server``, with two worker processes: separate caches writing to one game."""
+    proc = ServerProcess(fresh_database, redis_url, workers=2)
+    request.node.manifest_server = proc
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.close()

@@ -54,7 +54,10 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
 
 
 class ServerProcess:
-    def __init__(self, pg_dsn: str, redis_url: str, prefix: str | None = None) -> None:
+    def __init__(
+        self, pg_dsn: str, redis_url: str, prefix: str | None = None, workers: int = 1
+    ) -> None:
+        self.workers = workers
         self.pg_dsn = pg_dsn
         self.redis_url = redis_url
         self.prefix = prefix or f"t{uuid.uuid4().hex[:12]}"
@@ -74,8 +77,18 @@ class ServerProcess:
             log.write(f"--- start #{self.starts} on port {self.port}\n".encode())
             log.flush()
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+                [
+                    sys.executable,
+                    "-m",
+                    "service.cli",
+                    "serve",
+                    "--port",
+                    str(self.port),
+                    "--workers",
+                    str(self.workers),
+                ],
                 cwd=ROOT,
+                start_new_session=True,  # its own process group: kill() takes every worker
                 env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -103,7 +116,7 @@ class ServerProcess:
     def kill(self) -> None:
         """SIGKILL: the process dies at once, mid-request if need be (a crash)."""
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
+            os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=10)
 
     def stop(self, timeout: float = 15.0) -> int | None:

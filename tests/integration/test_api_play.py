@@ -231,6 +231,14 @@ def test_32_concurrent_clients_on_one_game(server: ServerProcess) -> None:
     asyncio.run(_concurrent(server))
 
 
+def test_32_concurrent_clients_on_one_game_across_two_workers(
+    server_two_workers: ServerProcess,
+) -> None:
+    """The same race served by two worker processes, each deciding on its own cached state:
+    the compare-and-set append makes the loser of every race decide again on the stored one."""
+    asyncio.run(_concurrent(server_two_workers))
+
+
 async def _concurrent(server: ServerProcess) -> None:
     async with pg(server.pg_dsn) as store, server.async_client() as client:
         created = await create_started(client)
