@@ -102,9 +102,9 @@ class ChainedEvent(Protocol):
     def hash(self) -> bytes: ...
 
 
-def event_hash(prev_hash: bytes, event: ChainedEvent) -> bytes:
-    """Recompute ``hash_n`` of a stored event from ``prev_hash`` and its stored fields."""
-    body = canonical(
+def canonical_of(event: ChainedEvent) -> bytes:
+    """The canonical bytes of a stored event (what its link hashes)."""
+    return canonical(
         event.game_id,
         event.version,
         event.type,
@@ -113,7 +113,11 @@ def event_hash(prev_hash: bytes, event: ChainedEvent) -> bytes:
         event.recorded_at,
         event.data,
     )
-    return link(prev_hash, body)
+
+
+def event_hash(prev_hash: bytes, event: ChainedEvent) -> bytes:
+    """Recompute ``hash_n`` of a stored event from ``prev_hash`` and its stored fields."""
+    return link(prev_hash, canonical_of(event))
 
 
 def verify_chain(

@@ -15,7 +15,7 @@ from projections.replay import Replayer
 from projections.table import Table, fold_stream, game_document
 
 from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, audit
-from .chain import canonical, format_at, link
+from .chain import canonical_of, format_at, link
 from .gameplay import Manifest, event_json, redacted
 from .problems import Problem
 from .records import CommandRecord, GameRow, StoredEvent
@@ -295,15 +295,7 @@ def _chain_proof(
     """Event ``n``'s canonical bytes and link, and every link from it to the head (its
     canonical bytes only when ``disclose``: they hold the event's unredacted data)."""
     event = events[n - 1]
-    body = canonical(
-        event.game_id,
-        event.version,
-        event.type,
-        event.seat,
-        event.command_id,
-        event.recorded_at,
-        event.data,
-    )
+    body = canonical_of(event)
     recomputed = link(bytes(event.prev_hash), body)
     return {
         "construction": "hash_n = SHA-256(hash_{n-1} || canonical(event n)); hash_0 = 0^32",

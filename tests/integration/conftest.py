@@ -9,19 +9,25 @@ import pytest
 from .serverproc import ServerProcess
 
 
-@pytest.fixture
-def server(
-    fresh_database: str, redis_url: str, request: pytest.FixtureRequest
+def _serve(
+    fresh_database: str, redis_url: str, request: pytest.FixtureRequest, workers: int
 ) -> Iterator[ServerProcess]:
-    """``manifest serve`` on a fresh database, with a Redis key prefix of its own. Its stderr
-    is attached to the report of a failing test (section "server stderr")."""
-    proc = ServerProcess(fresh_database, redis_url)
+    proc = ServerProcess(fresh_database, redis_url, workers=workers)
     request.node.manifest_server = proc
     proc.start()
     try:
         yield proc
     finally:
         proc.close()
+
+
+@pytest.fixture
+def server(
+    fresh_database: str, redis_url: str, request: pytest.FixtureRequest
+) -> Iterator[ServerProcess]:
+    """``manifest serve`` on a fresh database, with a Redis key prefix of its own. Its stderr
+    is attached to the report of a failing test (section "server stderr")."""
+    yield from _serve(fresh_database, redis_url, request, workers=1)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -38,10 +44,4 @@ def server_two_workers(
     fresh_database: str, redis_url: str, request: pytest.FixtureRequest
 ) -> Iterator[ServerProcess]:
     """Like ``server``, with two worker processes: separate caches writing to one game."""
-    proc = ServerProcess(fresh_database, redis_url, workers=2)
-    request.node.manifest_server = proc
-    proc.start()
-    try:
-        yield proc
-    finally:
-        proc.close()
+    yield from _serve(fresh_database, redis_url, request, workers=2)
