@@ -14,6 +14,8 @@ from typing import Any
 
 import msgspec
 
+from domain.kernel import typed
+
 
 class LobbyCreated(msgspec.Struct, frozen=True, tag="lobby.created", tag_field="type"):
     game: str
@@ -51,7 +53,7 @@ def is_platform(event_type: str) -> bool:
 
 
 def decode_platform(data: Any) -> PlatformEvent:
-    event: PlatformEvent = msgspec.convert(data, type=PlatformEvent)
+    event: PlatformEvent = typed(data, PlatformEvent)
     return event
 
 

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from domain.kernel import AUDITOR, SPECTATOR, Viewer, seat
+from domain.kernel import AUDITOR, SPECTATOR, Viewer, decoder, seat, typed
 from domain.registry import AnyGame, get_game
 
 from .platform_events import (
@@ -100,9 +100,9 @@ def encode_table(table: Table) -> bytes:
 
 
 def decode_table(raw: bytes) -> Table:
-    table = msgspec.json.decode(raw, type=Table)
+    table: Table = decoder(Table).decode(raw)
     if table.state is not None:
-        table.state = msgspec.convert(table.state, table.rules.state_type)
+        table.state = typed(table.state, table.rules.state_type)
     return table
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 import structlog
 
-from domain.kernel import AUDITOR, CommandError, Rng, RuleError, Viewer, seed_commitment
+from domain.kernel import AUDITOR, CommandError, Rng, RuleError, Viewer, seed_commitment, typed
 from domain.kernel import seat as seat_viewer
 from domain.kernel.errors import UnknownGame
 from domain.registry import AnyGame, get_game
@@ -129,7 +129,7 @@ def event_json(event: StoredEvent, data: Any) -> dict[str, Any]:
 def redacted(table: Table, event: StoredEvent, viewer: Viewer, seat: int | None) -> Any:
     """An event's data as ``viewer`` may read it."""
     if event.type == "table.message":
-        message = msgspec.convert(event.data, type=TableMessage)
+        message = typed(event.data, TableMessage)
         if message_visible_to(message, seat, viewer == AUDITOR):
             return event.data
         return {**event.data, "text": None}

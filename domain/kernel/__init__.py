@@ -5,6 +5,7 @@ from .errors import CommandError, RuleError, UnknownGame
 from .game import Game, Outcome
 from .rng import Rng, seed_commitment
 from .table import Record, Table
+from .typed import decoder, typed
 from .viewers import (
     AUDITOR,
     SPECTATOR,
@@ -33,9 +34,11 @@ __all__ = [
     "Table",
     "UnknownGame",
     "Viewer",
+    "decoder",
     "play_random_game",
     "seat",
     "seat_of",
     "seed_commitment",
     "sees_everything",
+    "typed",
 ]

@@ -24,6 +24,7 @@ import msgspec
 
 from .errors import CommandError
 from .rng import Rng
+from .typed import decoder, typed
 from .viewers import Viewer
 
 S = TypeVar("S")  # state
@@ -137,9 +138,7 @@ class Game(ABC, Generic[S, C, E, O, P]):
     @staticmethod
     def _decode(raw: Mapping[str, Any] | bytes | str, target: Any, code: str) -> Any:
         try:
-            if isinstance(raw, (bytes, str)):
-                return msgspec.json.decode(raw, type=target)
-            return msgspec.convert(raw, type=target)
+            return typed(raw, target)
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
             raise CommandError(code, _describe(error)) from None
 
@@ -147,7 +146,7 @@ class Game(ABC, Generic[S, C, E, O, P]):
         return msgspec.json.encode(state)
 
     def decode_state(self, raw: bytes) -> S:
-        state: S = msgspec.json.decode(raw, type=self.state_type)
+        state: S = decoder(self.state_type).decode(raw)
         return state
 
     @staticmethod
