@@ -3,7 +3,7 @@ set-up placement, every return and every place-back square."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import combinations
 
 from domain.kernel import RuleError
@@ -17,6 +17,10 @@ from .rules import recovered, returnable_from_water, setup_seat, waiting_to_plac
 from .state import State
 
 _KINDS: tuple[cmd.StepKind, ...] = ("move", "push", "pull")
+#: One (frozen, shareable) Step per direction and kind.
+_STEP: dict[tuple[str, str], cmd.Step] = {
+    (d, k): cmd.Step(d, k) for d in DIRECTIONS for k in _KINDS
+}
 
 
 def legal(state: State, seat: int) -> list[cmd.Command]:
@@ -129,22 +133,62 @@ def worker_actions(state: State, seat: int, grid: Grid | None = None) -> list[cm
 def _sequences(
     grid: Grid, actors: list[str], ships: Mapping[int, tuple[int, Colour]]
 ) -> list[list[cmd.Step]]:
-    """All legal step sequences (1 up to the worker's movement) for ``actors`` on ``grid``."""
+    """All legal step sequences (1 up to the worker's movement) for ``actors`` on ``grid``,
+    each sequence followed by its continuations."""
     found: list[list[cmd.Step]] = []
-    frontier: list[tuple[list[cmd.Step], ActionRun]] = [([], ActionRun(grid.copy(), actors, ships))]
-    while frontier:
-        prefix, run = frontier.pop()
-        for step in _candidates(run.grid, actors[0], run.what):
-            trial = run.clone()
-            try:
-                trial.step(step)
-            except RuleError:
-                continue
-            steps = [*prefix, step]
-            found.append(steps)
-            if trial.taken < trial.allowed:
-                frontier.append((steps, trial))
+    _extend(ActionRun(grid, actors, ships), [], found)  # leaves ``grid`` as it found it
     return found
+
+
+def _extend(run: ActionRun, prefix: list[cmd.Step], found: list[list[cmd.Step]]) -> None:
+    """Add every legal continuation of ``prefix`` (already taken on ``run``) to ``found``.
+
+    Plain moves — most steps — are always legal once ``_candidates`` offers them, and only
+    relocate the actors: they are taken on ``run`` itself and undone afterwards. Pushes and
+    pulls are tried on a clone, by the same ``ActionRun.step`` that ``decide`` uses.
+    """
+    grid = run.grid
+    here = grid.where[run.actors[0]]
+    more = run.taken + 1 < run.allowed
+    for step in _candidates(grid, run.actors[0], run.what):
+        steps = [*prefix, step]
+        if step.kind == "move":
+            found.append(steps)
+            if more:
+                ahead = NEIGHBOUR[step.dir][here]
+                assert ahead is not None
+                undo = _shift(grid, run.actors, here, ahead)
+                run.taken += 1
+                _extend(run, steps, found)
+                run.taken -= 1
+                undo()
+            continue
+        trial = run.clone()
+        try:
+            trial.step(step)
+        except RuleError:
+            continue
+        found.append(steps)
+        if more:
+            _extend(trial, steps, found)
+
+
+def _shift(grid: Grid, actors: list[str], here: int, ahead: int) -> Callable[[], None]:
+    """Move ``actors`` from ``here`` to ``ahead``; returns what puts the grid back exactly."""
+    before_here, before_ahead = grid.occ.get(here), grid.occ.get(ahead)
+    for worker in actors:
+        grid.relocate(worker, ahead)
+
+    def undo() -> None:
+        for square, stack in ((here, before_here), (ahead, before_ahead)):
+            if stack:
+                grid.occ[square] = stack
+            else:
+                grid.occ.pop(square, None)
+        for worker in actors:
+            grid.where[worker] = here
+
+    return undo
 
 
 def _candidates(grid: Grid, actor: str, what: Kind) -> list[cmd.Step]:
@@ -156,12 +200,12 @@ def _candidates(grid: Grid, actor: str, what: Kind) -> list[cmd.Step]:
         if ahead is None:
             continue
         if ahead in grid.crates:
-            out.append(cmd.Step(d, "push"))
+            out.append(_STEP[d, "push"])
             continue
         if not grid.enterable(ahead, what == "dockhand"):
             continue
-        out.append(cmd.Step(d, "move"))
+        out.append(_STEP[d, "move"])
         behind = NEIGHBOUR[OPPOSITE[d]][here]
         if PULLS[what] and behind is not None and behind in grid.crates and grid.is_empty(ahead):
-            out.append(cmd.Step(d, "pull"))
+            out.append(_STEP[d, "pull"])
     return out
