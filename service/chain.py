@@ -30,6 +30,8 @@ from typing import Any, Protocol
 
 import msgspec
 
+from .records import NewEvent, StoredEvent
+
 ZERO_HASH = bytes(32)
 
 
@@ -60,12 +62,28 @@ def canonical(
     data: Any,
 ) -> bytes:
     """The canonical bytes of one event (see the module docstring)."""
+    return canonical_prepared(
+        canonical_uuid(game_id),
+        version,
+        type,
+        seat,
+        None if command_id is None else canonical_uuid(command_id),
+        format_at(recorded_at),
+        data,
+    )
+
+
+def canonical_prepared(
+    game: str, version: int, type: str, seat: int | None, command: str | None, at: str, data: Any
+) -> bytes:
+    """:func:`canonical` with the game and command ids already canonical UUID strings and the
+    time already formatted — for a batch of events that share them."""
     return msgspec.json.encode(
         {
-            "at": format_at(recorded_at),
-            "command": None if command_id is None else canonical_uuid(command_id),
+            "at": at,
+            "command": command,
             "data": data,
-            "game": canonical_uuid(game_id),
+            "game": game,
             "seat": seat,
             "type": type,
             "version": version,
@@ -77,6 +95,28 @@ def canonical(
 def link(prev_hash: bytes, canonical_bytes: bytes) -> bytes:
     """``SHA-256(prev_hash || canonical_bytes)``."""
     return hashlib.sha256(prev_hash + canonical_bytes).digest()
+
+
+def chain_events(
+    game_id: str,
+    version: int,
+    head: bytes,
+    events: list[NewEvent],
+    seat: int | None,
+    command_id: str | None,
+    at: datetime,
+) -> list[StoredEvent]:
+    """The events as they will be stored after ``version``, with their hash-chain links."""
+    stored: list[StoredEvent] = []
+    prev = head
+    cid = None if command_id is None else canonical_uuid(command_id)
+    game, at_text = canonical_uuid(game_id), format_at(at)
+    for i, event in enumerate(events):
+        n = version + 1 + i
+        digest = link(prev, canonical_prepared(game, n, event.type, seat, cid, at_text, event.data))
+        stored.append(StoredEvent(game_id, n, event.type, event.data, seat, cid, at, prev, digest))
+        prev = digest
+    return stored
 
 
 class ChainedEvent(Protocol):

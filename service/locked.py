@@ -11,7 +11,7 @@ import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
 from . import pgrows as db
-from .chain import canonical, canonical_uuid, link, utc_micro
+from .chain import chain_events, utc_micro
 from .records import AppendResult, CommandRecord, GameRow, NewEvent, StoredEvent, VersionConflict
 
 
@@ -68,19 +68,16 @@ class Locked:
             raise ValueError(f"status must be one of {db.STATUSES}, not {status!r}")
         at = utc_micro(self._clock())
         game_id = self.row.id
-        cid = None if command_id is None else canonical_uuid(command_id)
         # Normalize through jsonb so that what we hash is exactly what reads back.
         texts = await conn.fetchval(db.NORMALIZE_JSON, [db.dumps(e.data) for e in events])
-        stored: list[StoredEvent] = []
-        prev = self.row.head
-        for i, (event, text) in enumerate(zip(events, texts, strict=True)):
-            version = expected_version + 1 + i
-            data = msgspec.json.decode(text)
-            digest = link(prev, canonical(game_id, version, event.type, seat, cid, at, data))
-            stored.append(
-                StoredEvent(game_id, version, event.type, data, seat, cid, at, prev, digest)
-            )
-            prev = digest
+        normalized = [
+            NewEvent(e.type, msgspec.json.decode(t)) for e, t in zip(events, texts, strict=True)
+        ]
+        stored = chain_events(
+            game_id, expected_version, self.row.head, normalized, seat, command_id, at
+        )
+        cid = stored[0].command_id
+        prev = stored[-1].hash
         try:
             async with conn.transaction():  # savepoint: a conflict leaves the lock usable
                 await conn.execute(

@@ -24,7 +24,7 @@ import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
 from . import pgrows as db
-from .chain import canonical, canonical_uuid, link, utc_micro
+from .chain import chain_events, utc_micro
 from .records import DuplicateCommand, NewEvent, StoredEvent
 
 _APPEND = """
@@ -63,27 +63,6 @@ def _has_float(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_float(v) for v in value)
     return False
-
-
-def chain_events(
-    game_id: str,
-    version: int,
-    head: bytes,
-    events: list[NewEvent],
-    seat: int | None,
-    command_id: str | None,
-    at: datetime,
-) -> list[StoredEvent]:
-    """The events as they will be stored after ``version``, with their hash-chain links."""
-    stored: list[StoredEvent] = []
-    prev = head
-    cid = None if command_id is None else canonical_uuid(command_id)
-    for i, event in enumerate(events):
-        n = version + 1 + i
-        digest = link(prev, canonical(game_id, n, event.type, seat, cid, at, event.data))
-        stored.append(StoredEvent(game_id, n, event.type, event.data, seat, cid, at, prev, digest))
-        prev = digest
-    return stored
 
 
 async def append_command(
