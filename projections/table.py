@@ -147,8 +147,9 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> dic
 
 
 def legal_document(table: Table, seat_no: int) -> dict[str, Any]:
-    """The body of ``GET /v1/games/{id}/legal`` for one seat."""
+    """The body of ``GET /v1/games/{id}/legal`` for one seat. The commands stay Structs
+    (msgspec encodes them as it would their builtins, without building the builtins)."""
     commands: list[Any] = []
     if table.state is not None and table.status == "active":
-        commands = msgspec.to_builtins(table.rules.legal(table.state, seat_no))
+        commands = table.rules.legal(table.state, seat_no)
     return {"version": table.version, "commands": commands}

@@ -21,17 +21,13 @@ from typing import Any
 import msgspec
 import structlog
 
-from domain.kernel import AUDITOR, CommandError, Rng, RuleError, Viewer, seed_commitment, typed
-from domain.kernel import seat as seat_viewer
+from domain.kernel import CommandError, Rng, RuleError, seed_commitment
 from domain.kernel.errors import UnknownGame
 from domain.registry import AnyGame, get_game
 from projections.platform_events import (
     LobbyCreated,
     LobbyJoined,
-    SeedRevealed,
     TableMessage,
-    is_platform,
-    message_visible_to,
 )
 from projections.projector import Projector
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
@@ -43,6 +39,7 @@ from .optimistic import append_command
 from .problems import Problem
 from .receipts import Signer
 from .records import CommandRecord, GameRow, NewEvent, StoredEvent
+from .ruling import Pending, accepted_answer, event_tag, fold_new, legal_bytes, rule
 from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
 from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
 
@@ -95,18 +92,6 @@ class _Stale(Exception):
 _RETRIES = 8
 
 
-class _Pending(msgspec.Struct):
-    """An event about to be appended at a known version (for folding before the append)."""
-
-    version: int
-    type: str
-    data: Any
-
-
-def _tag(event: msgspec.Struct) -> str:
-    return str(event.__struct_config__.tag)
-
-
 def _name(value: str) -> str:
     name = value.strip()
     if not name or len(name) > MAX_NAME:
@@ -114,39 +99,13 @@ def _name(value: str) -> str:
     return name
 
 
-def event_json(event: StoredEvent, data: Any) -> dict[str, Any]:
-    return {
-        "version": event.version,
-        "type": event.type,
-        "seat": event.seat,
-        "at": event.recorded_at.isoformat().replace("+00:00", "Z"),
-        "data": data,
-        "hash": event.hash.hex(),
-        "prev_hash": event.prev_hash.hex(),
-    }
-
-
-def redacted(table: Table, event: StoredEvent, viewer: Viewer, seat: int | None) -> Any:
-    """An event's data as ``viewer`` may read it."""
-    if event.type == "table.message":
-        message = typed(event.data, TableMessage)
-        if message_visible_to(message, seat, viewer == AUDITOR):
-            return event.data
-        return {**event.data, "text": None}
-    if is_platform(event.type):
-        return event.data
-    rules = table.rules
-    return rules.event_view(rules.decode_event(event.data), viewer)
-
-
-def _hints(table: Table, seat: int, legal: dict[str, Any] | None = None) -> dict[str, Any]:
+def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[str, Any]:
     """What the answer adds so a client need not ask: who is to act now, and the seat's own
-    legal commands (empty unless it is still to act)."""
-    legal = legal_document(table, seat) if legal is None else legal
+    legal commands (empty unless it is still to act; ``legal``: already encoded)."""
     state = table.state
     return {
         "to_act": table.rules.to_act(state) if state is not None else [],
-        "legal": legal["commands"],
+        "legal": legal_document(table, seat)["commands"] if legal is None else legal,
     }
 
 
@@ -400,12 +359,13 @@ class Manifest:
     ) -> tuple[Table, list[StoredEvent]]:
         if locked.row.version == 0:
             pending = [
-                _Pending(1 + i, _tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
+                Pending(1 + i, event_tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
             ]
             table, folded = fold_collecting(None, pending, locked.row.id)
         else:
             base = await self._table_at(locked)
-            table, pending, folded = await self._fold_new(base, events, locked.row.version)
+            seed = await self._seed(locked.row.id)
+            table, pending, folded = fold_new(base, events, seed)
         snapshots.update(folded)
         status = table.status if table.status != locked.row.status else None
         result = None
@@ -572,31 +532,27 @@ class Manifest:
             )
             return await self._refuse(a, conflict, "conflict")
         problem = self._not_playing(table)
-        events: list[Any] = []
         if problem is None:
-            seed = await self._seed(a.game_id)
             try:
-                events = rules.decide(table.state, a.seat, command, Rng(seed, version + 1))
+                ruling = rule(table, a.seat, command, await self._seed(a.game_id))
             except RuleError as error:
                 problem = Problem(422, error.code, error.message, **_details(error))
         if problem is not None:
             await self._still(a.game_id, head)
             return await self._refuse(a, problem, "rejected")
-        new, pending, snapshots = await self._fold_new(table, events, version)
-        outcome = new.rules.outcome(new.state) if new.status == "finished" else None
-        legal = legal_document(new, a.seat)
+        new = ruling.table
         try:
             appended = await append_command(
                 self.store.pool,
                 game_id=a.game_id,
                 version=version,
                 head=head,
-                events=[NewEvent(p.type, p.data) for p in pending],
+                events=[NewEvent(p.type, p.data) for p in ruling.pending],
                 seat=a.seat,
                 command_id=a.command_id,
                 at=datetime.now(UTC),
                 status=new.status if new.status != table.status else None,
-                result=None if outcome is None else msgspec.to_builtins(outcome),
+                result=ruling.result,
                 idempotency_key=a.key,
                 command_type=str(a.body.command.get("type", ""))[:64],
                 body=msgspec.to_builtins(a.body),
@@ -609,28 +565,8 @@ class Manifest:
             raise _Stale
         stored, response = appended
         self._remember(new, stored[-1].hash)
-        await self._project(new, snapshots, {f"legal:{a.seat}": msgspec.json.encode(legal)})
-        return {**response, **_hints(new, a.seat, legal)}
-
-    async def _fold_new(
-        self, table: Table, events: list[Any], version: int
-    ) -> tuple[Table, list[_Pending], dict[int, bytes]]:
-        """The table after ``events`` (appended after ``version``), the events as they will be
-        stored — with ``seed.revealed`` when they finish the game — and the replay snapshots."""
-        start = version + 1
-        pending = [
-            _Pending(start + i, _tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
-        ]
-        new, snapshots = fold_collecting(table, pending, table.game_id)
-        if new.status == "finished" and table.status != "finished":
-            # Commit-reveal: the seed is published with the events that end the game.
-            reveal = SeedRevealed((await self._seed(table.game_id)).hex())
-            pending.append(
-                _Pending(start + len(pending), _tag(reveal), msgspec.to_builtins(reveal))
-            )
-            new, more = fold_collecting(new, pending[-1:], table.game_id)
-            snapshots.update(more)
-        return new, pending, snapshots
+        await self._project(new, ruling.snapshots, {f"legal:{a.seat}": legal_bytes(ruling)})
+        return {**response, **_hints(new, a.seat, ruling.legal)}
 
     async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> dict[str, Any]:
         """Record a refused command and raise its problem (or, if its Idempotency-Key was
@@ -680,16 +616,7 @@ class Manifest:
         return None
 
     def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
-        """The recorded answer to an accepted command: its events as the seat may see them,
-        the new head and its receipt."""
-        viewer = AUDITOR if table.status == "finished" else seat_viewer(seat)
-        head = stored[-1].hash.hex()
-        return {
-            "version": table.version,
-            "events": [event_json(e, redacted(table, e, viewer, seat)) for e in stored],
-            "head": head,
-            "receipt": self.signer.receipt(table.game_id, table.version, head),
-        }
+        return accepted_answer(self.signer, table, seat, stored)
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
         check_game_id(game_id)

@@ -16,9 +16,10 @@ from projections.table import Table, fold_stream, game_document
 
 from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, audit
 from .chain import canonical_of, format_at, link
-from .gameplay import Manifest, event_json, redacted
+from .gameplay import Manifest
 from .problems import Problem
 from .records import CommandRecord, GameRow, StoredEvent
+from .ruling import event_json, redacted
 
 MAX_PAGE = 1000
 

@@ -1,0 +1,134 @@
+"""The pure part of accepting a command: no I/O, no clock, no randomness but the game's seed.
+
+:func:`rule` runs the game's ``decide`` and folds its events (adding ``seed.revealed`` when they
+end the game); :func:`accepted_answer` is the recorded answer once the events are chained.
+:class:`service.gameplay.Manifest` wraps them in reads and the one-statement append;
+``bench.move_work`` times them alone, which is what a move costs before any HTTP, PostgreSQL or
+Redis work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.kernel import AUDITOR, Rng, Viewer, typed
+from domain.kernel import seat as seat_viewer
+from projections.platform_events import (
+    SeedRevealed,
+    TableMessage,
+    is_platform,
+    message_visible_to,
+)
+from projections.replay import fold_collecting
+from projections.table import Table, legal_document
+
+from .receipts import Signer
+from .records import StoredEvent
+
+_encoder = msgspec.json.Encoder()
+
+
+class Pending(msgspec.Struct):
+    """An event about to be appended at a known version (for folding before the append)."""
+
+    version: int
+    type: str
+    data: Any
+
+
+class Ruling(msgspec.Struct):
+    """An accepted command, before it is appended."""
+
+    table: Table  # after the events
+    pending: list[Pending]  # the events as they will be stored
+    snapshots: dict[int, bytes]  # replay snapshots passed on the way
+    result: Any  # the outcome's builtins when the events end the game, else None
+    legal: msgspec.Raw  # the mover's legal commands now, encoded
+
+
+def event_tag(event: msgspec.Struct) -> str:
+    return str(event.__struct_config__.tag)
+
+
+def fold_new(
+    table: Table, events: list[Any], seed: bytes
+) -> tuple[Table, list[Pending], dict[int, bytes]]:
+    """The table after ``events`` (typed, appended after ``table.version``), the events as
+    they will be stored — with ``seed.revealed`` when they finish the game — and the replay
+    snapshots folded on the way."""
+    start = table.version + 1
+    pending = [
+        Pending(start + i, event_tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
+    ]
+    new, snapshots = fold_collecting(table, pending, table.game_id)
+    if new.status == "finished" and table.status != "finished":
+        # Commit-reveal: the seed is published with the events that end the game.
+        reveal = SeedRevealed(seed.hex())
+        pending.append(
+            Pending(start + len(pending), event_tag(reveal), msgspec.to_builtins(reveal))
+        )
+        new, more = fold_collecting(new, pending[-1:], table.game_id)
+        snapshots.update(more)
+    return new, pending, snapshots
+
+
+def rule(table: Table, seat: int, command: Any, seed: bytes) -> Ruling:
+    """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError)."""
+    rules = table.rules
+    events = rules.decide(table.state, seat, command, Rng(seed, table.version + 1))
+    new, pending, snapshots = fold_new(table, events, seed)
+    outcome = new.rules.outcome(new.state) if new.status == "finished" else None
+    return Ruling(
+        table=new,
+        pending=pending,
+        snapshots=snapshots,
+        result=None if outcome is None else msgspec.to_builtins(outcome),
+        legal=msgspec.Raw(_encoder.encode(legal_document(new, seat)["commands"])),
+    )
+
+
+def legal_bytes(ruling: Ruling) -> bytes:
+    """The mover's ``GET /legal`` document after the ruling, as the projection stores it."""
+    return _encoder.encode({"version": ruling.table.version, "commands": ruling.legal})
+
+
+def event_json(event: StoredEvent, data: Any) -> dict[str, Any]:
+    return {
+        "version": event.version,
+        "type": event.type,
+        "seat": event.seat,
+        "at": event.recorded_at.isoformat().replace("+00:00", "Z"),
+        "data": data,
+        "hash": event.hash.hex(),
+        "prev_hash": event.prev_hash.hex(),
+    }
+
+
+def redacted(table: Table, event: StoredEvent, viewer: Viewer, seat: int | None) -> Any:
+    """An event's data as ``viewer`` may read it."""
+    if event.type == "table.message":
+        message = typed(event.data, TableMessage)
+        if message_visible_to(message, seat, viewer == AUDITOR):
+            return event.data
+        return {**event.data, "text": None}
+    if is_platform(event.type):
+        return event.data
+    rules = table.rules
+    return rules.event_view(rules.decode_event(event.data), viewer)
+
+
+def accepted_answer(
+    signer: Signer, table: Table, seat: int, stored: list[StoredEvent]
+) -> dict[str, Any]:
+    """The recorded answer to an accepted command: its events as the seat may see them, the
+    new head and its receipt."""
+    viewer = AUDITOR if table.status == "finished" else seat_viewer(seat)
+    head = stored[-1].hash.hex()
+    return {
+        "version": table.version,
+        "events": [event_json(e, redacted(table, e, viewer, seat)) for e in stored],
+        "head": head,
+        "receipt": signer.receipt(table.game_id, table.version, head),
+    }
