@@ -20,7 +20,10 @@ Both phases run ``--warmup`` seconds before the measured window. The report give
 moves/s, p50/p99 latencies, the ratio moves/s ÷ ceiling requests/s against the targets
 (≥ 1,000 moves/s and ≥ 0.5 of the ceiling), and where the CPU went during each window (client,
 server processes, PostgreSQL, Redis). The numbers are also written, per worker count, to
-``bench/results/e2e-latest.json``. ``--only ceiling|e2e`` runs one phase and prints it as JSON
+``bench/results/e2e-latest.json``. After the phases, ``bench.move_work`` times the pure work of
+a move in this process and the report gives the ratio this workload allows at best: a move's
+requests each as cheap as a ceiling request, plus that work (``bound``).
+``--only ceiling|e2e`` runs one phase and prints it as JSON
 (nothing saved). Nothing is asserted; every process started is stopped, also on failure or
 SIGTERM. The machine is shared with whatever else runs: the report warns when other processes
 took CPU during a window.
@@ -50,6 +53,7 @@ from typing import Any
 
 import msgspec
 
+from bench import move_work
 from tests.support.servers import free_port, fresh_database, postgres_dsn, redis_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -587,6 +591,7 @@ def report(result: dict[str, Any]) -> str:
         f"          cpu cores: {_cpu(e['cpu_cores'])}",
         "",
         f"ratio     e2e moves/s ÷ ceiling req/s = {result['ratio']:.3f}",
+        *_bound_lines(result["bound"]),
         *(
             [
                 f"WARNING   other processes used {noise} cores during a window: the machine "
@@ -600,6 +605,18 @@ def report(result: dict[str, Any]) -> str:
         f"ratio {'MET' if t['ratio_met'] else 'NOT MET'}",
     ]
     return "\n".join(lines)
+
+
+def _bound_lines(b: dict[str, Any] | None) -> list[str]:
+    if not b:
+        return []
+    return [
+        f"server cpu per ceiling request {b['ceiling_server_us_per_request']} µs, per move "
+        f"{b['e2e_server_us_per_move']} µs; pure work of a move "
+        f"{b['pure_work_us_per_move']} µs {json.dumps(b['pure_work_us_by_part'])}",
+        f"bound     {b['requests_per_move']} ceiling-cost requests + the pure work per move "
+        f"-> ratio ≤ {b['ratio_bound']:.3f}",
+    ]
 
 
 def _git_commit() -> str | None:
@@ -707,12 +724,31 @@ def _report(args: argparse.Namespace, load_before: float, ceiling: Any, e2e: Any
             "ratio_met": ratio >= TARGET_RATIO,
         },
     }
+    result["bound"] = _bound(ceiling, e2e)
     # Another process's CPU use in a window makes the figures unrepresentative: say so.
     result["disturbed_by_other_processes"] = _noise(result) >= NOISE_CORES
     print(report(result))
     write_results(result, args.out)
     shown = args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out
     print(f"\nwritten: {shown}")
+
+
+def _bound(ceiling: dict[str, Any], e2e: dict[str, Any]) -> dict[str, Any]:
+    """The best ratio this workload allows (``bench.move_work``): every request as cheap as a
+    ceiling request, plus the pure work of a move measured now, in this process."""
+    work = move_work.measure()
+    ceiling_s = ceiling["cpu_cores"]["server"] / ceiling["requests_per_s"]
+    return {
+        "ceiling_server_us_per_request": round(ceiling_s * 1e6, 1),
+        "e2e_server_us_per_move": round(e2e["cpu_cores"]["server"] / e2e["moves_per_s"] * 1e6, 1),
+        "pure_work_us_per_move": work["us_per_move"],
+        "pure_work_us_by_part": work["us_by_part"],
+        "requests_per_move": e2e["requests_per_move"],
+        "ratio_bound": round(
+            move_work.ratio_bound(e2e["requests_per_move"], work["seconds_per_move"], ceiling_s),
+            3,
+        ),
+    }
 
 
 async def _clear_redis(url: str, prefix: str) -> None:
