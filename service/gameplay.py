@@ -616,6 +616,8 @@ class Manifest:
         return None
 
     def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
+        """The recorded answer (built inside the append, before the commit; a test makes it
+        fail there to prove a rolled-back append leaves no trace)."""
         return accepted_answer(self.signer, table, seat, stored)
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
