@@ -3,6 +3,7 @@ views and in the events a viewer reads."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import msgspec
@@ -15,9 +16,15 @@ from .board import LOADING, SHIP_SIDE
 from .rules import recovered
 from .state import State
 
+#: A ship's loading squares by name (the board never changes).
+_LOADING_NAMES: dict[str, list[str]] = {
+    colour: [board.name(s) for s in squares] for colour, squares in LOADING.items()
+}
+
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
     hidden = state.crates_face_down and not sees_everything(viewer)
+    on_dock = Counter(state.crates.values())
     crates = [
         {"square": sq, "colour": None if hidden else colour, "face_down": state.crates_face_down}
         for sq, colour in sorted(state.crates.items())
@@ -36,9 +43,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
                 "captured": p.captured,
                 "collected": p.collected,
                 "turns": p.turns,
-                "crates_on_dock": None
-                if hidden or p.colour is None
-                else state.crates_on_dock(p.colour),
+                "crates_on_dock": None if hidden or p.colour is None else on_dock[p.colour],
                 "doctor_ready": recovered(state, seat) if state.phase == "play" else [],
             }
         )
@@ -49,7 +54,7 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             {
                 "colour": colour,
                 "side": SHIP_SIDE[colour],
-                "loading": [board.name(s) for s in LOADING[colour]],
+                "loading": list(_LOADING_NAMES[colour]),
                 "seat": state.seat_of_colour(colour),
             }
             for colour in state.colours
