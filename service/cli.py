@@ -198,9 +198,12 @@ def _verify(path: str) -> dict[str, Any]:
 def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
     from .treeheads import verify_dispute
 
-    return verify_dispute(
-        msgspec.json.decode(Path(path).read_bytes()), msgspec.json.decode(Path(keys).read_bytes())
-    )
+    try:
+        documents = [msgspec.json.decode(Path(p).read_bytes()) for p in (path, keys)]
+    except (OSError, msgspec.DecodeError) as error:
+        detail = f"cannot read the files as JSON: {error}"
+        return {"ok": False, "checks": [{"check": "format", "ok": False, "detail": detail}]}
+    return verify_dispute(*documents)
 
 
 def _report(report: dict[str, Any]) -> None:

@@ -58,7 +58,8 @@ class TreeCache:
             cached.extend(hashes[cached.size :])
             return cached
         tree = Tree(hashes)
-        self._trees.put(game_id, tree)
+        if cached is None or cached.size <= tree.size:  # keep a longer one (this read is older)
+            self._trees.put(game_id, tree)
         return tree
 
 

@@ -6,7 +6,13 @@ id, so receipts and tree heads signed before it still verify — end to end, on 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +35,7 @@ from service.settings import Settings
 from service.treeheads import verify_dispute
 
 from .apihelp import bot_step, create_started, tokens_of
-from .serverproc import ServerProcess
+from .serverproc import ROOT, ServerProcess, free_port
 
 pytestmark = pytest.mark.integration
 
@@ -207,3 +213,43 @@ def test_load_signer_records_the_public_key_once(fresh_database: str) -> None:
             await pool.close()
 
     asyncio.run(body())
+
+
+def test_the_embedded_default_signs_with_a_stored_key(tmp_path: Path) -> None:
+    """``manifest serve`` with no PG_DSN (the embedded default) needs no configured key: it
+    generates one, keeps it in its own PostgreSQL and publishes it."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PG_DSN", "REDIS_URL", "MANIFEST_SIGNING_KEY", "MANIFEST_SIGNING_KEY_SOURCE")
+    }
+    env["MANIFEST_DATA_DIR"] = str(tmp_path / "data")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        keys: list[dict[str, Any]] = []
+        while not keys:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the embedded server did not start"
+            with contextlib.suppress(httpx.HTTPError):
+                r = httpx.get(f"http://127.0.0.1:{port}/v1/keys", timeout=2)
+                if r.status_code == 200:
+                    keys = r.json()["keys"]
+            time.sleep(0.2)
+        assert len(keys) == 1 and keys[0]["status"] == "current"
+    finally:
+        proc.send_signal(signal.SIGTERM)  # an orderly exit also stops the embedded PostgreSQL
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
