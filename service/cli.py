@@ -251,8 +251,13 @@ def main(argv: list[str] | None = None) -> None:
     dispute.add_argument("file")
     dispute.add_argument("--keys", required=True, help="the server's GET /v1/keys answer")
     args = parser.parse_args(argv)
+    from .receipts import SigningKeyMissing
+
     try:
         _run(args)
+    except SigningKeyMissing as error:  # rebuild, audit, export: the same rule as serve
+        print(f"manifest: {error}", file=sys.stderr)
+        sys.exit(2)
     finally:
         Embedded.stop()
 
