@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -153,8 +154,8 @@ def key_for(keys: dict[str, Any], key_id: Any) -> Ed25519PublicKey | None:
 def _from_pem(pem: bytes) -> Ed25519PrivateKey:
     try:
         key = serialization.load_pem_private_key(pem, password=None)
-    except (ValueError, TypeError) as error:
-        raise SigningKeyMissing(f"MANIFEST_SIGNING_KEY is not a PEM private key: {error}") from None
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        raise SigningKeyMissing("MANIFEST_SIGNING_KEY is not a PEM private key") from None
     if not isinstance(key, Ed25519PrivateKey):
         raise SigningKeyMissing("MANIFEST_SIGNING_KEY must be an Ed25519 private key")
     return key
@@ -166,9 +167,10 @@ def configured_key(configured: str) -> Signer:
     if not text.lstrip().startswith(b"-----"):
         try:
             text = Path(configured).read_bytes()
-        except OSError as error:
+        except OSError as error:  # (the value is never echoed: it may be key material)
             raise SigningKeyMissing(
-                f"MANIFEST_SIGNING_KEY: cannot read {configured}: {error}"
+                "MANIFEST_SIGNING_KEY is neither PEM text nor the path of a file we can read: "
+                f"cannot read the file it names ({error.strerror})"
             ) from None
     return Signer(_from_pem(text))
 

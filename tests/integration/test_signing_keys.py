@@ -75,6 +75,8 @@ def test_production_without_a_usable_key_does_not_start(
         None: "MANIFEST_SIGNING_KEY must be set",
         str(not_ed25519): "not a PEM private key",
         str(tmp_path / "missing.pem"): "cannot read",
+        # a key pasted without its PEM lines is taken for a path, and never echoed
+        "MC4CAQAwBQYDK2VwBCIEIPretendThisIsSecretKeyMaterial0000000000": "cannot read",
     }
     for key, reason in cases.items():
         server = ServerProcess(fresh_database, redis_url)
@@ -85,6 +87,7 @@ def test_production_without_a_usable_key_does_not_start(
             with pytest.raises(RuntimeError, match="exited"):
                 server.start()
             assert reason in server.log_tail(), server.log_tail()
+            assert "Secret" not in server.log_tail()
         finally:
             server.close()
 
