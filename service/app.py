@@ -28,7 +28,7 @@ from .history import History
 from .migrate import migrate
 from .observability import RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
-from .receipts import load_signer
+from .receipts import load_signer, published_keys
 from .settings import Settings
 from .store import EventStore, GameNotFound
 from .tokens import bearer
@@ -204,7 +204,8 @@ async def get_stream(request: Request[Any, Any, Any], game_id: str) -> ServerSen
 
 @get("/v1/keys", summary="The server's public key(s) for checking receipts")
 async def keys(request: Request[Any, Any, Any]) -> dict[str, Any]:
-    return {"keys": [_manifest(request).signer.public_document()]}
+    manifest = _manifest(request)
+    return {"keys": await published_keys(manifest.store.pool, manifest.signer)}
 
 
 # --- operations ------------------------------------------------------------------------------
@@ -310,7 +311,11 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
     )
     store = EventStore(pool)
     projector = Projector(projections, lambda game_id, after: store.read(game_id, after=after))
-    signer = await load_signer(pool)
+    try:
+        signer = await load_signer(pool, settings.signing_key, source=settings.signing_key_source)
+    except BaseException:
+        await pool.close()
+        raise
     return Manifest(store, projector, signer), pool, projections
 
 

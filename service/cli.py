@@ -6,6 +6,9 @@
     manifest audit GAME_ID            audit a stored game (exit 1 when a check fails)
     manifest export GAME_ID [-o FILE] the whole game as one self-contained JSON file
     manifest verify FILE              audit an exported file offline, with no database
+    manifest verify-dispute FILE --keys KEYS
+                                      check a dispute file (GET /audit/{n}) offline against
+                                      the server's keys (a saved GET /v1/keys answer)
 
 With no ``PG_DSN``, ``serve`` (and the others) start an embedded PostgreSQL in
 ``MANIFEST_DATA_DIR/postgres`` (the ``pgserver`` package) and use it, so one command works on a
@@ -104,9 +107,13 @@ def tcp_nodelay_for_workers() -> None:
 def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
-    settings = resolve_database(Settings.from_env())
-    # Workers are separate processes: they find the database in the environment.
+    settings = Settings.from_env()
+    _check_signing_key(settings)
+    settings = resolve_database(settings)
+    # Workers are separate processes: they find the database (and, as the embedded default
+    # sets PG_DSN, where the signing key comes from) in the environment.
     os.environ["PG_DSN"] = settings.pg_dsn or ""
+    os.environ["MANIFEST_SIGNING_KEY_SOURCE"] = settings.signing_key_source
     if args.workers > 1 and not settings.redis_url:
         print(
             "manifest: several workers need REDIS_URL (in-process projections are per process)",
@@ -126,6 +133,17 @@ def serve(args: argparse.Namespace) -> None:
         log_level="warning",
         access_log=False,
     )
+
+
+def _check_signing_key(settings: Settings) -> None:
+    """Production without a signing key (or with a bad one) stops here, with the reason."""
+    from .receipts import SigningKeyMissing, check_source
+
+    try:
+        check_source(settings.signing_key, settings.signing_key_source)
+    except SigningKeyMissing as error:
+        print(f"manifest: {error}", file=sys.stderr)
+        sys.exit(2)
 
 
 async def _migrate(settings: Settings) -> list[str]:
@@ -177,6 +195,17 @@ def _verify(path: str) -> dict[str, Any]:
     )
 
 
+def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
+    from .treeheads import verify_dispute
+
+    try:
+        documents = [msgspec.json.decode(Path(p).read_bytes()) for p in (path, keys)]
+    except (OSError, msgspec.DecodeError) as error:
+        detail = f"cannot read the files as JSON: {error}"
+        return {"ok": False, "checks": [{"check": "format", "ok": False, "detail": detail}]}
+    return verify_dispute(*documents)
+
+
 def _report(report: dict[str, Any]) -> None:
     sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n")
     if not report["ok"]:
@@ -218,9 +247,17 @@ def main(argv: list[str] | None = None) -> None:
     dump.add_argument("-o", "--output", help="file to write (default: standard output)")
     offline = sub.add_parser("verify", help="audit an exported file offline")
     offline.add_argument("file")
+    dispute = sub.add_parser("verify-dispute", help="check a dispute file offline")
+    dispute.add_argument("file")
+    dispute.add_argument("--keys", required=True, help="the server's GET /v1/keys answer")
     args = parser.parse_args(argv)
+    from .receipts import SigningKeyMissing
+
     try:
         _run(args)
+    except SigningKeyMissing as error:  # rebuild, audit, export: the same rule as serve
+        print(f"manifest: {error}", file=sys.stderr)
+        sys.exit(2)
     finally:
         Embedded.stop()
 
@@ -230,6 +267,8 @@ def _run(args: argparse.Namespace) -> None:
         serve(args)
     elif args.command == "verify":
         _report(_verify(args.file))
+    elif args.command == "verify-dispute":
+        _report(_verify_dispute(args.file, args.keys))
     elif args.command == "audit":
         _report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
     elif args.command == "export":

@@ -463,7 +463,7 @@ class Manifest:
         check_game_id(game_id)
         seat = await self.require_seat(game_id, token)
         if key is not None:
-            prior = await self.store.find_command(game_id, key)
+            prior = await self.store.find_command(game_id, seat, key)
             if prior is not None:
                 return await self._answer_again(prior, seat, body)
         attempt = _Attempt(
@@ -601,7 +601,7 @@ class Manifest:
 
     async def _replay_key(self, a: _Attempt) -> dict[str, Any]:
         assert a.key is not None
-        prior = await self.store.find_command(a.game_id, a.key)
+        prior = await self.store.find_command(a.game_id, a.seat, a.key)
         if prior is None:  # the other insert rolled back: nothing to repeat
             raise _Stale
         return await self._answer_again(prior, a.seat, a.body)

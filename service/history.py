@@ -20,6 +20,7 @@ from .gameplay import Manifest
 from .problems import Problem
 from .records import CommandRecord, GameRow, StoredEvent
 from .ruling import event_json, redacted
+from .treeheads import TreeCache, inclusion
 
 MAX_PAGE = 1000
 
@@ -29,6 +30,7 @@ class History:
         self.manifest = manifest
         self.store = manifest.store
         self.replayer = replayer
+        self.trees = TreeCache()
 
     @classmethod
     def of(cls, manifest: Manifest) -> History:
@@ -157,10 +159,17 @@ class History:
             "state_before": self._state_before(before, command, live),
             "checks": self._checks(before, command, decision, seed, first),
             "events": [event_json(e, shown(e)) for e in decision],
-            "chain": _chain_proof(events, n, row.head, shown(event) == event.data),
+            "chain": _chain_proof(events, n, shown(event) == event.data),
+            "inclusion": self._inclusion(game_id, events, n),
             "receipt": self.manifest.signer.receipt(game_id, row.version, row.head.hex()),
             "rejected_before": [_command_json(c) for c in _rejected_before(commands, command)],
         }
+
+    def _inclusion(self, game_id: str, events: list[StoredEvent], n: int) -> dict[str, Any]:
+        """Event ``n``'s O(log n) inclusion proof in the whole stream, under a signed tree
+        head (:mod:`service.treeheads`)."""
+        tree = self.trees.tree(game_id, [bytes(e.hash) for e in events])
+        return inclusion(self.manifest.signer, game_id, tree, n, bytes(events[-1].hash))
 
     @staticmethod
     def _state_before(
@@ -290,11 +299,10 @@ def _rejected_before(
     return out
 
 
-def _chain_proof(
-    events: list[StoredEvent], n: int, head: bytes, disclose: bool = True
-) -> dict[str, Any]:
-    """Event ``n``'s canonical bytes and link, and every link from it to the head (its
-    canonical bytes only when ``disclose``: they hold the event's unredacted data)."""
+def _chain_proof(events: list[StoredEvent], n: int, disclose: bool = True) -> dict[str, Any]:
+    """Event ``n``'s canonical bytes and link (its canonical bytes only when ``disclose``: they
+    hold the event's unredacted data). Its place in the whole stream is the dispute file's
+    ``inclusion`` proof, not every later link."""
     event = events[n - 1]
     body = canonical_of(event)
     recomputed = link(bytes(event.prev_hash), body)
@@ -305,13 +313,4 @@ def _chain_proof(
         "hash": bytes(event.hash).hex(),
         "recomputed": recomputed.hex(),
         "ok": recomputed == bytes(event.hash),
-        "to_head": [
-            {
-                "version": e.version,
-                "prev_hash": bytes(e.prev_hash).hex(),
-                "hash": bytes(e.hash).hex(),
-            }
-            for e in events[n:]
-        ],
-        "head": bytes(head).hex(),
     }

@@ -34,13 +34,10 @@ class Locked:
         """The game's events after version ``after``, as this transaction sees them."""
         return await db.read_events(self._check(), self._gid, after, limit)
 
-    async def prior_command(self, idempotency_key: str) -> CommandRecord | None:
-        """The command recorded for this game under ``idempotency_key``, if any."""
-        r = await self._check().fetchrow(
-            f"SELECT {db.COMMAND_COLS} FROM commands WHERE game_id = $1 AND idempotency_key = $2",
-            self._gid,
-            idempotency_key,
-        )
+    async def prior_command(self, seat: int | None, idempotency_key: str) -> CommandRecord | None:
+        """The command ``seat`` sent to this game under ``idempotency_key``, if any (keys are
+        scoped to (game, seat))."""
+        r = await self._check().fetchrow(db.FIND_COMMAND, self._gid, seat, idempotency_key)
         return None if r is None else db.command_record(r)
 
     async def append(

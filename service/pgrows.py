@@ -37,6 +37,12 @@ COMMAND_COLS = (
     "id, game_id, seat, idempotency_key, type, body::text AS body, received_at, outcome, "
     "error_code, error_detail, first_version, last_version, response::text AS response"
 )
+#: The command a seat sent under an idempotency key: keys are unique per (game, seat), the
+#: expression matching the unique index ``commands_idempotency_idx`` (so it serves the lookup).
+FIND_COMMAND = (
+    f"SELECT {COMMAND_COLS} FROM commands WHERE game_id = $1 "
+    "AND coalesce(seat, -1) = coalesce($2::int, -1) AND idempotency_key = $3"
+)
 NORMALIZE_JSON = (
     "SELECT array(SELECT x::jsonb::text FROM unnest($1::text[]) WITH ORDINALITY AS t(x, i) "
     "ORDER BY i)"

@@ -99,7 +99,8 @@ class VersionConflict(StoreError):
 
 
 class DuplicateCommand(StoreError):
-    """A command with this id, or this idempotency key for the game, is already recorded."""
+    """A command with this id, or this idempotency key for the game and seat, is already
+    recorded."""
 
     def __init__(self, game_id: str, idempotency_key: str | None, command_id: str) -> None:
         super().__init__(

@@ -12,7 +12,13 @@
 | ``MANIFEST_ACCESS_LOG`` | ``1`` | one structured log line per request (``0`` to turn off) |
 | ``MANIFEST_CATCHUP_SECONDS`` | ``5`` | how often the catch-up worker checks projections |
 | ``MANIFEST_MIGRATIONS`` | ``migrations/`` | directory of the SQL migrations |
-| ``MANIFEST_SIGNING_KEY`` | unset | Ed25519 key (PEM, or its path); unset = made once, kept in PG |
+| ``MANIFEST_SIGNING_KEY`` | unset | Ed25519 private key (PEM, or its path) signing receipts |
+| ``MANIFEST_SIGNING_KEY_SOURCE`` | see below | ``config`` (the key above, required), ``database`` |
+
+``MANIFEST_SIGNING_KEY_SOURCE`` defaults to ``config`` when ``PG_DSN`` is set (production: the
+server refuses to start without ``MANIFEST_SIGNING_KEY``) and to ``database`` for the embedded
+default (a key generated on first start and kept in PostgreSQL). ``database`` with ``PG_DSN``
+set is an explicit opt-in for development and tests. A configured key always wins.
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ class Settings(msgspec.Struct, frozen=True):
     log_level: str = "info"
     access_log: bool = True
     catchup_seconds: float = 5.0
+    # --- signing keys (service.receipts) ---
+    signing_key: str | None = None
+    signing_key_source: str = "database"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -48,4 +57,16 @@ class Settings(msgspec.Struct, frozen=True):
             log_level=e.get("MANIFEST_LOG_LEVEL", "info").lower(),
             access_log=e.get("MANIFEST_ACCESS_LOG", "1") not in ("0", "false", "no"),
             catchup_seconds=float(e.get("MANIFEST_CATCHUP_SECONDS", "5")),
+            signing_key=e.get("MANIFEST_SIGNING_KEY") or None,
+            signing_key_source=_signing_key_source(e),
         )
+
+
+def _signing_key_source(e: Mapping[str, str]) -> str:
+    """``config`` or ``database``: explicit, else ``config`` whenever PG_DSN is set."""
+    source = e.get("MANIFEST_SIGNING_KEY_SOURCE", "").strip().lower()
+    if not source:
+        return "config" if e.get("PG_DSN") else "database"
+    if source not in ("config", "database"):
+        raise ValueError(f"MANIFEST_SIGNING_KEY_SOURCE is config or database, not {source!r}")
+    return source

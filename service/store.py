@@ -300,14 +300,13 @@ class EventStore:
             )
 
     async def find_command(
-        self, game_id: str | uuid.UUID, idempotency_key: str
+        self, game_id: str | uuid.UUID, seat: int | None, idempotency_key: str
     ) -> CommandRecord | None:
-        """The command recorded for the game under ``idempotency_key`` (no lock taken)."""
-        r = await self._pool.fetchrow(
-            f"SELECT {db.COMMAND_COLS} FROM commands WHERE game_id = $1 AND idempotency_key = $2",
-            db.game_uuid(game_id),
-            idempotency_key,
-        )
+        """The command ``seat`` sent to the game under ``idempotency_key`` (no lock taken).
+
+        Keys are scoped to (game, seat): another seat's command under the same key is not
+        found (see ``migrations/0002_idempotency_per_seat.sql``)."""
+        r = await self._pool.fetchrow(db.FIND_COMMAND, db.game_uuid(game_id), seat, idempotency_key)
         return None if r is None else db.command_record(r)
 
     async def get_command(self, command_id: str) -> CommandRecord | None:

@@ -46,6 +46,9 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
             "MANIFEST_CATCHUP_SECONDS": "0.5",
             "MANIFEST_LOG_LEVEL": "warning",
             "PYTHONUNBUFFERED": "1",
+            # the suite's explicit opt-in to the database-stored key (PG_DSN alone would
+            # demand a configured one); tests of configured keys pass their own
+            "MANIFEST_SIGNING_KEY_SOURCE": "database",
         }
     )
     env.pop("MANIFEST_SIGNING_KEY", None)

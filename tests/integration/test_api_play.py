@@ -326,6 +326,59 @@ async def _legal_for_turn(
     return who, legal["commands"], legal["version"]
 
 
+async def _other_seat_reuses_key(
+    client: httpx.AsyncClient,
+    store: Any,
+    gid: str,
+    tokens: list[str],
+    who: int,
+    body: dict[str, Any],
+    first: dict[str, Any],
+) -> None:
+    """Keys are scoped to (game, seat): the other seat sending one of ``who``'s keys sends an
+    ordinary new command — answered exactly as the same request under a never-used key, with
+    the same body as ``who``'s and with a different one, and accepted when legal — and ``who``
+    retrying still gets its first answers."""
+    url = f"/v1/games/{gid}/commands"
+    them = 1 - who
+
+    def key(seat: int, k: str) -> dict[str, str]:
+        return {**auth(tokens[seat]), "Idempotency-Key": k}
+
+    malformed = {"command": {"type": "no_such_command"}}
+    refused = assert_problem(await client.post(url, json=malformed, headers=key(who, "w-1")), 422)
+    assert (await client.post(url, json=malformed, headers=key(who, "w-2"))).status_code == 422
+    # "k-1" with who's very body (its expected_version is stale now: 409), "w-1" with another
+    # body than who's malformed one: each answered as under a key nobody ever used
+    for n, (k, sent) in enumerate((("k-1", body), ("w-1", body))):
+        reused = await client.post(url, json=sent, headers=key(them, k))
+        fresh = await client.post(url, json=sent, headers=key(them, f"never-used-{n}"))
+        assert reused.status_code == fresh.status_code == 409, reused.text
+        assert reused.json() == fresh.json()
+    # a legal command of theirs under "w-2" is accepted (after any moves needed to get there)
+    while True:
+        turn, legal, version = await _legal_for_turn(client, gid, tokens)
+        if turn == them:
+            break
+        moved = await client.post(url, json={"command": legal[0]}, headers=auth(tokens[turn]))
+        assert moved.status_code == 200, moved.text
+    mine = {"command": legal[0], "expected_version": version}
+    accepted = await client.post(url, json=mine, headers=key(them, "w-2"))
+    assert accepted.status_code == 200, accepted.text
+    assert accepted.json()["version"] > version
+    rows = await commands_rows(store, gid)
+    assert Counter(
+        r["idempotency_key"] for r in rows if r["idempotency_key"] in ("k-1", "w-1", "w-2")
+    ) == {"k-1": 2, "w-1": 2, "w-2": 2}
+    # every seat retrying gets its own first answer
+    again = await client.post(url, json=body, headers=key(who, "k-1"))
+    assert again.status_code == 200 and again.json() == first
+    again = await client.post(url, json=malformed, headers=key(who, "w-1"))
+    assert again.status_code == 422 and again.json() == refused
+    again = await client.post(url, json=mine, headers=key(them, "w-2"))
+    assert again.status_code == 200 and again.json() == accepted.json()
+
+
 async def _idempotency(server: ServerProcess) -> None:
     async with pg(server.pg_dsn) as store, server.async_client() as client:
         created = await create_started(client)
@@ -348,19 +401,13 @@ async def _idempotency(server: ServerProcess) -> None:
         assert again.json() == first.json()
         assert await stored_version(store, gid) == after
         assert len(await key_rows("k-1")) == 1
-        # the same key with a different body, or from the other seat
+        # the same key with a different body is refused
         other = {"command": commands[0], "expected_version": version + 1}
         assert_problem(
             await client.post(url, json=other, headers=headers), 422, "idempotency.key_reused"
         )
-        assert_problem(
-            await client.post(
-                url, json=body, headers={**auth(tokens[1 - who]), "Idempotency-Key": "k-1"}
-            ),
-            422,
-            "idempotency.key_reused",
-        )
         assert await stored_version(store, gid) == after
+        await _other_seat_reuses_key(client, store, gid, tokens, who, body, first.json())
 
         # five at once with one key: one append, five identical answers
         who, commands, version = await _legal_for_turn(client, gid, tokens)

@@ -29,8 +29,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from projections.table import game_document
 from service.audit import receipt_matches
-from service.receipts import receipt_message
+from service.merkle import leaf_hash, root_of, verify_inclusion
+from service.receipts import receipt_message, verify_tree_head
 from service.records import StoredEvent
+from service.treeheads import verify_dispute
 
 from .apihelp import auth, commands_rows, game_doc, pg, tokens_of
 from .historyhelp import (
@@ -431,22 +433,31 @@ def test_dispute_file_of_an_accepted_move(server: ServerProcess, game: Finished)
     canonical = json.loads(chain["canonical"])
     assert canonical["version"] == n and canonical["game"] == game.id
     assert canonical["data"] == events[n - 1].data and canonical["seat"] == game.move_seat
-    link = chain["hash"]
-    assert [s["version"] for s in chain["to_head"]] == list(range(n + 1, len(events) + 1))
-    for step in chain["to_head"]:
-        assert step["prev_hash"] == link
-        link = step["hash"]
-    assert link == chain["head"] == game.head.hex()
+    # the inclusion proof: an RFC 9162 audit path to the signed root over every event hash
+    proof = dispute["inclusion"]
+    head = proof["tree_head"]
+    assert (proof["leaf_index"], proof["tree_size"]) == (n - 1, len(events))
+    assert (head["game"], head["size"], head["head"]) == (game.id, len(events), game.head.hex())
+    assert head["root"] == root_of([e.hash for e in events]).hex()
+    path = [bytes.fromhex(h) for h in proof["path"]]
+    assert len(path) <= (len(events) - 1).bit_length()
+    assert verify_inclusion(
+        n - 1, len(events), leaf_hash(events[n - 1].hash), path, root_of([e.hash for e in events])
+    )
 
     receipt = dispute["receipt"]
     assert (receipt["version"], receipt["head"]) == (len(events), game.head.hex())
     with server.client() as client:
-        key = client.get("/v1/keys").json()["keys"][0]
+        keys = client.get("/v1/keys").json()
+    key = keys["keys"][0]
+    assert key["status"] == "current" and key["id"] == receipt["key_id"] == head["key_id"]
     public = Ed25519PublicKey.from_public_bytes(base64.b64decode(key["public_key"]))
     public.verify(
         base64.b64decode(receipt["signature"]),
         receipt_message(game.id, receipt["version"], receipt["head"]),
     )
+    assert verify_tree_head(public, head)
+    assert verify_dispute(dispute, keys)["ok"] is True
 
     rejected = dispute["rejected_before"]
     assert len(rejected) == 1, rejected

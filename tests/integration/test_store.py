@@ -442,7 +442,7 @@ def test_unique_violation_surfaces_as_version_conflict(fresh_database: str) -> N
                     outcome="conflict",
                     error_code="version.conflict",
                 )
-            assert (await store.find_command(row.id, "k")) is not None
+            assert (await store.find_command(row.id, 0, "k")) is not None
             assert [e.type for e in await store.read(row.id)] == ["rogue"]
 
     asyncio.run(body())
@@ -522,7 +522,7 @@ def test_idempotency_keys_and_command_records(fresh_database: str) -> None:
             cmd = str(uuid.uuid4())
             received = datetime(2026, 11, 21, 5, 30, 1, 654321, tzinfo=UTC)
             async with store.lock(row.id) as locked:
-                assert await locked.prior_command("k1") is None
+                assert await locked.prior_command(1, "k1") is None
                 result = await locked.append(
                     expected_version=0, events=[NewEvent("moved", {})], seat=1, command_id=cmd
                 )
@@ -538,7 +538,7 @@ def test_idempotency_keys_and_command_records(fresh_database: str) -> None:
                     response={"version": 1, "head": result.head.hex()},
                     received_at=received,
                 )
-                prior = await locked.prior_command("k1")
+                prior = await locked.prior_command(1, "k1")
             assert prior is not None
             assert (prior.id, prior.game_id, prior.seat, prior.idempotency_key) == (
                 cmd,
@@ -551,11 +551,11 @@ def test_idempotency_keys_and_command_records(fresh_database: str) -> None:
             assert prior.response == {"version": 1, "head": result.head.hex()}
             assert prior.received_at == received
             assert await store.get_command(cmd) == prior
-            assert await store.find_command(row.id, "k1") == prior
+            assert await store.find_command(row.id, 1, "k1") == prior
 
             # The same key again is refused; the lock stays usable (savepoint) and appends.
             async with store.lock(row.id) as locked:
-                assert await locked.prior_command("k1") == prior
+                assert await locked.prior_command(1, "k1") == prior
                 with pytest.raises(DuplicateCommand):
                     await locked.record_command(
                         command_id=str(uuid.uuid4()),
@@ -575,14 +575,34 @@ def test_idempotency_keys_and_command_records(fresh_database: str) -> None:
             try:
                 with pytest.raises(asyncpg.UniqueViolationError):
                     await conn.execute(
-                        "INSERT INTO commands (id, game_id, idempotency_key, type, body, "
-                        "received_at, outcome) VALUES ($1, $2, 'k1', 'move', '{}', now(), "
+                        "INSERT INTO commands (id, game_id, seat, idempotency_key, type, body, "
+                        "received_at, outcome) VALUES ($1, $2, 1, 'k1', 'move', '{}', now(), "
                         "'accepted')",
                         uuid.uuid4(),
                         uuid.UUID(row.id),
                     )
             finally:
                 await conn.close()
+
+            # Keys are per seat: seat 0 may use "k1" in the same game, and each seat finds
+            # only its own command under it.
+            async with store.lock(row.id) as locked:
+                assert await locked.prior_command(0, "k1") is None
+                seat0 = str(uuid.uuid4())
+                await locked.record_command(
+                    command_id=seat0,
+                    seat=0,
+                    idempotency_key="k1",
+                    type="move",
+                    body={"type": "move", "to": 4},
+                    outcome="rejected",
+                    error_code="rule.not_your_turn",
+                )
+                assert (await locked.prior_command(0, "k1") or prior).id == seat0
+            assert await store.find_command(row.id, 1, "k1") == prior
+            found = await store.find_command(row.id, 0, "k1")
+            assert found is not None and found.id == seat0
+            assert await store.find_command(row.id, 2, "k1") is None
 
             # Keys are per game; commands without a key never collide.
             async with store.lock(other.id) as locked:
@@ -619,7 +639,7 @@ def test_idempotency_keys_and_command_records(fresh_database: str) -> None:
                 error_detail="a shorter route exists",
                 response={"status": 422},
             )
-            rejected = await store.find_command(row.id, "k2")
+            rejected = await store.find_command(row.id, 0, "k2")
             assert rejected is not None and rejected.id == rej
             assert (rejected.outcome, rejected.error_code) == (
                 "rejected",
@@ -648,7 +668,7 @@ def test_idempotency_keys_and_command_records(fresh_database: str) -> None:
                 )
             assert [e.version for e in await store.read(row.id)] == [1, 2]
             recorded = await store.commands(row.id)
-            assert len(recorded) == 4
-            assert [c.outcome for c in recorded].count("rejected") == 3
+            assert len(recorded) == 5  # with seat 0's "k1"
+            assert [c.outcome for c in recorded].count("rejected") == 4
 
     asyncio.run(body())
