@@ -1,0 +1,81 @@
+"""Every command a seat may send now. Placements are every piece × anchor square × rotation that
+``decide`` accepts; the squares a shape may take depend only on the board's heights and the
+scaffolds left, so they are computed once per shape and reused for every tile of that shape."""
+
+from __future__ import annotations
+
+from itertools import product
+
+from domain.kernel import RuleError
+
+from . import commands as cmd
+from .components import COLOURS, ROTATIONS, SQUARES, STACKS, TRUCKS, piece
+from .lines import Layout, layout
+from .rules import check_placement, load_options, tile_source
+from .state import State
+
+
+def _spots(lay: Layout, pid: str, scaffolds: int) -> list[tuple[str, int]]:
+    out = []
+    for at, rot in product(SQUARES, ROTATIONS):
+        try:
+            check_placement(lay, pid, at, rot, scaffolds)
+        except RuleError:
+            continue
+        out.append((at, rot))
+    return out
+
+
+def legal(s: State, seat: int) -> list[cmd.Command]:
+    if seat not in s.to_act():
+        return []
+    p = s.players[seat]
+    if s.step == "draft":
+        return [cmd.KeepCard(c) for c in p.dealt]
+    if s.pending:
+        return [cmd.ChooseLoads([x.dock for x in o]) for o in load_options(s, seat)]
+    if s.step == "cleanup":
+        # Every order and stack assignment is too many to list (3^n · n!): the tiles in hand
+        # order, on each stack.
+        return [cmd.Store([cmd.Stored(t, i) for t in p.hand]) for i in range(STACKS)]
+    out: list[cmd.Command] = []
+    if s.phase == "construction":
+        lay = layout(p.board)
+        by_shape: dict[tuple[tuple[int, int], ...], list[tuple[str, int]]] = {}
+        if s.actions_left > 0:
+            if s.bag:
+                out.append(cmd.DrawTile())
+            tiles = [*p.hand, *(st[-1] for st in p.storage if st)]
+            for tile in tiles:
+                pc = piece(tile)
+                if pc is None or tile_source(p, tile) is None:
+                    continue
+                if pc.offsets not in by_shape:
+                    by_shape[pc.offsets] = _spots(lay, tile, p.scaffolds)
+                out.extend(cmd.PlayTile(tile, at, rot) for at, rot in by_shape[pc.offsets])
+        if not s.token_used and p.construction > 0:
+            out.append(cmd.UseConstructionToken())
+            for colour in COLOURS:
+                if p.splitters[colour] > 0:
+                    spots = _spots(lay, f"splitter-{colour}", p.scaffolds)
+                    out.extend(cmd.PlaceSplitter(colour, at, rot) for at, rot in spots)
+        out.append(cmd.EndTurn())
+        return out
+    acted = s.ap_spent > 0 or s.trucking_token_used
+    for card in sorted(set(p.cards)):
+        if TRUCKS[card].ap <= s.ap_left:
+            out.extend(cmd.PlayTruck(card, target) for target in (0, 1))
+    if not s.trucking_token_used and p.trucking > 0 and (p.cards or s.deck):
+        out.append(cmd.UseTruckingToken())
+    if not acted:
+        out.extend(cmd.DiscardForTiles(card) for card in sorted(set(p.cards)))
+        if s.deck:
+            for i in range(STACKS):
+                for j in range(i, STACKS):
+                    if (i == j and len(p.storage[i]) >= 2) or (
+                        i != j and p.storage[i] and p.storage[j]
+                    ):
+                        out.append(cmd.TradeTiles([i, j]))
+    if not (s.trucking_token_used and s.ap_spent < 1):
+        out.append(cmd.EndTurn())
+    return out
