@@ -9,6 +9,7 @@ N → E → S → W, per 90°.
 from __future__ import annotations
 
 import json
+from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
@@ -132,16 +133,22 @@ def piece(pid: str) -> Piece | None:
 
 def footprint(p: Piece, at: str, rot: int) -> list[str | None]:
     """The squares a piece covers (None for a cell off the board), cell by cell."""
+    return list(_footprint(p.offsets, at, rot))
+
+
+@cache
+def _footprint(offsets: tuple[tuple[int, int], ...], at: str, rot: int) -> tuple[str | None, ...]:
     origin = xy(at)
     if origin is None:
-        return [None for _ in p.offsets]
+        return tuple(None for _ in offsets)
     out: list[str | None] = []
-    for dx, dy in p.offsets:
+    for dx, dy in offsets:
         rx, ry = turn_offset(dx, dy, rot)
         out.append(name(origin[0] + rx, origin[1] + ry))
-    return out
+    return tuple(out)
 
 
+@cache
 def turned_cell(cell: Cell, rot: int) -> Cell:
     return tuple(
         Segment(s.colour, "".join(e for e in EDGES if e in {turn_edge(x, rot) for x in s.edges}))

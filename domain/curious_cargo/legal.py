@@ -4,25 +4,50 @@ scaffolds left, so they are computed once per shape and reused for every tile of
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import product
 
-from domain.kernel import RuleError
-
 from . import commands as cmd
-from .components import COLOURS, ROTATIONS, SQUARES, STACKS, TRUCKS, piece
+from .components import (
+    BLOCKED,
+    COLOURS,
+    ROTATIONS,
+    SQUARES,
+    STACKS,
+    TRUCKS,
+    Piece,
+    footprint,
+    piece,
+)
 from .lines import Layout, layout
-from .rules import check_placement, load_options, tile_source
+from .rules import load_options, tile_source
 from .state import State
 
 
-def _spots(lay: Layout, pid: str, scaffolds: int) -> list[tuple[str, int]]:
+@cache
+def _open(offsets: tuple[tuple[int, int], ...]) -> list[tuple[str, int, tuple[str, ...]]]:
+    """Every anchor and rotation of a shape that lies on the grid and on no blocked square."""
+    shape = Piece("shape", "shape", offsets, tuple(() for _ in offsets))
     out = []
     for at, rot in product(SQUARES, ROTATIONS):
-        try:
-            check_placement(lay, pid, at, rot, scaffolds)
-        except RuleError:
-            continue
-        out.append((at, rot))
+        squares = footprint(shape, at, rot)
+        if all(sq is not None and sq not in BLOCKED for sq in squares):
+            out.append((at, rot, tuple(sq for sq in squares if sq is not None)))
+    return out
+
+
+def _spots(lay: Layout, pid: str, scaffolds: int) -> list[tuple[str, int]]:
+    """Where ``pid`` may go: ``check_placement``'s rules, with the static part precomputed."""
+    pc = piece(pid)
+    if pc is None:
+        return []
+    heights = lay.heights
+    out = []
+    for at, rot, squares in _open(pc.offsets):
+        hs = [heights.get(sq, 0) for sq in squares]
+        high = max(hs)
+        if sum(high - h for h in hs) <= scaffolds:
+            out.append((at, rot))
     return out
 
 

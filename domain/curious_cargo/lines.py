@@ -9,6 +9,7 @@ active docks)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from .components import (
     DOCKS,
@@ -51,16 +52,39 @@ class Layout:
             self.top[sq] = turned_cell(cell, placed.rot)
             self.top_piece[sq] = placed.piece
 
+    def copy(self) -> Layout:
+        out = Layout()
+        out.heights = dict(self.heights)
+        out.top = dict(self.top)
+        out.top_piece = dict(self.top_piece)
+        return out
+
 
 def layout(board: Iterable[Placed]) -> Layout:
-    out = Layout()
-    for placed in board:
-        out.put(placed)
+    """The layout of a board (shared: callers that add pieces ``copy()`` it first)."""
+    return _layout(tuple(board))
+
+
+@lru_cache(maxsize=1024)
+def _layout(board: tuple[Placed, ...]) -> Layout:
+    if not board:
+        return Layout()
+    out = _layout(board[:-1]).copy()
+    out.put(board[-1])
     return out
 
 
 def active_docks(top: dict[str, Cell]) -> dict[str, Colour]:
     """Active dock id → the colour of its line."""
+    return dict(_active(tuple(sorted(top.items()))))
+
+
+@lru_cache(maxsize=1024)
+def _active(cells: tuple[tuple[str, Cell], ...]) -> tuple[tuple[str, Colour], ...]:
+    return tuple(_trace(dict(cells)).items())
+
+
+def _trace(top: dict[str, Cell]) -> dict[str, Colour]:
     seen: set[tuple[str, int]] = set()
     frontier: list[tuple[str, int]] = []
 

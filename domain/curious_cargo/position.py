@@ -56,7 +56,7 @@ from .components import (
     footprint,
     piece,
 )
-from .lines import active_docks, layout
+from .lines import Layout, active_docks
 from .options import Options
 from .state import Placed, Player, State, Supply, TruckInLane
 
@@ -164,7 +164,7 @@ def state_from_position(p: Position) -> State:
     split_used: dict[str, int] = {c: 0 for c in COLOURS}
     for seat, pp in enumerate(p.players):
         board: list[Placed] = []
-        lay = layout([])
+        lay = Layout()
         used = 0
         for entry in pp.board:
             if (entry.tile is None) == (entry.splitter is None):
@@ -247,7 +247,8 @@ def state_from_position(p: Position) -> State:
     order = turn_order(players, p.top) if p.order is None else list(p.order)
     if sorted(order) != [0, 1]:
         raise _bad("order lists seats 0 and 1")
-    if not 0 <= p.turn < len(order) or min(p.actions_left, p.ap_left, p.ap_spent) < 0:
+    last = len(order) if p.step == "cleanup" else len(order) - 1
+    if not 0 <= p.turn <= last or min(p.actions_left, p.ap_left, p.ap_spent) < 0:
         raise _bad("turn is 0 or 1; actions and AP are never negative")
     if p.step == "draft" and not all(pl.dealt for pl in players):
         raise _bad("a draft position deals cards to both seats")
@@ -308,7 +309,7 @@ def position_of(s: State) -> Position:
         round=s.round,
         phase="trucking" if s.phase == "trucking" else "construction",
         at="turn",
-        turn=min(s.turn, 1),
+        turn=s.turn,
         actions_left=s.actions_left,
         token_used=s.token_used,
         ap_left=s.ap_left,

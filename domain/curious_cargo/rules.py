@@ -210,7 +210,7 @@ def check_placement(lay: Layout, pid: str, at: str, rot: int, scaffolds: int) ->
 def place(run: Run, seat: int, pid: str, source: str, at: str, rot: int, actions: int) -> None:
     s = run.s
     p = s.players[seat]
-    lay = layout(p.board)
+    lay = layout(p.board).copy()
     where = check_placement(lay, pid, at, rot, p.scaffolds)
     gears = min(where.gears, s.supply.construction)
     from .state import Placed
