@@ -36,14 +36,18 @@ WIDTH = 2 * BOARD_W + 60
 HEIGHT = 60 + RANKS * CELL + 170
 
 
+def _attrs(attrs: dict[str, object]) -> str:
+    """``data_x`` becomes ``data-x``, ``stroke_width`` ``stroke-width``."""
+    return " ".join(f"{k.replace('_', '-')}={quoteattr(str(v))}" for k, v in attrs.items())
+
+
 def _el(tag: str, text: str | None = None, **attrs: object) -> str:
-    """One element; ``data_x`` becomes ``data-x``, ``stroke_width`` ``stroke-width``."""
-    body = " ".join(f"{k.replace('_', '-')}={quoteattr(str(v))}" for k, v in attrs.items())
+    body = _attrs(attrs)
     return f"<{tag} {body}/>" if text is None else f"<{tag} {body}>{escape(text)}</{tag}>"
 
 
 def _open(tag: str, **attrs: object) -> str:
-    return _el(tag, **attrs)[:-2] + ">"
+    return f"<{tag} {_attrs(attrs)}>"
 
 
 def _square_xy(ox: int, square: str) -> tuple[int, int]:
