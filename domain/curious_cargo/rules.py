@@ -67,8 +67,6 @@ def _draw(rng: Rng, pool: list[str], n: int) -> list[str]:
 def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
     if seats != 2:
         raise RuleError("rule.seats", "Curious Cargo is a game for 2 players")
-    if options.first_player not in (None, 0, 1):
-        raise RuleError("rule.invalid_option", "first_player is 0, 1 or null")
     first = options.first_player if options.first_player is not None else rng.below(2)
     started = ev.GameStarted(options, first)
     run = Run(opening(started))

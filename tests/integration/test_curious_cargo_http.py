@@ -36,6 +36,21 @@ async def _play(server: ServerProcess, seats: int) -> None:
         created = r.json()
         base = f"/v1/games/{created['id']}"
         tokens = [s["token"] for s in created["seats"]]
+        # A hostile client first: malformed and illegal commands are 422 problems, nothing stored.
+        doc = (await client.get(base)).json()
+        for command, code in (
+            ({"type": "play_tile", "tile": "S2r1", "at": "b3", "rot": 45}, "rule.wrong_step"),
+            ({"type": "place_splitter", "colour": "purple", "at": "b3", "rot": 0},
+             "command.invalid"),
+            ({"type": "keep_card", "card": "T99"}, "rule.card_not_held"),
+        ):
+            r = await client.post(
+                base + "/commands",
+                headers=auth(tokens[0]),
+                json={"command": command, "expected_version": doc["version"]},
+            )
+            assert r.status_code == 422 and r.json()["code"] == code, r.text
+        assert (await client.get(base)).json()["version"] == doc["version"]
         moves = 0
         while True:
             doc = (await client.get(base)).json()

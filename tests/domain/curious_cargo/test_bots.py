@@ -25,7 +25,7 @@ from domain.kernel import Rng, RuleError, Table, play_random_game
 def bot_games(count: int, tag: str) -> None:
     for n in range(count):
         seed = hashlib.sha256(f"curious-cargo/bots/{tag}/{n}".encode()).digest()
-        options = Options(first_player=n % 3 if n % 3 < 2 else None, draft=n % 4 != 0)
+        options = Options(first_player=[0, 1, None][n % 3], draft=n % 4 != 0)
         table, outcome = play_random_game(G, seed, 2, options)
         s: State = table.state
         assert s.phase == "finished" and G.to_act(s) == []

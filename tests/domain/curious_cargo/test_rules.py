@@ -55,9 +55,9 @@ def test_a_random_first_player_and_two_seats_only() -> None:
     with pytest.raises(RuleError) as info:
         Table.new(G, SEED, 3, Options())
     assert info.value.code == "rule.seats"
-    with pytest.raises(RuleError) as info:
-        Table.new(G, SEED, 2, Options(first_player=2))
-    assert info.value.code == "rule.invalid_option"
+    with pytest.raises(CommandError) as bad:
+        G.decode_options({"first_player": 2})
+    assert bad.value.code == "options.invalid"
 
 
 # --- construction ---------------------------------------------------------------------------
