@@ -202,3 +202,21 @@ def assert_hidden(table: AnyTable) -> None:
 @given(game_plans)
 def test_hidden_cards_never_reach_another_seat_or_a_spectator(plan: Any) -> None:
     play(plan, assert_hidden)
+
+
+@PROPERTY
+@given(game_plans)
+def test_a_clone_is_equal_and_shares_nothing_mutable(plan: Any) -> None:
+    from domain.curious_cargo.state import clone
+
+    state = play(plan).state
+    copy = clone(state)
+    assert copy == state and G.decode_state(G.encode_state(state)) == state
+    for p in copy.players:
+        p.hand.append("x")
+        p.storage[0].append("x")
+        p.splitters["red"] += 1
+        for t in p.shipping_lane + p.receiving_lane:
+            t.goods[9] = "red"
+    copy.supply.splitters["teal"] += 1
+    assert G.decode_state(G.encode_state(state)) == state and copy != state
