@@ -11,7 +11,18 @@ import msgspec
 from domain.kernel import SpectatorViewer, Viewer, seat_of, sees_everything
 
 from . import events as ev
-from .components import DOCKS, FILES, RANKS, TRUCKS
+from .components import (
+    COLUMN_BONUS,
+    COLUMNS,
+    DOCKS,
+    FILES,
+    GOAL,
+    RANKS,
+    RECEIVING_SLOTS,
+    TRACK_BONUS,
+    TRACK_POINTS,
+    TRUCKS,
+)
 from .lines import active_docks, layout, line_colours
 from .rules import load_options
 from .state import State, TruckInLane, stars
@@ -80,6 +91,13 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
     pending = state.pending[0] if state.pending else None
     return {
         "board": {"files": FILES, "ranks": RANKS},
+        "track": {"points": TRACK_POINTS, "bonuses": {str(k): v for k, v in TRACK_BONUS.items()}},
+        "shipping_board": {
+            "columns": COLUMNS,
+            "goal": GOAL,
+            "column_bonus": {str(k): v for k, v in COLUMN_BONUS.items()},
+            "receiving_slots": RECEIVING_SLOTS,
+        },
         "phase": state.phase,
         "step": state.step,
         "round": state.round,

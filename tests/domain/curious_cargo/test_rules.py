@@ -300,3 +300,24 @@ def test_cards_are_hidden_from_the_other_seat_and_spectators() -> None:
     assert isinstance(passed, ev.CardsPassed)
     assert G.event_view(passed, seat(1))["passed"] and G.event_view(passed, SPECTATOR)[
         "passed"] is None
+
+
+def test_the_view_shows_boards_lanes_stacks_tokens_and_the_track() -> None:
+    t = at({"phase": "trucking", "players": [
+        {"board": [{"tile": "C2t1", "at": "c5", "rot": 90}, {"tile": "D2t1", "at": "b5",
+                                                             "rot": 0}],
+         "forklift": 1, "storage": [["S2r1"]], "tokens": {"trucking": 2},
+         "shipping_lane": [{"card": "T10", "rear": 3, "goods": {"0": "red"}}]}, {}]})
+    v = G.view(state(t), SPECTATOR)
+    p = v["players"][0]
+    assert p["squares"]["b5"]["height"] == 2 and p["squares"]["c4"]["height"] == 1
+    assert p["squares"]["c4"]["segments"] == [{"colour": "teal", "edges": "NE"}]
+    assert p["docks"]["S5"] == {"colour": "teal", "active": True}
+    assert p["docks"]["S3"] == {"colour": None, "active": False}
+    assert p["connections"] == 1 and p["scaffolds"] == 4
+    assert p["shipping_lane"] == [{"card": "T10", "layout": "...C", "rear": 3, "front": 6,
+                                   "goods": {"0": "red"}}]
+    assert p["storage"] == [["S2r1"], [], []] and p["tokens"] == {"construction": 0,
+                                                                   "trucking": 2}
+    assert v["track"]["bonuses"]["10"] == "star" and v["shipping_board"]["goal"] == 9
+    assert v["phase"] == "trucking" and v["to_act"] == [0]
