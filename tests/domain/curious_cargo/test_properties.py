@@ -220,3 +220,59 @@ def test_a_clone_is_equal_and_shares_nothing_mutable(plan: Any) -> None:
             t.goods[9] = "red"
     copy.supply.splitters["teal"] += 1
     assert G.decode_state(G.encode_state(state)) == state and copy != state
+
+
+placed = st.fixed_dictionaries(
+    {"at": squares, "rot": st.sampled_from([0, 90, 180, 270, 1])},
+    optional={"tile": st.sampled_from([*TILE_IDS[:12], "Q1"]),
+              "splitter": st.sampled_from(COLOURS)},
+)
+trucks = st.fixed_dictionaries(
+    {"card": st.sampled_from([*CARD_IDS[:8], "T99"]), "rear": st.integers(-1, 11)},
+    optional={"goods": st.dictionaries(st.sampled_from(["0", "1", "2", "7"]),
+                                       st.sampled_from(COLOURS), max_size=2)},
+)
+player_positions = st.fixed_dictionaries(
+    {},
+    optional={
+        "board": st.lists(placed, max_size=4),
+        "hand": st.lists(st.sampled_from(TILE_IDS[:15]), max_size=3),
+        "storage": st.lists(st.lists(st.sampled_from(TILE_IDS[10:30]), max_size=2), max_size=4),
+        "cards": st.lists(st.sampled_from(CARD_IDS), max_size=3),
+        "tokens": st.dictionaries(st.sampled_from(["construction", "trucking", "gold"]),
+                                  st.integers(-1, 11), max_size=2),
+        "forklift": st.integers(-1, 11),
+        "shipped": st.dictionaries(st.sampled_from(COLOURS), st.integers(-1, 7), max_size=2),
+        "shipping_lane": st.lists(trucks, max_size=2),
+        "receiving_lane": st.lists(trucks, max_size=2),
+    },
+)
+positions = st.fixed_dictionaries(
+    {"players": st.lists(player_positions, min_size=1, max_size=3)},
+    optional={
+        "phase": st.sampled_from(["construction", "trucking"]),
+        "at": st.sampled_from(["phase_start", "turn"]),
+        "turn": st.integers(-1, 3),
+        "top": st.integers(-1, 2),
+        "round": st.integers(0, 3),
+        "pending": st.lists(st.integers(-1, 2), max_size=2),
+        "order": st.lists(st.integers(0, 2), max_size=3),
+        "bag": st.lists(st.sampled_from(TILE_IDS), max_size=3),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions)
+def test_a_hostile_position_loads_or_is_refused_as_invalid(raw: dict[str, Any]) -> None:
+    from domain.kernel import CommandError
+
+    try:
+        table = Table.from_position(G, bytes(32), G.decode_position(raw))
+    except CommandError as error:
+        assert error.code == "position.invalid", error
+        return
+    for who in G.to_act(table.state):
+        G.legal(table.state, who)
+    G.view(table.state, SPECTATOR)
+    assert G.fold(table.events) == table.state
