@@ -321,3 +321,20 @@ def test_the_view_shows_boards_lanes_stacks_tokens_and_the_track() -> None:
                                                                    "trucking": 2}
     assert v["track"]["bonuses"]["10"] == "star" and v["shipping_board"]["goal"] == 9
     assert v["phase"] == "trucking" and v["to_act"] == [0]
+
+
+def test_a_loaded_position_hides_the_other_seats_cards_and_the_deck() -> None:
+    t = at({"players": [{"cards": ["T10"]}, {"cards": ["T17"]}], "deck": ["T01", "T02"]})
+    loaded = t.events[0]
+    assert isinstance(loaded, ev.PositionLoaded)
+    mine = G.event_view(loaded, seat(0))["position"]
+    assert mine["players"][0]["cards"] == ["T10"] and mine["players"][1]["cards"] is None
+    assert mine["deck"] is None
+    spectator = G.event_view(loaded, SPECTATOR)["position"]
+    assert [p["cards"] for p in spectator["players"]] == [None, None]
+    assert G.event_view(loaded, AUDITOR)["position"]["deck"] == ["T01", "T02"]
+    drawn = ev.CardsDrawn(0, ["T11"])
+    assert G.event_view(drawn, seat(1)) == {"type": "cards_drawn", "seat": 0, "cards": None,
+                                            "count": 1}
+    kept = ev.CardKept(1, "T12")
+    assert G.event_view(kept, seat(0))["card"] is None and G.event_view(kept, seat(1))["card"]
