@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 from domain.curious_cargo.svg import render
 
@@ -47,3 +48,22 @@ def test_the_svg_shows_lines_docks_trucks_goods_and_boards() -> None:
     assert filled == ["teal"]
     # Cards in hand are hidden information: only their count is drawn.
     assert "T17" not in svg and "T22" not in svg and "cards: 1" in svg
+
+
+#: The position drawn in docs/curious-cargo.svg (README and rules page).
+SAMPLE = {"phase": "trucking", "players": [
+    {"board": [{"tile": "S2r1", "at": "b3", "rot": 0}, {"tile": "C2t1", "at": "b5", "rot": 0},
+               {"tile": "S3t1", "at": "b8", "rot": 0}, {"tile": "X2r1", "at": "f3", "rot": 0}],
+     "forklift": 3, "shipped": {"red": 2, "teal": 1}, "tokens": {"construction": 1},
+     "shipping_lane": [{"card": "T17", "rear": 1, "goods": {"2": "red"}},
+                       {"card": "T10", "rear": 6, "goods": {"2": "teal"}}]},
+    {"board": [{"tile": "S3t2", "at": "e3", "rot": 0}, {"tile": "S2r2", "at": "f8", "rot": 0}],
+     "forklift": 2, "received": {"teal": 2},
+     "receiving_lane": [{"card": "T01", "rear": 1, "goods": {"0": "teal"}}]},
+]}
+
+
+def test_the_documented_picture_is_current() -> None:
+    """Regenerate with: render(at(SAMPLE).state) + "\\n" into docs/curious-cargo.svg."""
+    path = Path(__file__).parents[3] / "docs" / "curious-cargo.svg"
+    assert path.read_text("utf-8") == render(state(at(SAMPLE))) + "\n"
