@@ -3,7 +3,7 @@ they reach.
 
 A bot game takes ~0.25 s here (≈500 commands, every one listing every placement), so the
 default run plays 30 games and the slow suite 200 (≈50 s); 1,000 games were run once by hand
-(see the report in docs/rules/curious-cargo.md)."""
+with ``bot_games(1000, "marathon")``, without error (docs/rules/curious-cargo.md, "Measured")."""
 
 from __future__ import annotations
 
