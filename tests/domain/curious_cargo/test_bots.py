@@ -1,8 +1,8 @@
 """Random bots play Curious Cargo to the end; perft-style checks of ``legal`` on the positions
 they reach.
 
-A bot game takes ~0.25 s here (≈500 commands, every one listing every placement), so the
-default run plays 30 games and the slow suite 200 (≈50 s); 1,000 games were run once by hand
+A bot game is ≈500 commands, every one listing every placement; 200 games take ≈16 s of CPU
+(70 s wall on the shared machine), so the default run plays 30 games and the slow suite 200; 1,000 games were run once by hand
 with ``bot_games(1000, "marathon")``, without error (docs/rules/curious-cargo.md, "Measured")."""
 
 from __future__ import annotations
