@@ -16,7 +16,6 @@ from .components import (
     COLUMN_BONUS,
     COLUMNS,
     DEAL,
-    DOCK_BY_ID,
     DOCKS,
     GEARS,
     GOAL,
@@ -39,7 +38,7 @@ from .evolve import apply, opening
 from .lines import Layout, active_docks, layout
 from .options import Options
 from .position import Position, state_from_position, turn_order
-from .state import Player, Score, State, TruckInLane, clone, stars
+from .state import Placed, Player, Score, State, TruckInLane, clone, stars
 
 
 class Run:
@@ -211,8 +210,6 @@ def place(run: Run, seat: int, pid: str, source: str, at: str, rot: int, actions
     lay = layout(p.board).copy()
     where = check_placement(lay, pid, at, rot, p.scaffolds)
     gears = min(where.gears, s.supply.construction)
-    from .state import Placed
-
     lay.put(Placed(pid, at, rot))
     count = len(active_docks(lay.top))
     run.emit(
@@ -543,6 +540,3 @@ def _trucking(run: Run, seat: int, c: cmd.Command, rng: Rng) -> None:
         end_turn(run, seat)
     else:
         raise RuleError("rule.wrong_phase", "that is a construction command")
-
-
-__all__ = ["DOCK_BY_ID", "decide", "start", "start_from_position"]

@@ -2,8 +2,9 @@
 they reach.
 
 A bot game is ≈500 commands, every one listing every placement; 200 games take ≈16 s of CPU
-(70 s wall on the shared machine), so the default run plays 30 games and the slow suite 200; 1,000 games were run once by hand
-with ``bot_games(1000, "marathon")``, without error (docs/rules/curious-cargo.md, "Measured")."""
+(70 s wall on the shared machine), so the default run plays 30 games and the slow suite 200;
+1,000 games were run once by hand with ``bot_games(1000, "marathon")``, without error
+(docs/rules/curious-cargo.md, "Measured")."""
 
 from __future__ import annotations
 
