@@ -1,0 +1,249 @@
+"""The original components of Curious Cargo, read once from ``data/components.json``.
+
+Geometry: files a–h are x 0–7 (west → east), ranks 1–10 are y 1–10 (south → north). A square is
+named like ``d3``. A segment is a colour and the edges (``N E S W``) of its cell it joins.
+Rotations turn clockwise: a cell offset (dx, dy) becomes (dy, −dx) and every edge moves
+N → E → S → W, per 90°.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+import msgspec
+
+Colour = Literal["red", "teal"]
+COLOURS: tuple[Colour, ...] = ("red", "teal")
+ROTATIONS = (0, 90, 180, 270)
+EDGES = "NESW"
+STEP = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
+OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
+
+_DATA: dict[str, Any] = json.loads(
+    resources.files(__package__).joinpath("data/components.json").read_text("utf-8")
+)
+BOARD = _DATA["board"]
+FILES: str = BOARD["files"]
+RANKS: int = BOARD["ranks"]
+SQUARES: list[str] = [f"{f}{r}" for r in range(1, RANKS + 1) for f in FILES]
+
+
+def xy(square: str) -> tuple[int, int] | None:
+    """(x, y) of a square name, None when it is not a board square."""
+    if len(square) < 2 or square[0] not in FILES or not square[1:].isdigit():
+        return None
+    y = int(square[1:])
+    if not 1 <= y <= RANKS or square[1:] != str(y):
+        return None
+    return FILES.index(square[0]), y
+
+
+def name(x: int, y: int) -> str | None:
+    if 0 <= x < len(FILES) and 1 <= y <= RANKS:
+        return f"{FILES[x]}{y}"
+    return None
+
+
+def neighbour(square: str, edge: str) -> str | None:
+    at = xy(square)
+    if at is None:
+        return None
+    dx, dy = STEP[edge]
+    return name(at[0] + dx, at[1] + dy)
+
+
+def turn_edge(edge: str, rot: int) -> str:
+    return EDGES[(EDGES.index(edge) + rot // 90) % 4]
+
+
+def turn_offset(dx: int, dy: int, rot: int) -> tuple[int, int]:
+    for _ in range(rot // 90):
+        dx, dy = dy, -dx
+    return dx, dy
+
+
+class Segment(msgspec.Struct, frozen=True):
+    colour: Colour
+    edges: str  # e.g. "WE", in N E S W order
+
+
+Cell = tuple[Segment, ...]
+
+
+class Piece(msgspec.Struct, frozen=True):
+    """A tile or splitter: cell offsets from the anchor and each cell's segments (rotation 0)."""
+
+    id: str
+    kind: str  # tile type (``S2``…) or ``splitter``
+    offsets: tuple[tuple[int, int], ...]
+    cells: tuple[Cell, ...]
+
+
+def _segment(spec: str, main: Colour) -> Segment:
+    colour, edges = spec.split(":")
+    other: Colour = "teal" if main == "red" else "red"
+    real: Colour = main if colour == "c" else other if colour == "d" else colour  # type: ignore[assignment]
+    return Segment(real, "".join(e for e in EDGES if e in edges))
+
+
+def _piece(
+    pid: str, kind: str, offsets: list[list[int]], cells: list[list[str]], main: Colour
+) -> Piece:
+    return Piece(
+        pid,
+        kind,
+        tuple((dx, dy) for dx, dy in offsets),
+        tuple(tuple(_segment(s, main) for s in cell) for cell in cells),
+    )
+
+
+def _tiles() -> dict[str, Piece]:
+    out: dict[str, Piece] = {}
+    for t in _DATA["tiles"]:
+        offsets = _DATA["shapes"][t["shape"]]
+        if "plain" in t:
+            for n in range(1, t["plain"] + 1):
+                pid = f"{t['type']}-{n}"
+                out[pid] = _piece(pid, t["type"], offsets, t["cells"], "red")
+            continue
+        for colour in COLOURS:
+            for n in range(1, t[colour] + 1):
+                pid = f"{t['type']}{colour[0]}{n}"
+                out[pid] = _piece(pid, t["type"], offsets, t["cells"], colour)
+    return out
+
+
+TILES: dict[str, Piece] = _tiles()
+TILE_IDS: list[str] = sorted(TILES)
+SPLITTER_SUPPLY: dict[str, int] = dict(_DATA["splitter"]["supply"])
+SPLITTERS: dict[str, Piece] = {
+    c: _piece(f"splitter-{c}", "splitter", [[0, 0]], _DATA["splitter"]["cells"], c) for c in COLOURS
+}
+
+
+def piece(pid: str) -> Piece | None:
+    """A tile by id, or a splitter by ``splitter-<colour>``."""
+    if pid.startswith("splitter-"):
+        return SPLITTERS.get(pid.removeprefix("splitter-"))
+    return TILES.get(pid)
+
+
+def footprint(p: Piece, at: str, rot: int) -> list[str | None]:
+    """The squares a piece covers (None for a cell off the board), cell by cell."""
+    return list(_footprint(p.offsets, at, rot))
+
+
+@cache
+def _footprint(offsets: tuple[tuple[int, int], ...], at: str, rot: int) -> tuple[str | None, ...]:
+    origin = xy(at)
+    if origin is None:
+        return tuple(None for _ in offsets)
+    out: list[str | None] = []
+    for dx, dy in offsets:
+        rx, ry = turn_offset(dx, dy, rot)
+        out.append(name(origin[0] + rx, origin[1] + ry))
+    return tuple(out)
+
+
+@cache
+def turned_cell(cell: Cell, rot: int) -> Cell:
+    return tuple(
+        Segment(s.colour, "".join(e for e in EDGES if e in {turn_edge(x, rot) for x in s.edges}))
+        for s in cell
+    )
+
+
+class Port(msgspec.Struct, frozen=True):
+    machine: str
+    square: str
+    edge: str
+    colour: Colour
+
+
+class Dock(msgspec.Struct, frozen=True):
+    """A numbered loading dock: ``S3`` (shipping, street 3) or ``R3`` (receiving)."""
+
+    id: str
+    kind: Literal["shipping", "receiving"]
+    street: int
+    square: str
+    #: The square whose segment the dock joins, and that segment's edge facing the dock.
+    inward: str
+    edge: str
+
+
+PORTS: list[Port] = [
+    Port(m, sq, edge, colour)
+    for m, spec in BOARD["machines"].items()
+    for sq, edge, colour in spec["ports"]
+]
+MACHINE_SQUARES: set[str] = {sq for spec in BOARD["machines"].values() for sq in spec["squares"]}
+
+
+def _docks() -> list[Dock]:
+    out: list[Dock] = []
+    kinds: tuple[tuple[Literal["shipping", "receiving"], str, str], ...] = (
+        ("shipping", "shipping_docks", "S"),
+        ("receiving", "receiving_docks", "R"),
+    )
+    for kind, key, letter in kinds:
+        spec = BOARD[key]
+        for street in spec["streets"]:
+            sq = f"{spec['file']}{street}"
+            inward = neighbour(sq, spec["facing"])
+            if inward is None:  # pragma: no cover - data error
+                raise ValueError(f"dock {sq} faces off the board")
+            out.append(
+                Dock(f"{letter}{street}", kind, street, sq, inward, OPPOSITE[spec["facing"]])
+            )
+    return out
+
+
+DOCKS: list[Dock] = _docks()
+DOCK_BY_ID: dict[str, Dock] = {d.id: d for d in DOCKS}
+DOCK_SQUARES: set[str] = {d.square for d in DOCKS}
+WALLS: set[str] = set(BOARD["walls"])
+GEARS: set[str] = set(BOARD["gears"])
+BLOCKED: set[str] = MACHINE_SQUARES | DOCK_SQUARES | WALLS
+SCAFFOLDING: int = BOARD["scaffolding"]
+STACKS: int = BOARD["storage_stacks"]
+
+
+class Truck(msgspec.Struct, frozen=True):
+    card: str
+    layout: str  # rear → front: ``.`` cargo, ``X`` blocked, ``C`` cab
+    ap: int
+    tiles: int
+
+    @property
+    def length(self) -> int:
+        return len(self.layout)
+
+
+TRUCKS: dict[str, Truck] = {
+    card: Truck(card, t["layout"], t["ap"], t["tiles"])
+    for t in _DATA["trucks"]
+    for card in t["cards"]
+}
+CARD_IDS: list[str] = sorted(TRUCKS)
+
+SHIPPING = _DATA["shipping_board"]
+COLUMNS: list[int] = SHIPPING["columns"]
+GOAL: int = SHIPPING["goal"]
+COLUMN_BONUS: dict[int, int] = {int(k): v for k, v in SHIPPING["column_bonus"].items()}
+RECEIVING_SLOTS: list[int] = SHIPPING["receiving_slots"]
+TRACK_POINTS: list[int] = _DATA["track"]["points"]
+TRACK_BONUS: dict[int, str] = {int(k): v for k, v in _DATA["track"]["bonuses"].items()}
+TRACK_MAX = len(TRACK_POINTS) - 1
+SUPPLY: dict[str, int] = dict(_DATA["supply"])
+RULES: dict[str, int] = dict(_DATA["rules"])
+ACTIONS = RULES["actions"]
+TOKEN_ACTIONS = RULES["token_actions"]
+AP = RULES["ap"]
+TOKEN_AP = RULES["token_ap"]
+DEAL = RULES["deal"]
+TOKEN_CAP = RULES["token_cap"]
+STREET_MAX = RULES["street_max"]

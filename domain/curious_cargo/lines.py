@@ -1,0 +1,121 @@
+"""Reading a board from above: heights, the top cell of every square, and the active docks.
+
+Only the top piece of a square counts (scaffolds lie under pieces). Two neighbouring top
+segments join where both show the same colour on their shared edge, at any heights (D5); a
+port joins the segment of its colour facing it; a dock joins the segment on its inward edge and
+takes its colour. A dock is active when its line reaches a port (D7: active connections =
+active docks)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from .components import (
+    DOCKS,
+    OPPOSITE,
+    PORTS,
+    Cell,
+    Colour,
+    footprint,
+    neighbour,
+    piece,
+    turned_cell,
+)
+from .state import Placed
+
+
+class Layout:
+    """Heights and top cells of one board, built by replaying its placements in order."""
+
+    __slots__ = ("heights", "top", "top_piece")
+
+    def __init__(self) -> None:
+        self.heights: dict[str, int] = {}
+        self.top: dict[str, Cell] = {}
+        self.top_piece: dict[str, str] = {}
+
+    def scaffolds_for(self, squares: list[str]) -> tuple[int, dict[str, int]]:
+        """The level a piece on ``squares`` lies at and the scaffolds each square needs."""
+        high = max(self.heights.get(sq, 0) for sq in squares)
+        need = {sq: high - self.heights.get(sq, 0) for sq in squares}
+        return high + 1, {sq: n for sq, n in need.items() if n}
+
+    def put(self, placed: Placed) -> None:
+        p = piece(placed.piece)
+        if p is None:
+            return
+        squares = [sq for sq in footprint(p, placed.at, placed.rot) if sq is not None]
+        level, _ = self.scaffolds_for(squares)
+        for sq, cell in zip(squares, p.cells, strict=False):
+            self.heights[sq] = level
+            self.top[sq] = turned_cell(cell, placed.rot)
+            self.top_piece[sq] = placed.piece
+
+    def copy(self) -> Layout:
+        out = Layout()
+        out.heights = dict(self.heights)
+        out.top = dict(self.top)
+        out.top_piece = dict(self.top_piece)
+        return out
+
+
+def layout(board: Iterable[Placed]) -> Layout:
+    """The layout of a board (shared: callers that add pieces ``copy()`` it first)."""
+    return _layout(tuple(board))
+
+
+@lru_cache(maxsize=1024)
+def _layout(board: tuple[Placed, ...]) -> Layout:
+    if not board:
+        return Layout()
+    out = _layout(board[:-1]).copy()
+    out.put(board[-1])
+    return out
+
+
+def active_docks(top: dict[str, Cell]) -> dict[str, Colour]:
+    """Active dock id → the colour of its line."""
+    return dict(_active(tuple(sorted(top.items()))))
+
+
+@lru_cache(maxsize=1024)
+def _active(cells: tuple[tuple[str, Cell], ...]) -> tuple[tuple[str, Colour], ...]:
+    return tuple(_trace(dict(cells)).items())
+
+
+def _trace(top: dict[str, Cell]) -> dict[str, Colour]:
+    seen: set[tuple[str, int]] = set()
+    frontier: list[tuple[str, int]] = []
+
+    def join(square: str | None, edge: str, colour: Colour) -> None:
+        if square is None:
+            return
+        for i, seg in enumerate(top.get(square, ())):
+            if seg.colour == colour and edge in seg.edges and (square, i) not in seen:
+                seen.add((square, i))
+                frontier.append((square, i))
+
+    for port in PORTS:
+        join(neighbour(port.square, port.edge), OPPOSITE[port.edge], port.colour)
+    while frontier:
+        square, i = frontier.pop()
+        seg = top[square][i]
+        for edge in seg.edges:
+            join(neighbour(square, edge), OPPOSITE[edge], seg.colour)
+    out: dict[str, Colour] = {}
+    for dock in DOCKS:
+        for i, seg in enumerate(top.get(dock.inward, ())):
+            if dock.edge in seg.edges and (dock.inward, i) in seen:
+                out[dock.id] = seg.colour
+    return out
+
+
+def line_colours(top: dict[str, Cell]) -> dict[str, Colour]:
+    """Every dock joined to a segment (active or not) → that segment's colour."""
+    out: dict[str, Colour] = {}
+    for dock in DOCKS:
+        for seg in top.get(dock.inward, ()):
+            if dock.edge in seg.edges:
+                out[dock.id] = seg.colour
+    return out

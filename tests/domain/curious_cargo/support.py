@@ -1,0 +1,48 @@
+"""Helpers: tables from positions, commands by JSON, quick looks at a seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from domain.curious_cargo import CURIOUS_CARGO as G
+from domain.curious_cargo.lines import active_docks, layout
+from domain.curious_cargo.state import Player, State
+from domain.kernel import RuleError, Table
+
+AnyTable = Table[Any, Any, Any, Any, Any]
+SEED = bytes(range(32))
+
+
+def at(position: dict[str, Any], seed: bytes = SEED) -> AnyTable:
+    """A table from a position; players default to empty seats."""
+    position = {"at": "turn", **position}
+    position.setdefault("players", [{}, {}])
+    return Table.from_position(G, seed, G.decode_position(position))
+
+
+def send(table: AnyTable, seat: int, **command: Any) -> list[Any]:
+    return table.submit(seat, G.decode_command(command))
+
+
+def refused(table: AnyTable, seat: int, code: str, **command: Any) -> RuleError:
+    before = table.version
+    with pytest.raises(RuleError) as info:
+        send(table, seat, **command)
+    assert info.value.code == code, info.value
+    assert table.version == before
+    return info.value
+
+
+def docks(p: Player) -> dict[str, str]:
+    return active_docks(layout(p.board).top)
+
+
+def state(table: AnyTable) -> State:
+    s: State = table.state
+    return s
+
+
+def kinds(events: list[Any]) -> list[str]:
+    return [type(e).__name__ for e in events]
