@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from .cargo_empire import CARGO_EMPIRE
+from .empire_builder import EMPIRE_BUILDER
 from .jolly_cargo import JOLLY_CARGO
 from .kernel import Game, UnknownGame
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 
-GAMES: dict[str, AnyGame] = {game.id: game for game in (JOLLY_CARGO, CARGO_EMPIRE)}
+GAMES: dict[str, AnyGame] = {game.id: game for game in (JOLLY_CARGO, CARGO_EMPIRE, EMPIRE_BUILDER)}
 
 
 def get_game(game_id: str) -> AnyGame:

@@ -105,3 +105,28 @@ def _lattice_neighbours(r: int, c: int) -> list[tuple[int, int]]:
 
 
 MAP = Board(json.loads(MAP_BYTES))
+
+
+def _loads() -> dict[str, Load]:
+    raw = json.loads((DATA / "loads.json").read_bytes())["loads"]
+    return {x["name"]: Load(x["name"], x["chips"], tuple(x["supply"])) for x in raw}
+
+
+LOADS = _loads()
+#: city → the loads it supplies, sorted
+SUPPLIES: dict[str, tuple[str, ...]] = {
+    city: tuple(sorted(n for n, load in LOADS.items() if city in load.supply))
+    for city in MAP.cities
+}
+#: The demand deck: card id (index) → its three demands.
+CARDS: list[tuple[Demand, Demand, Demand]] = [
+    (Demand(*a), Demand(*b), Demand(*c))
+    for a, b, c in json.loads((DATA / "demands.json").read_bytes())["cards"]
+]
+
+START_MONEY = 60
+TURN_LIMIT = 20  # $M a player may spend in a turn, all spending included
+UPGRADE_COST = 20
+FEE = 4  # $M to an opponent for running on their track (once per opponent per turn)
+CITY_PLAYERS = {"medium": 3, "small": 2}
+CITY_SECTIONS = 3
