@@ -64,7 +64,8 @@ def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:
     data: dict[str, Any] = msgspec.to_builtins(event)
     if isinstance(event, ev.PositionLoaded):
         # the deck is a set, but its contents are not shown in views either: only its size
-        deck = data["position"].get("deck")
+        pos = event.position
+        held = sum(len(p.cards) for p in pos.players) + len(pos.discard)
         data["position"]["deck"] = None
-        data["position"]["deck_size"] = None if deck is None else len(deck)
+        data["position"]["deck_size"] = len(CARDS) - held if pos.deck is None else len(pos.deck)
     return data
