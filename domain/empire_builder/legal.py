@@ -10,8 +10,8 @@ and ``end_turn``."""
 from __future__ import annotations
 
 from . import commands as cmd
-from .board import CARDS, LOADS, MAP, SUPPLIES, TURN_LIMIT, UPGRADE_COST
-from .rules import move_problem, start_problem, step_problem
+from .board import CARDS, ENTRY_COST, LOADS, MAP, SUPPLIES, TURN_LIMIT, UPGRADE_COST, edge_key
+from .rules import MAJOR_STARTS, move_problem, step_problem
 from .state import BUILDING_TURNS, State
 
 
@@ -62,19 +62,29 @@ def loads(state: State, seat: int, at: int) -> list[cmd.Command]:
     return out
 
 
+_MAJOR_MILEPOSTS = frozenset(m for name in MAP.majors for m in MAP.cities[name].mileposts)
+
+
 def build_starts(state: State, seat: int) -> list[int]:
+    """Own track's mileposts, and the majors' while a start out of a major is left (what
+    ``rules.start_problem`` accepts, without asking it milepost by milepost)."""
     own = {m for k, o in state.track.items() if o == seat for m in divmod(k, 4096)}
-    majors = {m for name in MAP.majors for m in MAP.cities[name].mileposts}
-    return sorted(m for m in own | majors
-                  if not isinstance(start_problem(state, seat, m), tuple))
+    if state.turn.major_starts < MAJOR_STARTS:
+        own |= _MAJOR_MILEPOSTS
+    return sorted(own)
 
 
 def builds(state: State, seat: int) -> list[cmd.Command]:
     if state.turn.spent >= TURN_LIMIT or state.players[seat].money <= 0:
         return []
     out: list[cmd.Command] = []
+    budget = min(TURN_LIMIT - state.turn.spent, state.players[seat].money)
+    track, terrain = state.track, MAP.terrain
     for a in build_starts(state, seat):
-        for b in MAP.adjacent[a]:
+        for b, extra in MAP.adjacent[a].items():
+            # cheap filters first; step_problem has the last word
+            if ENTRY_COST[terrain[b]] + extra > budget or edge_key(a, b) in track:
+                continue
             if not isinstance(step_problem(state, seat, a, b, {}, 0), tuple):
                 out.append(cmd.Build([a, b]))
     return out

@@ -37,7 +37,7 @@ from domain.kernel import CommandError
 
 from .board import CARDS, LOADS, MAP, edge_ends, edge_key
 from .options import Options
-from .state import Player, State, Turn
+from .state import BUILDING_TURNS, Player, State, Turn
 
 
 class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -96,6 +96,8 @@ def state_from_position(p: Position) -> State:
             raise _bad(f"seat {seat}: the train is on a milepost id 0 to {MAP.size - 1}")
         if pp.turns < 0:
             raise _bad(f"seat {seat}: turns is not negative")
+        if pp.train is not None and pp.turns < BUILDING_TURNS:
+            raise _bad(f"seat {seat}: the train comes after {BUILDING_TURNS} building turns")
         for path in pp.track:
             for a, b in itertools.pairwise(path):
                 if not (0 <= a < MAP.size and 0 <= b < MAP.size) or b not in MAP.adjacent[a]:
