@@ -65,3 +65,42 @@ def test_real_names_at_real_places() -> None:
 
     assert lonlat("Seattle")[0] < lonlat("Denver")[0] < lonlat("Chicago")[0] < lonlat("Boston")[0]
     assert lonlat("Miami")[1] < lonlat("Atlanta")[1] < lonlat("Toronto")[1] < lonlat("Winnipeg")[1]
+
+
+def test_the_demand_deck_is_regenerated_byte_for_byte() -> None:
+    from domain.empire_builder import decks
+    from domain.empire_builder.board import DATA
+
+    assert decks.encode(decks.generate()) == (DATA / "demands.json").read_bytes()
+
+
+def test_demands_follow_the_payoff_formula_and_never_ask_a_supply_city() -> None:
+    from domain.empire_builder import decks
+    from domain.empire_builder.board import CARDS, LOADS
+
+    assert len(CARDS) == decks.CARDS
+    for card in CARDS:
+        assert len({d.load for d in card}) == 3 and len({d.city for d in card}) == 3
+        for d in card:
+            supply = [m for c in LOADS[d.load].supply for m in MAP.cities[c].mileposts]
+            far = decks.distances_from(supply)[MAP.cities[d.city].mileposts[0]]
+            assert d.city not in LOADS[d.load].supply and far >= decks.MIN_DISTANCE
+            assert d.payoff == decks.payoff(far)
+
+
+def test_loads_have_three_or_four_chips_and_real_supply_cities() -> None:
+    from domain.empire_builder.board import LOADS
+
+    assert 28 <= len(LOADS) <= 32
+    for load in LOADS.values():
+        assert load.chips in (3, 4) and 1 <= len(load.supply) <= 5
+        assert all(c in MAP.cities for c in load.supply)
+
+
+def test_the_readme_picture_is_the_rendered_map() -> None:
+    from pathlib import Path
+
+    from domain.empire_builder.render import render
+
+    picture = Path(__file__).parents[3] / "docs" / "empire-builder-map.svg"
+    assert picture.read_text() == render()

@@ -9,6 +9,7 @@ from typing import Any
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder.board import CARDS, LOADS, MAP
 from domain.empire_builder.commands import Deliver, Move, PickUp, Upgrade
+from domain.kernel import CommandError
 
 from .support import at, card_with, centre, play, rejects, ring, route, track_to, types
 
@@ -236,3 +237,14 @@ def test_the_turn_limit_ends_a_bot_game_won_by_the_richest() -> None:
     assert out is not None and out.winners == [0, 2] and out.details["reason"] == "turn_limit"
     rejects(t, 0, {"type": "end_turn"}, "rule.game_over")
     assert EMPIRE_BUILDER.legal(t.state, 0) == []
+
+
+def test_no_position_once_the_game_is_over() -> None:
+    t = at({"players": [{}, {}], "turn_number": 1, "options": {"turn_limit": 1}})
+    play(t, 1, {"type": "end_turn"})
+    try:
+        EMPIRE_BUILDER.export_position(t.state)
+    except CommandError as error:
+        assert error.code == "position.unavailable"
+    else:
+        raise AssertionError("exported a finished game")
