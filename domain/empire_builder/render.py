@@ -1,6 +1,8 @@
 """Draw the map, and optionally a game's tracks and trains, as SVG (pure: a string from values).
 
-``python -m domain.empire_builder.render [OUT.svg]`` writes the bare map (to stdout without OUT).
+``python -m domain.empire_builder.render [OUT.svg] [--position POSITION.json]`` writes the map
+(to stdout without OUT), with the tracks and trains of a position (the documented JSON form) when
+one is given.
 """
 
 from __future__ import annotations
@@ -84,10 +86,25 @@ def render(tracks: dict[int, int] | None = None, trains: dict[int, int] | None =
     return "\n".join(out)
 
 
+def render_position(raw: bytes) -> str:
+    """The map with the tracks and trains of a position (JSON bytes)."""
+    from .game import EMPIRE_BUILDER
+    from .position import state_from_position
+
+    state = state_from_position(EMPIRE_BUILDER.decode_position(raw))
+    trains = {s: p.train for s, p in enumerate(state.players) if p.train is not None}
+    return render(dict(state.track), trains)
+
+
 def main(argv: list[str]) -> None:
+    args = list(argv)
     svg = render()
-    if argv:
-        Path(argv[0]).write_text(svg)
+    if "--position" in args:
+        at = args.index("--position")
+        svg = render_position(Path(args[at + 1]).read_bytes())
+        del args[at : at + 2]
+    if args:
+        Path(args[0]).write_text(svg)
     else:
         sys.stdout.write(svg)
 

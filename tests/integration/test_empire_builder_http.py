@@ -60,6 +60,22 @@ async def _play(server: ServerProcess, seats: int) -> None:
         created = r.json()
         base = f"/v1/games/{created['id']}"
         tokens = [s["token"] for s in created["seats"]]
+        # hostile commands: refused with the rule's code, naming the step; nothing appended
+        first = (await client.get(base)).json()
+        seat = first["to_act"][0]
+        for command, code in [
+            ({"type": "build", "path": [0]}, "rule.empty_path"),
+            ({"type": "build", "path": [0, 1]}, "rule.not_connected"),
+            ({"type": "build", "path": [-5, 1]}, "rule.no_such_milepost"),
+            ({"type": "move", "path": [1, 2]}, "rule.building_turns"),
+            ({"type": "build", "path": "far"}, "command.invalid"),
+            ({"type": "deliver", "card": True, "demand": 0}, "command.invalid"),
+        ]:
+            r = await client.post(base + "/commands", headers=auth(tokens[seat]),
+                                  json={"command": command})
+            assert r.status_code == 422, r.text
+            assert r.json()["code"] == code, r.text
+        assert (await client.get(base)).json()["version"] == first["version"]
         moves = 0
         while True:
             doc = (await client.get(base)).json()

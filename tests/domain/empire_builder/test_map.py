@@ -104,3 +104,23 @@ def test_the_readme_picture_is_the_rendered_map() -> None:
 
     picture = Path(__file__).parents[3] / "docs" / "empire-builder-map.svg"
     assert picture.read_text() == render()
+
+
+def test_render_draws_tracks_and_trains_of_a_position(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from domain.empire_builder import render
+
+    start = next(m for m in MAP.cities["Chicago"].mileposts[1:] if MAP.adjacent[m])
+    step = min(MAP.adjacent[start])
+    raw = json.dumps({"players": [{"cards": [0, 1, 2], "track": [[start, step]], "train": step},
+                                  {"cards": [3, 4, 5]}]}).encode()
+    svg = render.render_position(raw)
+    assert svg.count(render.PLAYER_COLOURS[0]) == 2  # one section, one train
+    assert render.PLAYER_COLOURS[1] not in svg
+    assert svg.startswith("<svg") and svg.endswith("</svg>\n")
+    out = Path(str(tmp_path)) / "game.svg"
+    source = Path(str(tmp_path)) / "position.json"
+    source.write_bytes(raw)
+    render.main([str(out), "--position", str(source)])
+    assert out.read_text() == svg
