@@ -10,9 +10,12 @@ import msgspec
 
 class Build(msgspec.Struct, frozen=True, tag="build", tag_field="type", forbid_unknown_fields=True):
     """Build track along ``path``: from its first milepost (a major city's, or on own track)
-    through each next, neighbouring, milepost."""
+    through each next, neighbouring, milepost. ``cost``: what the client expects to pay ($M);
+    when given, a path that costs anything else is refused (``rule.cost_mismatch``). ``legal``
+    lists each next section with its cost."""
 
     path: list[int]
+    cost: int | None = None
 
 
 class PlaceTrain(

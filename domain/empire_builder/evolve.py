@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import singledispatch
 
 from . import events as ev
-from .board import CARDS, UPGRADE_COST, edge_key
+from .board import CARDS, edge_key
 from .position import state_from_position
 from .state import Player, State, Turn
 
@@ -130,5 +130,3 @@ def _(e: ev.GameEnded, s: State) -> None:
     s.winners = list(e.winners)
     s.reason = e.reason
 
-
-__all__ = ["UPGRADE_COST", "evolve"]

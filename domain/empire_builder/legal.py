@@ -1,7 +1,7 @@
-"""Every next step the player to act may take. A path command (``build``, ``move``) is listed one
-step at a time: ``build [a, b]`` for every section the player may build next (from a major city
-or own track, within the $20M and the city limits; its cost is ``rules.step_problem``'s), and
-``move [b]`` for every milepost the train may enter next. A client chains steps into one
+"""Every next step the player to act may take. A path command (``build``, ``move``) is listed
+one step at a time: ``build {path: [a, b], cost}`` for every section the player may build next,
+with its cost (from a major city or own track, within the money, the $20M and the city limits),
+and ``move [b]`` for every milepost the train may enter next. A client chains steps into one
 command; a path of listed steps that stays within the turn's money and moves is accepted. The
 rest: ``place_train`` per city (only that, when the train is due), ``upgrade`` and
 ``trade_in`` (at the start of a turn), ``pick_up``, ``deliver`` and ``dump`` where the train is,
@@ -85,6 +85,7 @@ def builds(state: State, seat: int) -> list[cmd.Command]:
             # cheap filters first; step_problem has the last word
             if ENTRY_COST[terrain[b]] + extra > budget or edge_key(a, b) in track:
                 continue
-            if not isinstance(step_problem(state, seat, a, b, {}, 0), tuple):
-                out.append(cmd.Build([a, b]))
+            price = step_problem(state, seat, a, b, {}, 0)
+            if not isinstance(price, tuple):
+                out.append(cmd.Build([a, b], price))
     return out

@@ -94,7 +94,11 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
     if p.turns >= BUILDING_TURNS and p.train is None:
         raise RuleError("rule.place_train_first", "choose the city where your train appears")
     if isinstance(command, cmd.Build):
-        return [build_event(state, seat, command.path)]
+        built = build_event(state, seat, command.path)
+        if command.cost is not None and command.cost != built.cost:
+            raise RuleError("rule.cost_mismatch",
+                            f"this path costs ${built.cost}M, not ${command.cost}M")
+        return [built]
     if isinstance(command, cmd.EndTurn):
         return end_turn(state, seat, [])
     if isinstance(command, cmd.Upgrade):

@@ -161,3 +161,13 @@ def test_any_number_of_players_build_into_a_major_city() -> None:
         ends = sorted(MAP.adjacent[m])
         play(t, s, {"type": "build", "path": [m, ends[s // len(outer)]]})
         play(t, s, {"type": "end_turn"})
+
+
+def test_legal_lists_each_next_section_with_its_cost_and_a_wrong_cost_is_refused() -> None:
+    a, b = edge(lambda a, b: plain(a, b) and MAP.terrain[b] == MOUNTAIN)
+    t = at({"players": [{"track": [track_to(a, (b,))]}, {}]})
+    listed = [c for c in EMPIRE_BUILDER.legal(t.state, 0) if isinstance(c, Build)]
+    assert Build([a, b], 2) in listed
+    assert all(c.cost == MAP.entry_cost(*c.path) for c in listed)
+    rejects(t, 0, Build([a, b], 1), "rule.cost_mismatch")
+    play(t, 0, {"type": "build", "path": [a, b], "cost": 2})

@@ -56,7 +56,9 @@ def unlisted(state: Any, s: int, listed: list[Any], rnd: random.Random) -> list[
     tries += [cmd.Deliver(rnd.randrange(3), rnd.randrange(3)) for _ in range(3)]
     tries += [cmd.Upgrade("speed"), cmd.Upgrade("capacity"), cmd.TradeIn(), cmd.EndTurn()]
     tries += [cmd.PlaceTrain(rnd.choice(sorted(MAP.cities)))]
-    encoded = {msgspec.json.encode(c) for c in listed}
+    # a listed build carries its cost; the same path without a cost is the same step
+    encoded = {msgspec.json.encode(msgspec.structs.replace(c, cost=None)
+                                   if isinstance(c, cmd.Build) else c) for c in listed}
     return [c for c in tries if msgspec.json.encode(c) not in encoded]
 
 
