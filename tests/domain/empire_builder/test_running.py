@@ -248,3 +248,17 @@ def test_no_position_once_the_game_is_over() -> None:
         assert error.code == "position.unavailable"
     else:
         raise AssertionError("exported a finished game")
+
+
+def test_a_network_resumes_across_a_major_city_for_train_and_builder() -> None:
+    """Track into one side of a major city and out of the other: the train crosses the free
+    zone, and building may resume from any of the city's mileposts."""
+    sides = [m for m in ring("Chicago") if MAP.adjacent[m]]
+    west, east = sides[0], sides[-1]
+    into = track_to(west, tuple(MAP.cities["Chicago"].mileposts))
+    out_of = [east, next(n for n in sorted(MAP.adjacent[east]))]
+    t = at({"players": [{"train": into[0], "track": [into, out_of]}, {}]})
+    play(t, 0, {"type": "move", "path": [west, centre("Chicago"), east, out_of[1]]})
+    assert t.state.players[0].money == 60
+    other = next(m for m in sides if m not in (west, east))
+    play(t, 0, {"type": "build", "path": [other, min(MAP.adjacent[other])]})
