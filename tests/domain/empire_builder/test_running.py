@@ -262,3 +262,17 @@ def test_a_network_resumes_across_a_major_city_for_train_and_builder() -> None:
     assert t.state.players[0].money == 60
     other = next(m for m in sides if m not in (west, east))
     play(t, 0, {"type": "build", "path": [other, min(MAP.adjacent[other])]})
+
+
+def test_a_major_citys_free_zone_joins_the_track_reaching_its_different_mileposts() -> None:
+    from domain.empire_builder.rules import connected_majors
+
+    sides = [m for m in ring("Chicago") if MAP.adjacent[m]]
+    dallas = next(m for m in ring("Dallas") if MAP.adjacent[m])
+    toronto = next(m for m in ring("Toronto") if MAP.adjacent[m])
+    south, north = route(dallas, sides[-1]), route(sides[0], toronto)
+    assert south[-1] != north[0]
+    t = at({"players": [{"track": [south, north]}, {}]})
+    assert connected_majors(t.state, 0) == 3
+    t = at({"players": [{"track": [south, north[1:]]}, {}]})
+    assert connected_majors(t.state, 0) == 2
