@@ -10,7 +10,18 @@ and ``end_turn``."""
 from __future__ import annotations
 
 from . import commands as cmd
-from .board import CARDS, ENTRY_COST, LOADS, MAP, SUPPLIES, TURN_LIMIT, UPGRADE_COST, edge_key
+from .board import (
+    CARDS,
+    ENTRY_COST,
+    LOADS,
+    MAP,
+    MEDIUM,
+    SMALL,
+    SUPPLIES,
+    TURN_LIMIT,
+    UPGRADE_COST,
+    edge_key,
+)
 from .rules import MAJOR_STARTS, move_problem, step_problem
 from .state import BUILDING_TURNS, State
 
@@ -62,6 +73,7 @@ def loads(state: State, seat: int, at: int) -> list[cmd.Command]:
     return out
 
 
+_TOWNS = frozenset((SMALL, MEDIUM))
 _MAJOR_MILEPOSTS = frozenset(m for name in MAP.majors for m in MAP.cities[name].mileposts)
 
 
@@ -81,11 +93,15 @@ def builds(state: State, seat: int) -> list[cmd.Command]:
     budget = min(TURN_LIMIT - state.turn.spent, state.players[seat].money)
     track, terrain = state.track, MAP.terrain
     for a in build_starts(state, seat):
+        a_town = terrain[a] in _TOWNS
         for b, extra in MAP.adjacent[a].items():
-            # cheap filters first; step_problem has the last word
-            if ENTRY_COST[terrain[b]] + extra > budget or edge_key(a, b) in track:
+            price = ENTRY_COST[terrain[b]] + extra
+            if price > budget or edge_key(a, b) in track:
                 continue
-            price = step_problem(state, seat, a, b, {}, 0)
-            if not isinstance(price, tuple):
-                out.append(cmd.Build([a, b], price))
+            # what is left to check is the limits of small and medium cities
+            if a_town or terrain[b] in _TOWNS:
+                found = step_problem(state, seat, a, b, {}, 0)
+                if isinstance(found, tuple):
+                    continue
+            out.append(cmd.Build([a, b], price))
     return out
