@@ -153,7 +153,7 @@ def _trade_in(state: State, seat: int, rng: Rng) -> list[ev.E]:
     if state.turn.acted:
         raise RuleError("rule.not_start_of_turn", "cards are traded in instead of a turn")
     p = state.players[seat]
-    events: list[ev.E] = [ev.TradedIn(seat, list(p.cards))]
+    events: list[ev.E] = [ev.TradedIn(seat, [c for c in p.cards if c >= 0])]
     dealer = Dealer(rng, evolve(state, events[0]))
     for slot in range(3):
         dealer.draw(seat, slot, events)
