@@ -6,12 +6,15 @@ from typing import Any
 
 from .cargo_empire import CARGO_EMPIRE
 from .curious_cargo import CURIOUS_CARGO
+from .empire_builder import EMPIRE_BUILDER
 from .jolly_cargo import JOLLY_CARGO
 from .kernel import Game, UnknownGame
 
 AnyGame = Game[Any, Any, Any, Any, Any]
 
-GAMES: dict[str, AnyGame] = {game.id: game for game in (JOLLY_CARGO, CARGO_EMPIRE, CURIOUS_CARGO)}
+GAMES: dict[str, AnyGame] = {
+    game.id: game for game in (JOLLY_CARGO, CARGO_EMPIRE, EMPIRE_BUILDER, CURIOUS_CARGO)
+}
 
 
 def get_game(game_id: str) -> AnyGame:

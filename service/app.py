@@ -23,6 +23,7 @@ from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
+from .assets import get_asset
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody, check_game_id
 from .history import History
 from .migrate import migrate
@@ -354,6 +355,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     return Litestar(
         route_handlers=[
             rules,
+            get_asset,
             create_game,
             list_games,
             join_game,

@@ -27,6 +27,8 @@ def play_random_game(
     The bot's own choices come from a generator seeded by ``bot_seed`` (default: the game
     seed), so a bot game is reproducible.
     """
+    if options is None:
+        options = game.decode_options(game.bot_options)
     table = Table.new(game, seed, seats, options)
     chooser = Rng(bot_seed if bot_seed is not None else seed, 0)
     for _ in range(max_commands):

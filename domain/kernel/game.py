@@ -63,6 +63,12 @@ class Game(ABC, Generic[S, C, E, O, P]):
     position_type: ClassVar[type[Any]]
     #: msgspec Struct type of the state (so a state can be stored as JSON and read back).
     state_type: ClassVar[type[Any]]
+    #: Options (as JSON) the random bot plays with when given none: a game whose uniformly random
+    #: play may never end (Empire Builder) names a turn limit here. None: the defaults.
+    bot_options: ClassVar[dict[str, Any] | None] = None
+    #: A game's static data by name (Empire Builder's ``map``), served once with an ETag at
+    #: ``GET /v1/rules/{game}/assets/{name}``; views refer to it by hash.
+    assets: ClassVar[dict[str, bytes]] = {}
 
     # --- the decider -----------------------------------------------------------------------
     @abstractmethod

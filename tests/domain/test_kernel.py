@@ -21,7 +21,12 @@ from domain.registry import all_games, get_game
 def test_registry_knows_games_by_id() -> None:
     game = get_game("jolly-cargo")
     assert game.id == "jolly-cargo"
-    assert [g.id for g in all_games()] == ["jolly-cargo", "cargo-empire", "curious-cargo"]
+    assert [g.id for g in all_games()] == [
+        "jolly-cargo",
+        "cargo-empire",
+        "empire-builder",
+        "curious-cargo",
+    ]
     with pytest.raises(UnknownGame):
         get_game("chess")
 

@@ -1,0 +1,128 @@
+"""What happened. Events are facts: ``evolve`` applies them without checking or chance.
+
+Empire Builder hides little: demand cards are public (the manual's peeking); the deck is a set
+drawn from at random, so no deck order exists to reveal. Every event is public."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from .options import Options
+from .position import Position
+
+
+class E(msgspec.Struct, frozen=True, tag_field="type"):
+    """Base of Empire Builder's events."""
+
+
+class GameStarted(E, frozen=True, tag="game_started"):
+    seats: int
+    options: Options
+    #: Seats in turn order; the first is the first player, drawn at random.
+    order: list[int]
+    money: int
+    #: SHA-256 of the map the game is played on (the ``map`` asset).
+    map: str
+
+
+class PositionLoaded(E, frozen=True, tag="position_loaded"):
+    position: Position
+
+
+class CardDrawn(E, frozen=True, tag="card_drawn"):
+    """Demand card ``card`` (an id into ``data/demands.json``) fills hand slot ``slot``."""
+
+    seat: int
+    slot: int
+    card: int
+
+
+class DiscardReshuffled(E, frozen=True, tag="discard_reshuffled"):
+    """The deck ran out: the discard pile becomes the deck."""
+
+
+class Upgraded(E, frozen=True, tag="upgraded"):
+    seat: int
+    kind: Literal["speed", "capacity"]
+    cost: int
+
+
+class TradedIn(E, frozen=True, tag="traded_in"):
+    seat: int
+    cards: list[int]
+
+
+class TrackBuilt(E, frozen=True, tag="track_built"):
+    seat: int
+    path: list[int]
+    cost: int
+    #: The path starts from a major city milepost not on the builder's own track.
+    major_start: bool
+
+
+class TrainPlaced(E, frozen=True, tag="train_placed"):
+    seat: int
+    city: str
+    milepost: int
+
+
+class Fee(msgspec.Struct, frozen=True):
+    to: int
+    amount: int
+
+
+class TrainMoved(E, frozen=True, tag="train_moved"):
+    seat: int
+    path: list[int]
+    #: $4M to each opponent whose track the train used for the first time this turn.
+    fees: list[Fee]
+
+
+class LoadPickedUp(E, frozen=True, tag="load_picked_up"):
+    seat: int
+    load: str
+    city: str
+
+
+class LoadDelivered(E, frozen=True, tag="load_delivered"):
+    seat: int
+    slot: int
+    card: int
+    load: str
+    city: str
+    payoff: int
+
+
+class LoadDumped(E, frozen=True, tag="load_dumped"):
+    seat: int
+    load: str
+
+
+class TurnEnded(E, frozen=True, tag="turn_ended"):
+    seat: int
+
+
+class GameEnded(E, frozen=True, tag="game_ended"):
+    winners: list[int]
+    #: ``won`` (money and majors reached) or ``turn_limit``.
+    reason: str
+
+
+Event = (
+    GameStarted
+    | PositionLoaded
+    | CardDrawn
+    | DiscardReshuffled
+    | Upgraded
+    | TradedIn
+    | TrackBuilt
+    | TrainPlaced
+    | TrainMoved
+    | LoadPickedUp
+    | LoadDelivered
+    | LoadDumped
+    | TurnEnded
+    | GameEnded
+)

@@ -1,0 +1,132 @@
+"""Folding events into state. Total and deterministic: no checks, no chance."""
+
+from __future__ import annotations
+
+from functools import singledispatch
+
+from . import events as ev
+from .board import CARDS, edge_key
+from .position import state_from_position
+from .state import Player, State, Turn
+
+
+def evolve(state: State | None, event: ev.E) -> State:
+    if isinstance(event, ev.GameStarted):
+        return State(
+            seats=event.seats,
+            options=event.options,
+            phase="play",
+            order=list(event.order),
+            players=[Player(event.money, [-1, -1, -1]) for _ in range(event.seats)],
+            track={},
+            deck=list(range(len(CARDS))),
+            discard=[],
+        )
+    if isinstance(event, ev.PositionLoaded):
+        return state_from_position(event.position)
+    if state is None:
+        raise ValueError("the first event starts the game")
+    new = state.copy()
+    _apply(event, new)
+    return new
+
+
+@singledispatch
+def _apply(event: ev.E, s: State) -> None:
+    raise TypeError(f"Empire Builder cannot fold {type(event).__name__}")
+
+
+@_apply.register
+def _(e: ev.CardDrawn, s: State) -> None:
+    s.deck.remove(e.card)
+    s.players[e.seat].cards[e.slot] = e.card
+
+
+@_apply.register
+def _(e: ev.DiscardReshuffled, s: State) -> None:
+    s.deck = sorted(s.deck + s.discard)
+    s.discard = []
+
+
+@_apply.register
+def _(e: ev.Upgraded, s: State) -> None:
+    p = s.players[e.seat]
+    p.money -= e.cost
+    if e.kind == "speed":
+        p.speed = 12
+    else:
+        p.capacity = 3
+    s.turn.spent += e.cost
+    s.turn.acted = True
+
+
+@_apply.register
+def _(e: ev.TradedIn, s: State) -> None:
+    s.discard = sorted(s.discard + e.cards)
+    s.players[e.seat].cards = [-1, -1, -1]
+    s.turn.acted = True
+
+
+@_apply.register
+def _(e: ev.TrackBuilt, s: State) -> None:
+    for a, b in zip(e.path, e.path[1:], strict=False):
+        s.track[edge_key(a, b)] = e.seat
+    s.players[e.seat].money -= e.cost
+    s.turn.spent += e.cost
+    s.turn.built = True
+    s.turn.acted = True
+    s.turn.major_starts += e.major_start
+
+
+@_apply.register
+def _(e: ev.TrainPlaced, s: State) -> None:
+    s.players[e.seat].train = e.milepost
+
+
+@_apply.register
+def _(e: ev.TrainMoved, s: State) -> None:
+    p = s.players[e.seat]
+    p.train = e.path[-1]
+    s.turn.moved += len(e.path)
+    s.turn.acted = True
+    for fee in e.fees:
+        p.money -= fee.amount
+        s.players[fee.to].money += fee.amount
+        s.turn.paid = sorted({*s.turn.paid, fee.to})
+
+
+@_apply.register
+def _(e: ev.LoadPickedUp, s: State) -> None:
+    s.players[e.seat].loads.append(e.load)
+    s.turn.acted = True
+
+
+@_apply.register
+def _(e: ev.LoadDelivered, s: State) -> None:
+    p = s.players[e.seat]
+    p.loads.remove(e.load)
+    p.money += e.payoff
+    p.cards[e.slot] = -1
+    s.discard = sorted([*s.discard, e.card])
+    s.turn.acted = True
+
+
+@_apply.register
+def _(e: ev.LoadDumped, s: State) -> None:
+    s.players[e.seat].loads.remove(e.load)
+    s.turn.acted = True
+
+
+@_apply.register
+def _(e: ev.TurnEnded, s: State) -> None:
+    s.players[e.seat].turns += 1
+    s.turn_number += 1
+    s.turn = Turn()
+
+
+@_apply.register
+def _(e: ev.GameEnded, s: State) -> None:
+    s.phase = "finished"
+    s.winners = list(e.winners)
+    s.reason = e.reason
+

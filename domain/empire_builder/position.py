@@ -1,0 +1,154 @@
+"""The position form: an Empire Builder table as JSON (like FEN in chess), always at a point
+where the player to act may send a command.
+
+Example (two players; seat 1 to act, its train in Chicago carrying Coal)::
+
+    {"players": [
+        {"money": 48, "cards": [0, 1, 2], "track": [[812, 813, 814]], "turns": 4,
+         "train": 813},
+        {"money": 60, "cards": [3, 4, 5], "loads": ["Coal"], "train": 1206,
+         "speed": 12, "turns": 3}],
+     "first": 0, "turn_number": 7}
+
+Rules of the form:
+
+* ``players`` lists the seats in order (2 to 6). Each has ``money`` ($M, default 60), ``cards``
+  (exactly three demand card ids, indexes into ``data/demands.json``, all different across the
+  table), ``loads`` (load names on the train, at most its capacity, never more of a load than
+  its chips), ``train`` (a milepost id, or null before the train is placed), ``speed`` (9 or 12),
+  ``capacity`` (2 or 3), ``turns`` (turns completed; under 3 the player is still in the building
+  turns) and ``track``: the player's track as paths of neighbouring milepost ids.
+  No two players' tracks share an edge; no track runs inside a major city.
+* ``first``: the first player's seat; turns go in seat order from it. ``turn_number``: turns
+  completed by everyone together; the player to act is ``(first + turn_number) % players``.
+* ``turn``: what the player to act has done this turn (default nothing): ``moved`` mileposts,
+  ``spent`` $M, ``major_starts``, ``paid`` (opponents paid a fee), ``built``, ``acted``.
+* ``deck``: card ids left to draw (default: every card not in a hand or the discard pile);
+  ``discard``: the discard pile. ``options``: the game's options.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import msgspec
+
+from domain.kernel import CommandError
+
+from .board import CARDS, LOADS, MAP, edge_ends, edge_key
+from .options import Options
+from .state import BUILDING_TURNS, Player, State, Turn
+
+
+class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    cards: list[int]
+    money: int = 60
+    loads: list[str] = []
+    train: int | None = None
+    speed: int = 9
+    capacity: int = 2
+    turns: int = 3
+    track: list[list[int]] = []
+
+
+class TurnPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    moved: int = 0
+    spent: int = 0
+    major_starts: int = 0
+    paid: list[int] = []
+    built: bool = False
+    acted: bool = False
+
+
+class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    players: list[PlayerPosition]
+    first: int = 0
+    turn_number: int = 0
+    turn: TurnPosition = TurnPosition()
+    deck: list[int] | None = None
+    discard: list[int] = []
+    options: Options = Options()
+
+
+def _bad(why: str) -> CommandError:
+    return CommandError("position.invalid", why)
+
+
+def state_from_position(p: Position) -> State:
+    """The state a position describes; raises ``position.invalid`` naming what is wrong."""
+    seats = len(p.players)
+    if not 2 <= seats <= 6:
+        raise _bad("a position has 2 to 6 players")
+    if not 0 <= p.first < seats or p.turn_number < 0:
+        raise _bad(f"first is a seat (0 to {seats - 1}); turn_number is not negative")
+    track: dict[int, int] = {}
+    players: list[Player] = []
+    held: list[int] = []
+    for seat, pp in enumerate(p.players):
+        if len(pp.cards) != 3:
+            raise _bad(f"seat {seat} holds exactly 3 demand cards")
+        held += pp.cards
+        if pp.speed not in (9, 12) or pp.capacity not in (2, 3):
+            raise _bad(f"seat {seat}: speed is 9 or 12, capacity 2 or 3")
+        if len(pp.loads) > pp.capacity or any(x not in LOADS for x in pp.loads):
+            raise _bad(f"seat {seat}: loads are load names, at most the train's capacity")
+        if pp.train is not None and not 0 <= pp.train < MAP.size:
+            raise _bad(f"seat {seat}: the train is on a milepost id 0 to {MAP.size - 1}")
+        if pp.turns < 0:
+            raise _bad(f"seat {seat}: turns is not negative")
+        if pp.train is not None and pp.turns < BUILDING_TURNS:
+            raise _bad(f"seat {seat}: the train comes after {BUILDING_TURNS} building turns")
+        for path in pp.track:
+            for a, b in itertools.pairwise(path):
+                if not (0 <= a < MAP.size and 0 <= b < MAP.size) or b not in MAP.adjacent[a]:
+                    raise _bad(f"seat {seat}: track {a}-{b} is not a buildable pair of mileposts")
+                k = edge_key(a, b)
+                if track.get(k, seat) != seat:
+                    raise _bad(f"track {a}-{b} belongs to two players")
+                track[k] = seat
+        players.append(Player(pp.money, list(pp.cards), list(pp.loads), pp.train, pp.speed,
+                              pp.capacity, pp.turns))
+    for load in LOADS.values():
+        if sum(pl.loads.count(load.name) for pl in players) > load.chips:
+            raise _bad(f"{load.name} has only {load.chips} chips")
+    deck = (sorted(set(range(len(CARDS))) - set(held) - set(p.discard)) if p.deck is None
+            else sorted(p.deck))
+    every = held + deck + list(p.discard)
+    if len(set(every)) != len(every) or any(not 0 <= c < len(CARDS) for c in every):
+        raise _bad(f"demand cards are ids 0 to {len(CARDS) - 1}, each in one place")
+    t = p.turn
+    if any(not 0 <= s < seats for s in t.paid) or min(t.moved, t.spent, t.major_starts) < 0:
+        raise _bad("turn: counts are not negative and paid lists seats")
+    return State(
+        seats=seats,
+        options=p.options,
+        phase="play",
+        order=[(p.first + i) % seats for i in range(seats)],
+        players=players,
+        track=track,
+        deck=deck,
+        discard=sorted(p.discard),
+        turn_number=p.turn_number,
+        turn=Turn(t.moved, t.spent, t.major_starts, sorted(set(t.paid)), t.built, t.acted),
+    )
+
+
+def position_of(s: State) -> Position:
+    """Export a game in play; raises ``position.unavailable`` once it is over."""
+    if s.phase != "play":
+        raise CommandError("position.unavailable", "a position exists while play is on")
+    t = s.turn
+    return Position(
+        players=[
+            PlayerPosition(list(pl.cards), pl.money, list(pl.loads), pl.train, pl.speed,
+                           pl.capacity, pl.turns,
+                           [list(edge_ends(k)) for k, o in sorted(s.track.items()) if o == seat])
+            for seat, pl in enumerate(s.players)
+        ],
+        first=s.order[0],
+        turn_number=s.turn_number,
+        turn=TurnPosition(t.moved, t.spent, t.major_starts, list(t.paid), t.built, t.acted),
+        deck=list(s.deck),
+        discard=list(s.discard),
+        options=s.options,
+    )

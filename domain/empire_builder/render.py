@@ -1,0 +1,116 @@
+"""Draw the map, and optionally a game's tracks and trains, as SVG (pure: a string from values).
+
+``python -m domain.empire_builder.render [OUT.svg] [--position POSITION.json]`` writes the map
+(to stdout without OUT), with the tracks and trains of a position (the documented JSON form) when
+one is given.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+from .board import MAJOR, MAP, MEDIUM, MOUNTAIN, SMALL, edge_ends
+
+SCALE = 22.0
+PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+_WEST = min(lon for lon, _ in MAP.lonlat) - 0.6
+_NORTH = max(lat for _, lat in MAP.lonlat) + 0.6
+_COS = math.cos(math.radians(40.0))
+
+
+def _xy(m: int) -> tuple[float, float]:
+    lon, lat = MAP.lonlat[m]
+    return round((lon - _WEST) * _COS * SCALE, 1), round((_NORTH - lat) * SCALE, 1)
+
+
+def render(tracks: dict[int, int] | None = None, trains: dict[int, int] | None = None) -> str:
+    """The SVG text: ``tracks`` maps an edge key to its owner's seat, ``trains`` a seat to its
+    milepost."""
+    xs = [_xy(m) for m in range(MAP.size)]
+    width = max(x for x, _ in xs) + 20
+    height = max(y for _, y in xs) + 20
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}"'
+        f' viewBox="0 0 {width:.0f} {height:.0f}">',
+        f'<rect width="{width:.0f}" height="{height:.0f}" fill="#dbe9f4"/>',
+        '<g stroke="#f4efe1" stroke-width="15" stroke-linecap="round">',
+    ]
+    for a in range(MAP.size):
+        for b in MAP.adjacent[a]:
+            if a < b:
+                (x1, y1), (x2, y2) = xs[a], xs[b]
+                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+        for b in MAP.inside[a]:
+            if a < b:
+                (x1, y1), (x2, y2) = xs[a], xs[b]
+                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+    out.append("</g>")
+    for key, colour in [(k, "#3a7bd5") for k in MAP.river] + [(k, "#7fb2e5") for k in MAP.inlet]:
+        a, b = edge_ends(key)
+        (x1, y1), (x2, y2) = xs[a], xs[b]
+        mx, my, dx, dy = (x1 + x2) / 2, (y1 + y2) / 2, (y2 - y1) / 2.5, (x1 - x2) / 2.5
+        out.append(f'<line x1="{mx - dx:.1f}" y1="{my - dy:.1f}" x2="{mx + dx:.1f}"'
+                   f' y2="{my + dy:.1f}" stroke="{colour}" stroke-width="2.5"/>')
+    for key, seat in sorted((tracks or {}).items()):
+        a, b = edge_ends(key)
+        (x1, y1), (x2, y2) = xs[a], xs[b]
+        out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke-width="3"'
+                   f' stroke="{PLAYER_COLOURS[seat % 6]}"/>')
+    for m, (x, y) in enumerate(xs):
+        t = MAP.terrain[m]
+        if t == MOUNTAIN:
+            out.append(f'<path d="M{x - 3.5} {y + 3}L{x} {y - 3.5}L{x + 3.5} {y + 3}Z"/>')
+        elif t == 0:
+            out.append(f'<circle cx="{x}" cy="{y}" r="1.3"/>')
+    for city in sorted(MAP.cities.values(), key=lambda c: c.name):
+        x, y = xs[city.mileposts[0]]
+        if city.size == "major":
+            r = SCALE * 0.75
+            pts = " ".join(f"{x + r * math.cos(math.radians(30 + 60 * i)):.1f},"
+                           f"{y + r * math.sin(math.radians(30 + 60 * i)):.1f}" for i in range(6))
+            out.append(f'<polygon points="{pts}" fill="#f28c28" fill-opacity="0.8"'
+                       ' stroke="#a0521d"/>')
+        else:
+            fill = "#f28c28" if MAP.terrain[city.mileposts[0]] == MEDIUM else "#f5d142"
+            out.append(f'<circle cx="{x}" cy="{y}" r="5" fill="{fill}" stroke="#555"/>')
+        size = 11 if MAP.terrain[city.mileposts[0]] == MAJOR else 8
+        out.append(f'<text x="{x + 6}" y="{y - 6}" font-family="sans-serif" font-size="{size}"'
+                   f' fill="#222">{city.name}</text>')
+    for seat, m in sorted((trains or {}).items()):
+        x, y = xs[m]
+        out.append(f'<rect x="{x - 4}" y="{y - 4}" width="8" height="8" stroke="#000"'
+                   f' fill="{PLAYER_COLOURS[seat % 6]}"/>')
+    out.append("</svg>\n")
+    return "\n".join(out)
+
+
+def render_position(raw: bytes) -> str:
+    """The map with the tracks and trains of a position (JSON bytes)."""
+    from .game import EMPIRE_BUILDER
+    from .position import state_from_position
+
+    state = state_from_position(EMPIRE_BUILDER.decode_position(raw))
+    trains = {s: p.train for s, p in enumerate(state.players) if p.train is not None}
+    return render(dict(state.track), trains)
+
+
+def main(argv: list[str]) -> None:
+    args = list(argv)
+    svg = render()
+    if "--position" in args:
+        at = args.index("--position")
+        svg = render_position(Path(args[at + 1]).read_bytes())
+        del args[at : at + 2]
+    if args:
+        Path(args[0]).write_text(svg)
+    else:
+        sys.stdout.write(svg)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+
+
+__all__ = ["SMALL", "render"]

@@ -1,0 +1,364 @@
+"""``start`` and ``decide``: the set-up and every command, checked against the manual's rules.
+
+Every rejection is a RuleError with a stable code; a rejected step of a ``build`` or ``move``
+path names the step (``details["step"]``, counted from 1) and the rule."""
+
+from __future__ import annotations
+
+import itertools
+
+from domain.kernel import CommandError, Rng, RuleError
+
+from . import commands as cmd
+from . import events as ev
+from .board import (
+    CARDS,
+    CITY_PLAYERS,
+    CITY_SECTIONS,
+    FEE,
+    LOADS,
+    MAP,
+    MAP_HASH,
+    START_MONEY,
+    SUPPLIES,
+    TURN_LIMIT,
+    UPGRADE_COST,
+    edge_key,
+)
+from .evolve import evolve
+from .options import Options
+from .position import Position
+from .state import BUILDING_TURNS, State
+
+MIN_SEATS, MAX_SEATS = 2, 6
+MAJOR_STARTS = 2  # new track out of major-city mileposts per turn
+
+
+# --- drawing demand cards --------------------------------------------------------------------
+class Dealer:
+    """Draws demand cards at random from a working copy of the deck, reshuffling the discards."""
+
+    def __init__(self, rng: Rng, state: State) -> None:
+        self.rng = rng
+        self.deck = list(state.deck)
+        self.discard = list(state.discard)
+
+    def draw(self, seat: int, slot: int, events: list[ev.E]) -> None:
+        if not self.deck and self.discard:
+            events.append(ev.DiscardReshuffled())
+            self.deck, self.discard = sorted(self.deck + self.discard), []
+        if self.deck:
+            events.append(ev.CardDrawn(seat, slot, self.deck.pop(self.rng.below(len(self.deck)))))
+
+
+# --- set-up ----------------------------------------------------------------------------------
+def check_options(options: Options) -> None:
+    if not 1 <= options.majors_to_win <= len(MAP.majors):
+        raise CommandError("options.invalid", f"majors_to_win is 1 to {len(MAP.majors)}")
+    if options.money_to_win < 1 or options.turn_limit < 0:
+        raise CommandError("options.invalid", "money_to_win is positive, turn_limit not negative")
+
+
+def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
+    if not MIN_SEATS <= seats <= MAX_SEATS:
+        raise RuleError("rule.seats", f"Empire Builder is for {MIN_SEATS} to {MAX_SEATS} players")
+    check_options(options)
+    first = rng.below(seats)
+    order = [(first + i) % seats for i in range(seats)]
+    events: list[ev.E] = [ev.GameStarted(seats, options, order, START_MONEY, MAP_HASH)]
+    dealer = Dealer(rng, evolve(None, events[0]))
+    for seat in order:
+        for slot in range(3):
+            dealer.draw(seat, slot, events)
+    return events
+
+
+def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
+    check_options(position.options)
+    event = ev.PositionLoaded(position)
+    evolve(None, event)  # validates, raising position.invalid
+    return [event]
+
+
+# --- decide ----------------------------------------------------------------------------------
+def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E]:
+    if not 0 <= seat < state.seats:
+        raise RuleError("rule.no_such_seat", f"this game has seats 0 to {state.seats - 1}")
+    if state.phase == "finished":
+        raise RuleError("rule.game_over", "the game is over")
+    if state.current() != seat:
+        raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
+    p = state.players[seat]
+    if isinstance(command, cmd.PlaceTrain):
+        return _place_train(state, seat, command)
+    if p.turns >= BUILDING_TURNS and p.train is None:
+        raise RuleError("rule.place_train_first", "choose the city where your train appears")
+    if isinstance(command, cmd.Build):
+        built = build_event(state, seat, command.path)
+        if command.cost is not None and command.cost != built.cost:
+            raise RuleError("rule.cost_mismatch",
+                            f"this path costs ${built.cost}M, not ${command.cost}M")
+        return [built]
+    if isinstance(command, cmd.EndTurn):
+        return end_turn(state, seat, [])
+    if isinstance(command, cmd.Upgrade):
+        return [_upgrade(state, seat, command)]
+    if isinstance(command, cmd.TradeIn):
+        return _trade_in(state, seat, rng)
+    if p.turns < BUILDING_TURNS:
+        raise RuleError(
+            "rule.building_turns", f"your first {BUILDING_TURNS} turns are for building only"
+        )
+    if state.turn.built:
+        raise RuleError("rule.after_building", "building has ended your train's turn")
+    if isinstance(command, cmd.Move):
+        return [move_event(state, seat, command.path)]
+    if isinstance(command, cmd.PickUp):
+        return [_pick_up(state, seat, command.load)]
+    if isinstance(command, cmd.Deliver):
+        return _deliver(state, seat, command, rng)
+    return [_dump(state, seat, command.load)]
+
+
+def _place_train(state: State, seat: int, c: cmd.PlaceTrain) -> list[ev.E]:
+    p = state.players[seat]
+    if p.turns < BUILDING_TURNS:
+        raise RuleError(
+            "rule.building_turns",
+            f"the train comes after {BUILDING_TURNS} turns of building ({p.turns} done)",
+        )
+    if p.train is not None:
+        raise RuleError("rule.train_placed", "your train is already on the map")
+    city = MAP.cities.get(c.city)
+    if city is None:
+        raise RuleError("rule.no_such_city", f"{c.city!r} is not a city of the map")
+    return [ev.TrainPlaced(seat, city.name, city.mileposts[0])]
+
+
+def _upgrade(state: State, seat: int, c: cmd.Upgrade) -> ev.E:
+    p = state.players[seat]
+    if state.turn.acted:
+        raise RuleError("rule.not_start_of_turn", "a train is upgraded at the start of a turn")
+    if (p.speed if c.kind == "speed" else p.capacity) > (9 if c.kind == "speed" else 2):
+        raise RuleError("rule.already_upgraded", f"your train already has the {c.kind} upgrade")
+    if state.turn.spent + UPGRADE_COST > TURN_LIMIT:
+        raise RuleError("rule.turn_limit", f"at most ${TURN_LIMIT}M is spent in a turn")
+    if p.money < UPGRADE_COST:
+        raise RuleError("rule.no_money", f"an upgrade costs ${UPGRADE_COST}M; you have"
+                        f" ${p.money}M")
+    return ev.Upgraded(seat, c.kind, UPGRADE_COST)
+
+
+def _trade_in(state: State, seat: int, rng: Rng) -> list[ev.E]:
+    if state.turn.acted:
+        raise RuleError("rule.not_start_of_turn", "cards are traded in instead of a turn")
+    p = state.players[seat]
+    events: list[ev.E] = [ev.TradedIn(seat, [c for c in p.cards if c >= 0])]
+    dealer = Dealer(rng, evolve(state, events[0]))
+    for slot in range(3):
+        dealer.draw(seat, slot, events)
+    return end_turn(state, seat, events)
+
+
+# --- building --------------------------------------------------------------------------------
+def touches_own(state: State, seat: int, m: int) -> bool:
+    return any(state.track.get(edge_key(m, n)) == seat for n in MAP.adjacent[m])
+
+
+def step_problem(
+    state: State, seat: int, a: int, b: int, new: dict[int, int], cost: int
+) -> tuple[str, str] | int:
+    """The cost of building a→b after the sections ``new`` (edge key → seat) costing ``cost``
+    this command, or (code, reason) when the rules forbid the step."""
+    if not 0 <= b < MAP.size:
+        return "rule.no_such_milepost", f"{b} is not a milepost of the map"
+    if b in MAP.inside[a]:
+        return "rule.major_interior", "nobody builds inside a major city"
+    if b not in MAP.adjacent[a]:
+        return "rule.not_adjacent", f"{a} and {b} are not neighbouring mileposts"
+    key = edge_key(a, b)
+    if key in state.track or key in new:
+        return "rule.track_exists", f"only one track may join {a} and {b}"
+    for c in (a, b):
+        name = MAP.city_at[c]
+        if name is None or MAP.cities[name].size == "major":
+            continue
+        owners: set[int] = set()
+        own = 0
+        for n in MAP.adjacent[c]:
+            k = edge_key(c, n)
+            owner = new.get(k, state.track.get(k))
+            if owner is not None:
+                owners.add(owner)
+                own += owner == seat
+        size = MAP.cities[name].size
+        if seat not in owners and len(owners) >= CITY_PLAYERS[size]:
+            return "rule.city_full", f"{CITY_PLAYERS[size]} players have built into {name}"
+        if own >= CITY_SECTIONS:
+            return ("rule.city_sections",
+                    f"you have built {CITY_SECTIONS} sections into {name} already")
+    price = MAP.entry_cost(a, b)
+    if state.turn.spent + cost + price > TURN_LIMIT:
+        return ("rule.turn_limit",
+                f"this section costs ${price}M; ${TURN_LIMIT - state.turn.spent - cost}M of the"
+                f" ${TURN_LIMIT}M a turn is left")
+    if state.players[seat].money < cost + price:
+        left = state.players[seat].money - cost
+        return "rule.no_money", f"this section costs ${price}M; you have ${left}M"
+    return price
+
+
+def start_problem(state: State, seat: int, m: int) -> tuple[str, str] | bool:
+    """Whether building from ``m`` is a start out of a major city, or why it may not start."""
+    if not 0 <= m < MAP.size:
+        return "rule.no_such_milepost", f"{m} is not a milepost of the map"
+    if touches_own(state, seat, m):
+        return False
+    if not MAP.is_major(m):
+        return "rule.not_connected", "new track starts from a major city or from your own track"
+    if state.turn.major_starts >= MAJOR_STARTS:
+        return ("rule.major_starts",
+                f"you may build out of major-city mileposts {MAJOR_STARTS} times a turn")
+    return True
+
+
+def build_event(state: State, seat: int, path: list[int]) -> ev.TrackBuilt:
+    if len(path) < 2:
+        raise RuleError("rule.empty_path", "a build names its start and at least one milepost")
+    major = start_problem(state, seat, path[0])
+    if isinstance(major, tuple):
+        raise RuleError(major[0], f"step 0 (start at {path[0]}): {major[1]}", step=0)
+    new: dict[int, int] = {}
+    cost = 0
+    for i, (a, b) in enumerate(itertools.pairwise(path), start=1):
+        found = step_problem(state, seat, a, b, new, cost)
+        if isinstance(found, tuple):
+            raise RuleError(found[0], f"step {i} ({a} to {b}): {found[1]}", step=i)
+        new[edge_key(a, b)] = seat
+        cost += found
+    return ev.TrackBuilt(seat, list(path), cost, major)
+
+
+# --- moving ------------------------------------------------------------------------------------
+def move_problem(
+    state: State, seat: int, a: int, b: int, steps: int, fees: list[int]
+) -> tuple[str, str] | int | None:
+    """Whether the train may go a→b as step ``steps`` + 1 of this command with the opponents in
+    ``fees`` already charged in it: the opponent to pay, None for no fee, or (code, reason)."""
+    p = state.players[seat]
+    if state.turn.moved + steps >= p.speed:
+        return "rule.no_moves_left", f"your train moves {p.speed} mileposts a turn"
+    if not 0 <= b < MAP.size:
+        return "rule.no_such_milepost", f"{b} is not a milepost of the map"
+    if b in MAP.inside[a]:
+        return None
+    if b not in MAP.adjacent[a]:
+        return "rule.not_adjacent", f"{a} and {b} are not neighbouring mileposts"
+    owner = state.track.get(edge_key(a, b))
+    if owner is None:
+        return "rule.no_track", f"no track joins {a} and {b}"
+    if owner == seat or owner in state.turn.paid or owner in fees:
+        return None
+    if p.money - FEE * len(fees) < FEE:
+        return "rule.no_money", f"running on seat {owner}'s track costs ${FEE}M"
+    return owner
+
+
+def move_event(state: State, seat: int, path: list[int]) -> ev.TrainMoved:
+    at = state.players[seat].train
+    if not path or at is None:
+        raise RuleError("rule.empty_path", "a move names at least one milepost")
+    fees: list[int] = []
+    for i, b in enumerate(path):
+        found = move_problem(state, seat, at, b, i, fees)
+        if isinstance(found, tuple):
+            raise RuleError(found[0], f"step {i + 1} ({at} to {b}): {found[1]}", step=i + 1)
+        if found is not None:
+            fees.append(found)
+        at = b
+    return ev.TrainMoved(seat, list(path), [ev.Fee(o, FEE) for o in fees])
+
+
+# --- loads -----------------------------------------------------------------------------------
+def _pick_up(state: State, seat: int, load: str) -> ev.E:
+    p = state.players[seat]
+    if load not in LOADS:
+        raise RuleError("rule.no_such_load", f"{load!r} is not a load of the game")
+    city = MAP.city_at[p.train] if p.train is not None else None
+    if city is None or load not in SUPPLIES[city]:
+        raise RuleError("rule.not_supplied_here", f"{load} is not supplied where your train is")
+    if state.chips_out(load) >= LOADS[load].chips:
+        raise RuleError("rule.no_chips", f"all {LOADS[load].chips} {load} chips are on trains")
+    if len(p.loads) >= p.capacity:
+        raise RuleError("rule.train_full", f"your train carries {p.capacity} loads")
+    return ev.LoadPickedUp(seat, load, city)
+
+
+def _deliver(state: State, seat: int, c: cmd.Deliver, rng: Rng) -> list[ev.E]:
+    p = state.players[seat]
+    if not (0 <= c.card < 3 and 0 <= c.demand < 3) or p.cards[c.card] < 0:
+        raise RuleError("rule.no_such_demand", "cards and demands are numbered 0 to 2")
+    demand = CARDS[p.cards[c.card]][c.demand]
+    if demand.load not in p.loads:
+        raise RuleError("rule.load_not_carried", f"your train carries no {demand.load}")
+    if p.train is None or MAP.city_at[p.train] != demand.city:
+        raise RuleError("rule.wrong_city", f"{demand.load} is wanted in {demand.city}")
+    events: list[ev.E] = [
+        ev.LoadDelivered(seat, c.card, p.cards[c.card], demand.load, demand.city, demand.payoff)
+    ]
+    Dealer(rng, evolve(state, events[0])).draw(seat, c.card, events)
+    return events
+
+
+def _dump(state: State, seat: int, load: str) -> ev.E:
+    if load not in state.players[seat].loads:
+        raise RuleError("rule.load_not_carried", f"your train carries no {load}")
+    return ev.LoadDumped(seat, load)
+
+
+# --- end of a turn ---------------------------------------------------------------------------
+def connected_majors(state: State, seat: int) -> int:
+    """The most major cities one continuous piece of ``seat``'s track joins (a major city's
+    free zone joins the track that reaches any of its mileposts)."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    touched: set[int] = set()
+    for key, owner in state.track.items():
+        if owner == seat:
+            a, b = divmod(key, 4096)
+            parent[find(a)] = find(b)
+            touched.update((a, b))
+    reached: dict[int, set[str]] = {}
+    for name in MAP.majors:
+        ms = MAP.cities[name].mileposts
+        hits = [m for m in ms if m in touched]
+        for m in hits[1:]:
+            parent[find(m)] = find(hits[0])
+        if hits:
+            reached.setdefault(hits[0], set()).add(name)
+    count: dict[int, int] = {}
+    for m, names in reached.items():
+        root = find(m)
+        count[root] = count.get(root, 0) + len(names)
+    return max(count.values(), default=0)
+
+
+def end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
+    events.append(ev.TurnEnded(seat))
+    after = state
+    for e in events:
+        after = evolve(after, e)
+    p, o = after.players[seat], after.options
+    if p.money >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
+        events.append(ev.GameEnded([seat], "won"))
+    elif o.turn_limit and after.turn_number >= o.turn_limit * after.seats:
+        best = max(pl.money for pl in after.players)
+        events.append(ev.GameEnded(
+            [s for s, pl in enumerate(after.players) if pl.money == best], "turn_limit"))
+    return events

@@ -1,0 +1,91 @@
+"""The state of a game of Empire Builder: a plain value that ``evolve`` copies and never mutates.
+
+The demand deck is a set (``deck``, sorted card ids): a card is drawn at random when it is drawn,
+so no order of the deck exists anywhere to leak."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from .options import Options
+
+Phase = Literal["play", "finished"]
+BUILDING_TURNS = 3
+
+
+class Player(msgspec.Struct):
+    money: int
+    #: Demand card ids in hand slots 0–2.
+    cards: list[int]
+    loads: list[str] = []
+    #: The train's milepost; None until placed.
+    train: int | None = None
+    speed: int = 9
+    capacity: int = 2
+    #: Turns this player has completed.
+    turns: int = 0
+
+    def copy(self) -> Player:
+        return Player(self.money, list(self.cards), list(self.loads), self.train, self.speed,
+                      self.capacity, self.turns)
+
+
+class Turn(msgspec.Struct):
+    """What the player to act has done so far this turn."""
+
+    moved: int = 0
+    spent: int = 0
+    major_starts: int = 0
+    #: Opponents paid the $4M fee this turn.
+    paid: list[int] = []
+    built: bool = False
+    #: Anything done this turn (an upgrade or a trade-in must come first).
+    acted: bool = False
+
+    def copy(self) -> Turn:
+        return Turn(self.moved, self.spent, self.major_starts, list(self.paid), self.built,
+                    self.acted)
+
+
+class State(msgspec.Struct):
+    seats: int
+    options: Options
+    phase: Phase
+    #: Seats in turn order, the first player first.
+    order: list[int]
+    players: list[Player]
+    #: Track: edge key (see ``board.edge_key``) → owner seat.
+    track: dict[int, int]
+    deck: list[int]
+    discard: list[int]
+    #: Turns completed by all players together.
+    turn_number: int = 0
+    turn: Turn = msgspec.field(default_factory=Turn)
+    winners: list[int] = []
+    reason: str = ""
+
+    def copy(self) -> State:
+        return State(
+            seats=self.seats,
+            options=self.options,
+            phase=self.phase,
+            order=list(self.order),
+            players=[p.copy() for p in self.players],
+            track=dict(self.track),
+            deck=list(self.deck),
+            discard=list(self.discard),
+            turn_number=self.turn_number,
+            turn=self.turn.copy(),
+            winners=list(self.winners),
+            reason=self.reason,
+        )
+
+    def current(self) -> int | None:
+        if self.phase != "play":
+            return None
+        return self.order[self.turn_number % self.seats]
+
+    def chips_out(self, load: str) -> int:
+        return sum(p.loads.count(load) for p in self.players)
