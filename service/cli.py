@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from .settings import Settings
+from .settings import Settings, SettingsError
 
 
 class Embedded:
@@ -132,7 +132,7 @@ async def _migrate(settings: Settings) -> list[str]:
     from .migrate import migrate
 
     assert settings.pg_dsn
-    return await migrate(settings.pg_dsn)
+    return await migrate(settings.pg_dsn, settings.migrations)
 
 
 async def _rebuild(settings: Settings) -> int:
@@ -221,6 +221,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         _run(args)
+    except SettingsError as error:  # a bad setting stops the start, saying which and why
+        print(f"manifest: {error}", file=sys.stderr)
+        sys.exit(2)
     finally:
         Embedded.stop()
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +88,8 @@ def _from_pem(pem: bytes) -> Ed25519PrivateKey:
 
 
 async def load_signer(pool: Any, configured: str | None = None) -> Signer:
-    """The configured key, else the stored one, else a new one stored for every instance."""
-    configured = configured if configured is not None else os.environ.get("MANIFEST_SIGNING_KEY")
+    """The configured key (``MANIFEST_SIGNING_KEY``, from the settings), else the stored one,
+    else a new one stored for every instance."""
     if configured:
         text = configured.encode()
         if not text.lstrip().startswith(b"-----"):
