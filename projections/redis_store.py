@@ -17,12 +17,13 @@ DEL-then-write, so a refused write never leaves a game without its projection.""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from functools import wraps
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from .store import ProjectionStore, StoreUnavailable
 
@@ -51,21 +52,35 @@ R = TypeVar("R")
 
 
 def _guarded(method: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
-    """Raise every Redis failure of ``method`` as :class:`StoreUnavailable`."""
+    """Raise every Redis failure of ``method`` as :class:`StoreUnavailable`. After a timeout
+    or a lost connection, calls fail at once for ``cooldown`` seconds instead of each waiting
+    for its own timeout (a stalled Redis costs one timeout, not one per request)."""
 
     @wraps(method)
     async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        store = cast(RedisStore, args[0])
+        if time.monotonic() < store.down_until:
+            raise StoreUnavailable(f"redis: unreachable (last error: {store.last_error})")
         try:
             return await method(*args, **kwargs)
         except _FAILURES as error:
-            raise StoreUnavailable(f"redis: {type(error).__name__}: {error}") from error
+            reason = f"{type(error).__name__}: {error}"
+            if not isinstance(error, ResponseError):  # not a refusal (OOM): a stall or loss
+                store.down_until = time.monotonic() + store.cooldown
+                store.last_error = reason
+            raise StoreUnavailable(f"redis: {reason}") from error
 
     return call
 
 
 class RedisStore(ProjectionStore):
-    def __init__(self, redis: Redis, prefix: str = "mf", listener: Redis | None = None) -> None:
+    def __init__(
+        self, redis: Redis, prefix: str = "mf", listener: Redis | None = None, cooldown: float = 0
+    ) -> None:
         self.redis = redis
+        self.cooldown = cooldown
+        self.down_until = 0.0
+        self.last_error = ""
         self.prefix = prefix
         self.listener = listener or redis
         self._write: Any = redis.register_script(_WRITE_IF_NEWER)
@@ -88,7 +103,7 @@ class RedisStore(ProjectionStore):
             socket_connect_timeout=connect_timeout,
             health_check_interval=30,
         )
-        return cls(redis, prefix, listener)
+        return cls(redis, prefix, listener, cooldown=timeout)
 
     def _key(self, game_id: str) -> str:
         return f"{self.prefix}:game:{game_id}"

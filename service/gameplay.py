@@ -136,7 +136,7 @@ class Manifest:
         self.projector = projector
         self.signer = signer
         self.faults = faults or Faults()
-        self.admission = admission or Admission(4)
+        self.admission = admission or Admission(8)
         self.replayer = Replayer(projector.store, self._read_range, SNAPSHOT_EVERY)
         #: game id -> (head hash, table at that head)
         self._tables: LRU[str, tuple[bytes, Table]] = LRU(_CACHE_GAMES)
@@ -557,6 +557,10 @@ class Manifest:
         except Problem as problem:
             COMMANDS.labels(game=game, outcome=problem.code).inc()
             raise
+
+    async def current(self, game_id: str) -> tuple[bytes, Table]:
+        """The latest table this process knows (or reads from PostgreSQL), with its head."""
+        return await self._current(game_id)
 
     async def _current(self, game_id: str) -> tuple[bytes, Table]:
         """The latest table this process knows, with its head hash; read if unknown (from

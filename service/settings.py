@@ -22,7 +22,7 @@ Configuration table lists the same).
 | ``MANIFEST_PG_ACQUIRE_TIMEOUT`` | ``2`` | seconds to wait for a free pool connection |
 | ``MANIFEST_PG_LOCK_TIMEOUT`` | ``2`` | seconds a statement waits for a row lock |
 | ``MANIFEST_PG_STATEMENT_TIMEOUT`` | ``5`` | seconds a statement may run |
-| ``MANIFEST_GAME_WRITERS`` | ``4`` | writes to one game in flight per process; more: 503 at once |
+| ``MANIFEST_GAME_WRITERS`` | ``8`` | writes to one game in flight per process; more: 503 at once |
 | ``MANIFEST_REDIS_CONNECT_TIMEOUT`` | ``1`` | seconds to open a Redis connection |
 | ``MANIFEST_REDIS_TIMEOUT`` | ``1`` | seconds a Redis reply may take |
 | ``MANIFEST_PROJECTION_RETRIES`` | ``3`` | attempts of a projection write after a commit |
@@ -124,7 +124,7 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "pg_acquire_timeout": ("MANIFEST_PG_ACQUIRE_TIMEOUT", "2", _seconds(0.05, 300)),
     "pg_lock_timeout": ("MANIFEST_PG_LOCK_TIMEOUT", "2", _seconds(0.05, 300)),
     "pg_statement_timeout": ("MANIFEST_PG_STATEMENT_TIMEOUT", "5", _seconds(0.1, 3600)),
-    "game_writers": ("MANIFEST_GAME_WRITERS", "4", _int(1, 1000)),
+    "game_writers": ("MANIFEST_GAME_WRITERS", "8", _int(1, 1000)),
     "redis_connect_timeout": ("MANIFEST_REDIS_CONNECT_TIMEOUT", "1", _seconds(0.05, 60)),
     "redis_timeout": ("MANIFEST_REDIS_TIMEOUT", "1", _seconds(0.05, 60)),
     "projection_retries": ("MANIFEST_PROJECTION_RETRIES", "3", _int(1, 100)),
