@@ -126,6 +126,9 @@ class Projector:
             entry.snapshots.update(snapshots or {})
             if table.version > entry.table.version:
                 entry.table, entry.known = table, known
+        self._start_writer(game_id)
+
+    def _start_writer(self, game_id: str) -> None:
         if game_id not in self._writing:
             self._writing.add(game_id)
             task = asyncio.get_running_loop().create_task(self._drain(game_id))
@@ -157,6 +160,14 @@ class Projector:
                 self._settle(game_id, table.version)
         finally:
             self._writing.discard(game_id)
+
+    def retry_pending(self) -> int:
+        """Start a writer again for every pending game whose writer gave up (each pass of the
+        catch-up worker). Returns how many."""
+        idle = [g for g in self._pending if g not in self._writing]
+        for game_id in idle:
+            self._start_writer(game_id)
+        return len(idle)
 
     def _settle(self, game_id: str, version: int) -> None:
         entry = self._pending.get(game_id)
@@ -239,6 +250,7 @@ class Projector:
         """Repair projections every ``every`` seconds until ``stop`` is set."""
         while not stop.is_set():
             try:
+                self.retry_pending()
                 repaired = await self.repair(list_games)
                 self.last_pass_error = None
                 if repaired:

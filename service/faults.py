@@ -43,6 +43,7 @@ UNAVAILABLE = Counter(
 )
 
 MAY_BE_RECORDED = "it may have been recorded; resend with the same Idempotency-Key"
+MAY_HAVE_HAPPENED = "it may have taken effect: check before repeating it"
 NOT_RECORDED = "nothing was recorded; try again"
 
 
@@ -96,9 +97,10 @@ class Faults:
         problem.headers["Retry-After"] = str(self.retry_after)
         return problem
 
-    def problem(self, error: BaseException, command: bool) -> Problem | None:
-        """The 503 for ``error`` if it is a dependency failure, else None. ``command``: the
-        request was a command (say whether it may have been recorded)."""
+    def problem(self, error: BaseException, kind: str) -> Problem | None:
+        """The 503 for ``error`` if it is a dependency failure, else None. ``kind``:
+        ``command`` (may have been recorded: resend with its key), ``write`` (another write,
+        with no key: may have taken effect) or ``read``."""
         if isinstance(error, Busy):
             return self.unavailable("admission", f"{error}; {NOT_RECORDED}")
         if isinstance(error, NotSent):
@@ -115,7 +117,7 @@ class Faults:
             return self.unavailable("postgres", f"{what}; {NOT_RECORDED}")
         if isinstance(error, _PG):
             reason = f"PostgreSQL failed ({type(error).__name__})"
-            tail = MAY_BE_RECORDED if command else "try again"
+            tail = {"command": MAY_BE_RECORDED, "write": MAY_HAVE_HAPPENED}.get(kind, "try again")
             return self.unavailable("postgres", f"{reason}; {tail}")
         return None
 

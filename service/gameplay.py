@@ -469,17 +469,18 @@ class Manifest:
     async def document(self, game_id: str, field: str) -> bytes:
         """A projection field, never older than the stored version (``games.version``): a
         projection behind it, missing, or unreadable is answered from PostgreSQL instead."""
-        row = await self._row(game_id)
-        if row.version == 0:
+        stored = await self.store.version_head(game_id)
+        if stored is None or stored[0] == 0:
             raise Problem(404, "game.not_found", f"no game {game_id}")
+        version, head = stored
         try:
             have, raw = await self.projector.store.fields(game_id, ["version", field])
         except StoreUnavailable as error:
             log.warning("view served from PostgreSQL", game=game_id, reason=str(error))
             have, raw = None, None
-        if raw is not None and have is not None and int(have) >= row.version:
+        if raw is not None and have is not None and int(have) >= version:
             return raw
-        table = await self._stored_table(game_id, row.head, row.version)
+        table = await self._stored_table(game_id, head, version)
         self.projector.schedule(table)  # repair what was behind
         raw = table_field(table, field)
         if raw is None:
@@ -503,10 +504,11 @@ class Manifest:
         """Decide on the latest known state and append with one compare-and-set statement
         (:mod:`service.optimistic`); if the game moved meanwhile, re-read and decide again."""
         check_game_id(game_id)
-        return await self._write(game_id, lambda: self._command(game_id, token, body, key))
+        kind = "command" if key is not None else "write"  # without a key: nothing to resend with
+        return await self._write(game_id, lambda: self._command(game_id, token, body, key), kind)
 
     async def _write(
-        self, game_id: str, run: Callable[[], Awaitable[dict[str, Any]]]
+        self, game_id: str, run: Callable[[], Awaitable[dict[str, Any]]], kind: str
     ) -> dict[str, Any]:
         """Run a write to one game under its admission limit; a dependency failure is a 503
         that says whether the write may have been recorded."""
@@ -516,7 +518,7 @@ class Manifest:
         except Problem:
             raise
         except Exception as error:
-            problem = self.faults.problem(error, command=True)
+            problem = self.faults.problem(error, kind)
             if problem is None:
                 raise
             log.warning("write not answered", game=game_id, error=repr(error))
@@ -685,7 +687,7 @@ class Manifest:
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
         check_game_id(game_id)
-        return await self._write(game_id, lambda: self._message(game_id, token, body))
+        return await self._write(game_id, lambda: self._message(game_id, token, body), "write")
 
     async def _message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
         seat = await self.require_seat(game_id, token)

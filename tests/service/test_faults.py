@@ -29,7 +29,7 @@ from service.faults import MAY_BE_RECORDED, NOT_RECORDED, Admission, Busy, Fault
 def test_a_dependency_failure_is_a_503_that_says_what_happened(
     error: BaseException, dependency: str, says: str
 ) -> None:
-    problem = Faults(retry_after=3).problem(error, command=True)
+    problem = Faults(retry_after=3).problem(error, "command")
     assert problem is not None
     assert (problem.status, problem.code) == (503, "service.unavailable")
     assert problem.headers == {"Retry-After": "3"}
@@ -38,15 +38,17 @@ def test_a_dependency_failure_is_a_503_that_says_what_happened(
     assert "nothing was lost" not in problem.detail
 
 
-def test_outside_a_command_a_lost_connection_does_not_talk_of_recording() -> None:
+def test_outside_a_command_a_lost_connection_does_not_talk_of_keys() -> None:
     lost = asyncpg.exceptions.ConnectionDoesNotExistError("lost")
-    problem = Faults().problem(lost, command=False)
-    assert problem is not None and "Idempotency-Key" not in problem.detail
+    read = Faults().problem(lost, "read")
+    assert read is not None and "Idempotency-Key" not in read.detail
+    write = Faults().problem(lost, "write")  # a join, a message: no key to resend with
+    assert write is not None and "may have taken effect" in write.detail
 
 
 @pytest.mark.parametrize("error", [ValueError("bug"), KeyError("x"), RuntimeError()])
 def test_a_bug_is_not_a_dependency_failure(error: Exception) -> None:
-    assert Faults().problem(error, command=True) is None
+    assert Faults().problem(error, "command") is None
 
 
 def test_admission_lets_a_few_writers_in_per_game_and_refuses_the_next_at_once() -> None:
