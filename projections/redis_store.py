@@ -94,7 +94,6 @@ class RedisStore(ProjectionStore):
             decode_responses=False,
             socket_connect_timeout=connect_timeout,
             socket_timeout=timeout,
-            retry_on_timeout=False,
             retry=None,
         )
         listener = Redis.from_url(
