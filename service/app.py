@@ -278,7 +278,8 @@ def on_not_found(request: Request[Any, Any, Any], exc: Exception) -> Response[by
 
 def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     kind = "read" if request.method in ("GET", "HEAD") else "write"
-    problem = _manifest(request).faults.problem(exc, kind)
+    manifest = getattr(request.app.state, "manifest", None)
+    problem = None if manifest is None else manifest.faults.problem(exc, kind)
     if problem is not None:  # a dependency failed: 503 with Retry-After (service.faults)
         log.warning("dependency failure", path=request.url.path, error=repr(exc))
         return _problem_response(problem, request)

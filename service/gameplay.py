@@ -176,7 +176,7 @@ class Manifest:
         table = fold_stream(None, events, game_id)
         if table.version != version:
             raise LookupError(f"game {game_id} has no event {version}")
-        if latest:
+        if latest and (cached is None or cached[1].version <= version):  # never cache older
             self._remember(table, head)
         return table
 
