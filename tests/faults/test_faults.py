@@ -330,6 +330,7 @@ async def _redis_paused(server: ServerProcess, redis: RedisServer) -> None:
             status, checks = await readyz(client)
             assert status == 503 and not checks["redis"]["ok"], checks
             await ledger.wait_for(lambda: len(ledger.acked) >= before + 10, 20, "acks go on")
+            assert "view served from PostgreSQL" in server.log_path.read_text()
         finally:
             redis.resume()
         await asyncio.sleep(0.5)
@@ -443,6 +444,7 @@ async def _redis_full(server: ServerProcess, redis: RedisServer) -> None:
                 if line.startswith('manifest_projection_failures_total{stage="view"}')
             ]
             assert failed and float(failed[0].split()[-1]) > 0, failed
+            assert "projection write failed" in server.log_path.read_text()  # logged, too
             for g in games:  # refused whole: every record still complete
                 record = r.hgetall(f"{server.prefix}:game:{g['id']}")
                 assert b"version" in record and b"table" in record and b"doc:spectator" in record
