@@ -25,6 +25,7 @@ stalled) is answered from the table folded from PostgreSQL instead, and repaired
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -469,15 +470,15 @@ class Manifest:
     async def document(self, game_id: str, field: str) -> bytes:
         """A projection field, never older than the stored version (``games.version``): a
         projection behind it, missing, or unreadable is answered from PostgreSQL instead."""
-        stored = await self.store.version_head(game_id)
+        # Both at once: whichever answers first, the projection is served only if it is at
+        # least at the version PostgreSQL had when asked, which is at least every version
+        # acknowledged before this request.
+        stored, (have, raw) = await asyncio.gather(
+            self.store.version_head(game_id), self._projected(game_id, field)
+        )
         if stored is None or stored[0] == 0:
             raise Problem(404, "game.not_found", f"no game {game_id}")
         version, head = stored
-        try:
-            have, raw = await self.projector.store.fields(game_id, ["version", field])
-        except StoreUnavailable as error:
-            log.warning("view served from PostgreSQL", game=game_id, reason=str(error))
-            have, raw = None, None
         if raw is not None and have is not None and int(have) >= version:
             return raw
         table = await self._stored_table(game_id, head, version)
@@ -486,6 +487,15 @@ class Manifest:
         if raw is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
         return raw
+
+    async def _projected(self, game_id: str, field: str) -> tuple[bytes | None, bytes | None]:
+        """(version, field) of the projection; (None, None) when Redis fails."""
+        try:
+            have, raw = await self.projector.store.fields(game_id, ["version", field])
+        except StoreUnavailable as error:
+            log.warning("view served from PostgreSQL", game=game_id, reason=str(error))
+            return None, None
+        return have, raw
 
     async def game_document(self, game_id: str, token: str | None) -> bytes:
         check_game_id(game_id)
