@@ -195,11 +195,15 @@ async def get_stream(request: Request[Any, Any, Any], game_id: str) -> ServerSen
     history = _history(request)
     await history.manifest.seat_for(game_id, _token(request))  # 401/403 before streaming
     await history.manifest.game_document(game_id, _token(request))  # 404 before streaming
+    docs = history.changes(game_id, _token(request))
+    first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts
 
     async def changes() -> AsyncIterator[ServerSentEventMessage]:
-        async for doc in history.changes(game_id, _token(request)):
+        doc: bytes | None = first
+        while doc is not None:
             version = msgspec.json.decode(doc)["version"]
             yield ServerSentEventMessage(data=doc.decode(), event="change", id=version)
+            doc = await anext(docs, None)
 
     return ServerSentEvent(changes())
 

@@ -400,6 +400,10 @@ async def _redis_killed(server: ServerProcess, redis: RedisServer) -> None:
         assert r.json()["head"] == first["head"] and r.json()["events"] == first["events"]
         status, checks = await readyz(client)
         assert status == 503 and not checks["redis"]["ok"], checks
+        # The live stream needs Redis pub/sub: refused before it starts, not broken after.
+        r = await ledger.call(client, "GET", f"/v1/games/{gid}/stream")
+        assert r is not None and r.status_code == 503, r and r.text
+        assert r.json()["code"] == "service.unavailable" and "retry-after" in r.headers
         rng = random.Random(3)
         before = len(ledger.acked)
         while len(ledger.acked) < before + 5:
