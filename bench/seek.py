@@ -7,6 +7,10 @@ Builds one CARGO game of at least ``--events`` events through the real command p
 mostly end their turn, 3 events a command) on its own PostgreSQL and Redis, then times
 ``History.replay`` for random n — in process, so the figure is the seek itself, not HTTP.
 Prints p50/p99 latency and the events folded per seek; asserts nothing.
+
+Also prints the write path's cold start on that game: with nothing cached, the state a command
+is decided on (and a retried command's hints) is read from PostgreSQL and folded from event 1
+(``Manifest.current``) — the cost that decides whether snapshots must also live in PostgreSQL.
 """
 
 from __future__ import annotations
@@ -72,6 +76,17 @@ async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
             f"max {latencies[-1]:.2f} ms"
         )
         print(f"folded per seek: max {max(folded)}  mean {statistics.mean(folded):.1f}  (K = 100)")
+        cold: list[float] = []
+        for _ in range(20):
+            manifest._tables.pop(game_id)
+            t0 = time.perf_counter()
+            await manifest.current(game_id)
+            cold.append((time.perf_counter() - t0) * 1000)
+        cold.sort()
+        print(
+            f"cold state from PostgreSQL (read + fold {version} events): "
+            f"p50 {statistics.median(cold):.1f} ms  max {cold[-1]:.1f} ms"
+        )
     finally:
         await projections.close()
         await pool.close()

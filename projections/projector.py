@@ -1,16 +1,26 @@
 """Bringing projections up to date from the event store: after every append, in the catch-up
 worker, and in ``manifest rebuild``. Each folds the events after the version a projection
 reflects (a dense read, so none is skipped) onto that projection (so none is applied twice) and
-writes the result only if it is newer than what is stored (see :mod:`projections.store`)."""
+writes the result only if it is newer than what is stored (see :mod:`projections.store`).
+
+After a commit the service does not wait for the projection: :meth:`Projector.schedule` hands
+the new table to a background writer (one per game at a time, the newest table wins), which
+writes the view first and the replay snapshots after it, retrying ``retries`` times with a
+growing pause. A write that still fails stays *pending*: it is logged, counted
+(``manifest_projection_failures_total{stage}``), its age is the projection lag
+(``manifest_projection_lag_seconds``, and ``/readyz`` past ``MANIFEST_PROJECTION_LAG``), and the
+catch-up worker repairs it on its next pass."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import msgspec
 import structlog
+from prometheus_client import Counter, Gauge
 
 from .replay import fold_collecting
 from .store import ProjectionStore
@@ -30,6 +40,17 @@ ListGames = Callable[[str | None, int], Awaitable[Sequence[tuple[str, int]]]]
 log = structlog.get_logger("manifest.projections")
 _encoder = msgspec.json.Encoder()
 
+FAILURES = Counter(
+    "manifest_projection_failures_total",
+    "Projection writes that failed (view, snapshots: after a commit; catchup: the worker)",
+    ["stage"],
+)
+LAG = Gauge(
+    "manifest_projection_lag_seconds",
+    "Age of the oldest change this process committed that its projection does not show yet",
+)
+PENDING = Gauge("manifest_projection_pending_games", "Games whose projection write is pending")
+
 
 def table_fields(table: Table, known: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
     """Every field of a game's projection; ``known`` fields (already computed by the caller for
@@ -45,10 +66,127 @@ def table_fields(table: Table, known: Mapping[str, bytes] | None = None) -> dict
     return fields
 
 
+def table_field(table: Table, name: str) -> bytes | None:
+    """One field of ``table``'s projection (as :func:`table_fields` would write it)."""
+    if name.startswith("doc:"):
+        key = name[4:]
+        return _encoder.encode(game_document(table, key)) if key in viewer_keys(table) else None
+    if name.startswith("legal:"):
+        seat = int(name[6:])
+        return _encoder.encode(legal_document(table, seat)) if 0 <= seat < table.seats else None
+    return encode_table(table) if name == "table" else None
+
+
+class _Pending:
+    __slots__ = ("known", "since", "snapshots", "table")
+
+    def __init__(
+        self, table: Table, snapshots: dict[int, bytes], known: Mapping[str, bytes] | None
+    ) -> None:
+        self.table = table
+        self.snapshots = snapshots
+        self.known = known
+        self.since = time.monotonic()
+
+
 class Projector:
-    def __init__(self, store: ProjectionStore, read_events: ReadEvents) -> None:
+    def __init__(
+        self,
+        store: ProjectionStore,
+        read_events: ReadEvents,
+        *,
+        retries: int = 3,
+        backoff: float = 0.1,
+    ) -> None:
         self.store = store
         self.read_events = read_events
+        self.retries = retries
+        self.backoff = backoff
+        self._pending: dict[str, _Pending] = {}
+        self._writing: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: why the last catch-up pass failed (None: it succeeded, or none ran yet)
+        self.last_pass_error: str | None = None
+        LAG.set_function(self.lag)
+        PENDING.set_function(lambda: len(self._pending))
+
+    # --- after a commit: in the background ---------------------------------------------------
+    def schedule(
+        self,
+        table: Table,
+        snapshots: Mapping[int, bytes] | None = None,
+        known: Mapping[str, bytes] | None = None,
+    ) -> None:
+        """Bring the projection to ``table`` in the background (never raises, never waits)."""
+        game_id = table.game_id
+        entry = self._pending.get(game_id)
+        if entry is None:
+            self._pending[game_id] = _Pending(table, dict(snapshots or {}), known)
+        else:
+            entry.snapshots.update(snapshots or {})
+            if table.version > entry.table.version:
+                entry.table, entry.known = table, known
+        self._start_writer(game_id)
+
+    def _start_writer(self, game_id: str) -> None:
+        if game_id not in self._writing:
+            self._writing.add(game_id)
+            task = asyncio.get_running_loop().create_task(self._drain(game_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _drain(self, game_id: str) -> None:
+        failures = 0
+        try:
+            while (entry := self._pending.get(game_id)) is not None:
+                table, snapshots = entry.table, entry.snapshots
+                entry.snapshots = {}
+                try:
+                    await self.publish_table(table, snapshots, entry.known)
+                except Exception as error:
+                    entry.snapshots = {**snapshots, **entry.snapshots}
+                    failures += 1
+                    log.warning(
+                        "projection write failed",
+                        game=game_id,
+                        version=table.version,
+                        attempt=failures,
+                        error=str(error),
+                    )
+                    if failures >= self.retries:
+                        return  # stays pending: the catch-up worker repairs it
+                    await asyncio.sleep(self.backoff * 2 ** (failures - 1))
+                    continue
+                self._settle(game_id, table.version)
+        finally:
+            self._writing.discard(game_id)
+
+    def retry_pending(self) -> int:
+        """Start a writer again for every pending game whose writer gave up (each pass of the
+        catch-up worker). Returns how many."""
+        idle = [g for g in self._pending if g not in self._writing]
+        for game_id in idle:
+            self._start_writer(game_id)
+        return len(idle)
+
+    def _settle(self, game_id: str, version: int) -> None:
+        entry = self._pending.get(game_id)
+        if entry is not None and entry.table.version <= version and not entry.snapshots:
+            del self._pending[game_id]
+
+    def lag(self) -> float:
+        """Seconds since the oldest change not yet written to the projections (0: none)."""
+        if not self._pending:
+            return 0.0
+        return time.monotonic() - min(e.since for e in self._pending.values())
+
+    async def drain(self, timeout: float) -> None:
+        """Let pending writes finish (at shutdown), at most ``timeout`` seconds."""
+        tasks = list(self._tasks)
+        if tasks:
+            _, late = await asyncio.wait(tasks, timeout=timeout)
+            for task in late:
+                task.cancel()
 
     async def load(self, game_id: str) -> Table | None:
         (raw,) = await self.store.fields(game_id, ["table"])
@@ -61,10 +199,20 @@ class Projector:
         known: Mapping[str, bytes] | None = None,
     ) -> bool:
         """Store ``table`` unless the projection already reflects its version or a later one,
-        and keep the replay ``snapshots`` folded on the way."""
+        then keep the replay ``snapshots`` folded on the way (after the view, never instead of
+        it). Raises on any failure (counted by stage)."""
+        try:
+            wrote = await self.store.write(table.game_id, table.version, table_fields(table, known))
+        except Exception:
+            FAILURES.labels(stage="view").inc()
+            raise
         if snapshots:
-            await self.store.put_snapshots(table.game_id, snapshots)
-        return await self.store.write(table.game_id, table.version, table_fields(table, known))
+            try:
+                await self.store.put_snapshots(table.game_id, snapshots)
+            except Exception:
+                FAILURES.labels(stage="snapshots").inc()
+                raise
+        return wrote
 
     async def catch_up(self, game_id: str) -> Table | None:
         """Make the projection reflect every stored event; returns it (None: no such game)."""
@@ -75,6 +223,7 @@ class Projector:
             return current
         table, snapshots = fold_collecting(current, events, game_id)
         await self.publish_table(table, snapshots)
+        self._settle(game_id, table.version)
         return table
 
     async def repair(self, list_games: ListGames, page: int = 500) -> int:
@@ -89,7 +238,11 @@ class Projector:
             stored = await self.store.versions([g for g, _ in games])
             for (game_id, version), have in zip(games, stored, strict=True):
                 if version > 0 and (have is None or have < version):
-                    await self.catch_up(game_id)
+                    try:
+                        await self.catch_up(game_id)
+                    except Exception:
+                        FAILURES.labels(stage="catchup").inc()
+                        raise
                     repaired += 1
             cursor = games[-1][0]
 
@@ -97,10 +250,13 @@ class Projector:
         """Repair projections every ``every`` seconds until ``stop`` is set."""
         while not stop.is_set():
             try:
+                self.retry_pending()
                 repaired = await self.repair(list_games)
+                self.last_pass_error = None
                 if repaired:
                     log.info("projections repaired", games=repaired)
-            except Exception:  # keep the worker alive through a Redis or PostgreSQL outage
-                log.exception("catch-up pass failed")
+            except Exception as error:  # keep the worker alive through an outage
+                self.last_pass_error = f"{type(error).__name__}: {error}"
+                log.warning("catch-up pass failed", error=self.last_pass_error)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), every)

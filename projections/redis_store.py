@@ -1,23 +1,44 @@
 """Projections in Redis: one hash per game (``mf:game:<id>``), replaced atomically by a Lua
 script only when the new version is higher; replay snapshots in ``mf:snap:<id>`` (version →
 table). Changes fan out on ``mf:changes:<id>`` (pub/sub), so
-a client connected to any instance hears moves accepted by another."""
+a client connected to any instance hears moves accepted by another.
+
+Every call has a connect and a socket timeout (``MANIFEST_REDIS_CONNECT_TIMEOUT``,
+``MANIFEST_REDIS_TIMEOUT``) and no automatic retry, and every Redis failure (timeout, refused
+connection, ``OOM`` when full) is raised as :class:`~projections.store.StoreUnavailable`. Pub/sub
+listens on a client of its own without the socket timeout (a quiet channel is not a fault).
+
+The write script declares itself with a ``#!lua`` shebang (Redis 7): Redis then checks
+``maxmemory`` *before* running it, so a full Redis refuses the whole write (nothing changed)
+instead of letting a script that starts with a non-growing command write past the limit. It
+overwrites the fields and deletes only the ones the new record no longer has — no
+DEL-then-write, so a refused write never leaves a game without its projection."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar, cast
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError, ResponseError
 
-from .store import ProjectionStore
+from .store import ProjectionStore, StoreUnavailable
 
 # KEYS[1] = the game's hash, KEYS[2] = its change channel; ARGV[1] = the new version;
 # ARGV[2..] = field, value pairs. Written and announced in one round trip.
-_WRITE_IF_NEWER = """
+_WRITE_IF_NEWER = """#!lua
 local current = redis.call('HGET', KEYS[1], 'version')
 if current == false or tonumber(current) < tonumber(ARGV[1]) then
-  redis.call('DEL', KEYS[1])
+  local keep = {}
+  for i = 2, #ARGV, 2 do keep[ARGV[i]] = true end
+  local gone = {}
+  for _, name in ipairs(redis.call('HKEYS', KEYS[1])) do
+    if name ~= 'version' and not keep[name] then gone[#gone + 1] = name end
+  end
+  if #gone > 0 then redis.call('HDEL', KEYS[1], unpack(gone)) end
   redis.call('HSET', KEYS[1], 'version', ARGV[1], unpack(ARGV, 2))
   redis.call('PUBLISH', KEYS[2], ARGV[1])
   return 1
@@ -25,16 +46,63 @@ end
 return 0
 """
 
+_FAILURES = (RedisError, OSError, asyncio.TimeoutError)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _guarded(method: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+    """Raise every Redis failure of ``method`` as :class:`StoreUnavailable`. After a timeout
+    or a lost connection, calls fail at once for ``cooldown`` seconds instead of each waiting
+    for its own timeout (a stalled Redis costs one timeout, not one per request)."""
+
+    @wraps(method)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        store = cast(RedisStore, args[0])
+        if time.monotonic() < store.down_until:
+            raise StoreUnavailable(f"redis: unreachable (last error: {store.last_error})")
+        try:
+            return await method(*args, **kwargs)
+        except _FAILURES as error:
+            reason = f"{type(error).__name__}: {error}"
+            if not isinstance(error, ResponseError):  # not a refusal (OOM): a stall or loss
+                store.down_until = time.monotonic() + store.cooldown
+                store.last_error = reason
+            raise StoreUnavailable(f"redis: {reason}") from error
+
+    return call
+
 
 class RedisStore(ProjectionStore):
-    def __init__(self, redis: Redis, prefix: str = "mf") -> None:
+    def __init__(
+        self, redis: Redis, prefix: str = "mf", listener: Redis | None = None, cooldown: float = 0
+    ) -> None:
         self.redis = redis
+        self.cooldown = cooldown
+        self.down_until = 0.0
+        self.last_error = ""
         self.prefix = prefix
+        self.listener = listener or redis
         self._write: Any = redis.register_script(_WRITE_IF_NEWER)
 
     @classmethod
-    def from_url(cls, url: str, prefix: str = "mf") -> RedisStore:
-        return cls(Redis.from_url(url, decode_responses=False), prefix)
+    def from_url(
+        cls, url: str, prefix: str = "mf", connect_timeout: float = 1.0, timeout: float = 1.0
+    ) -> RedisStore:
+        redis = Redis.from_url(
+            url,
+            decode_responses=False,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=timeout,
+            retry=None,
+        )
+        listener = Redis.from_url(
+            url,
+            decode_responses=False,
+            socket_connect_timeout=connect_timeout,
+            health_check_interval=30,
+        )
+        return cls(redis, prefix, listener, cooldown=timeout)
 
     def _key(self, game_id: str) -> str:
         return f"{self.prefix}:game:{game_id}"
@@ -42,14 +110,17 @@ class RedisStore(ProjectionStore):
     def _channel(self, game_id: str) -> str:
         return f"{self.prefix}:changes:{game_id}"
 
+    @_guarded
     async def version(self, game_id: str) -> int | None:
         raw: bytes | None = await self.redis.hget(self._key(game_id), "version")  # type: ignore[misc]
         return None if raw is None else int(raw)
 
+    @_guarded
     async def fields(self, game_id: str, names: list[str]) -> list[bytes | None]:
         values: list[bytes | None] = await self.redis.hmget(self._key(game_id), names)  # type: ignore[misc]
         return values
 
+    @_guarded
     async def write(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
         args: list[bytes | str] = [str(version)]
         for name, value in fields.items():
@@ -57,6 +128,7 @@ class RedisStore(ProjectionStore):
         keys = [self._key(game_id), self._channel(game_id)]
         return bool(await self._write(keys=keys, args=args))
 
+    @_guarded
     async def versions(self, game_ids: list[str]) -> list[int | None]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
@@ -65,8 +137,12 @@ class RedisStore(ProjectionStore):
         return [None if v is None else int(v) for v in raw]
 
     async def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
-        pubsub = self.redis.pubsub()
-        await pubsub.subscribe(self._channel(game_id))
+        pubsub = self.listener.pubsub()
+        try:
+            await pubsub.subscribe(self._channel(game_id))
+        except _FAILURES as error:
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            raise StoreUnavailable(f"redis: {type(error).__name__}: {error}") from error
         try:
             yield None
             async for message in pubsub.listen():
@@ -79,19 +155,23 @@ class RedisStore(ProjectionStore):
     def _snapshots(self, game_id: str) -> str:
         return f"{self.prefix}:snap:{game_id}"
 
+    @_guarded
     async def put_snapshots(self, game_id: str, snapshots: Mapping[int, bytes]) -> None:
         if snapshots:
             mapping = {str(v): raw for v, raw in snapshots.items()}
             await self.redis.hset(self._snapshots(game_id), mapping=mapping)  # type: ignore[misc]
 
+    @_guarded
     async def snapshot(self, game_id: str, version: int) -> bytes | None:
         raw: bytes | None = await self.redis.hget(self._snapshots(game_id), str(version))  # type: ignore[misc]
         return raw
 
+    @_guarded
     async def snapshot_versions(self, game_id: str) -> list[int]:
         keys: list[bytes] = await self.redis.hkeys(self._snapshots(game_id))  # type: ignore[misc]
         return sorted(int(k) for k in keys)
 
+    @_guarded
     async def clear(self) -> None:
         batch: list[bytes] = []
         async for key in self.redis.scan_iter(match=f"{self.prefix}:*", count=1000):
@@ -105,8 +185,15 @@ class RedisStore(ProjectionStore):
     async def ping(self) -> bool:
         try:
             return bool(await self.redis.ping())
-        except Exception:
+        except _FAILURES:
             return False
+
+    @_guarded
+    async def probe_write(self) -> None:
+        """Write (and let expire) a small key: fails when Redis is full or read-only."""
+        await self.redis.set(f"{self.prefix}:probe", b"1", px=10_000)
 
     async def close(self) -> None:
         await self.redis.aclose()
+        if self.listener is not self.redis:
+            await self.listener.aclose()

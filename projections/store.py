@@ -17,6 +17,11 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
 
 
+class StoreUnavailable(Exception):
+    """The projection store did not answer in time, refused a write (full), or is gone. Reads
+    fall back to PostgreSQL or answer 503; writes are retried and repaired by catch-up."""
+
+
 class ProjectionStore(ABC):
     @abstractmethod
     async def version(self, game_id: str) -> int | None:
@@ -54,6 +59,10 @@ class ProjectionStore(ABC):
 
     @abstractmethod
     async def ping(self) -> bool: ...
+
+    async def probe_write(self) -> None:
+        """Prove the store takes writes (raises :class:`StoreUnavailable` if not)."""
+        return None
 
     async def close(self) -> None:
         return None

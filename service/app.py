@@ -24,11 +24,13 @@ from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
 from .assets import get_asset
+from .faults import Admission, BoundedPool, Faults, pg_session_settings
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody, check_game_id
 from .history import History
 from .migrate import migrate
 from .observability import RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
+from .readiness import readiness
 from .receipts import load_signer, published_keys
 from .settings import Settings
 from .store import EventStore, GameNotFound
@@ -194,11 +196,15 @@ async def get_stream(request: Request[Any, Any, Any], game_id: str) -> ServerSen
     history = _history(request)
     await history.manifest.seat_for(game_id, _token(request))  # 401/403 before streaming
     await history.manifest.game_document(game_id, _token(request))  # 404 before streaming
+    docs = history.changes(game_id, _token(request))
+    first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts
 
     async def changes() -> AsyncIterator[ServerSentEventMessage]:
-        async for doc in history.changes(game_id, _token(request)):
+        doc: bytes | None = first
+        while doc is not None:
             version = msgspec.json.decode(doc)["version"]
             yield ServerSentEventMessage(data=doc.decode(), event="change", id=version)
+            doc = await anext(docs, None)
 
     return ServerSentEvent(changes())
 
@@ -217,17 +223,7 @@ async def healthz() -> dict[str, str]:
 
 @get("/readyz", summary="PostgreSQL and Redis answer", include_in_schema=False)
 async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
-    manifest = _manifest(request)
-    checks: dict[str, bool] = {}
-    try:
-        checks["postgres"] = await asyncio.wait_for(manifest.store.ping(), timeout=2)
-    except Exception:
-        checks["postgres"] = False
-    try:
-        checks["projections"] = await asyncio.wait_for(manifest.projector.store.ping(), timeout=2)
-    except Exception:
-        checks["projections"] = False
-    ok = all(checks.values())
+    ok, checks = await readiness(_manifest(request), request.app.state.settings.projection_lag)
     return Response(
         content={"status": "ready" if ok else "unavailable", "checks": checks},
         status_code=200 if ok else 503,
@@ -246,6 +242,7 @@ def _problem_response(problem: Problem, request: Request[Any, Any, Any]) -> Resp
         content=problem.body(instance=request.url.path),
         status_code=problem.status,
         media_type=PROBLEM_JSON,
+        headers=problem.headers or None,
     )
 
 
@@ -286,38 +283,67 @@ def on_not_found(request: Request[Any, Any, Any], exc: Exception) -> Response[by
 
 
 def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    kind = "read" if request.method in ("GET", "HEAD") else "write"
+    manifest = getattr(request.app.state, "manifest", None)
+    problem = None if manifest is None else manifest.faults.problem(exc, kind)
+    if problem is not None:  # a dependency failed: 503 with Retry-After (service.faults)
+        log.warning("dependency failure", path=request.url.path, error=repr(exc))
+        return _problem_response(problem, request)
     log.exception("unhandled error", path=request.url.path)
-    return _problem_response(
-        Problem(500, "server.error", "the server failed; nothing was lost"), request
+    detail = (
+        "the server failed; a command sent may have been recorded: "
+        "resend it with the same Idempotency-Key"
     )
+    return _problem_response(Problem(500, "server.error", detail), request)
 
 
 # --- the application -------------------------------------------------------------------------
 async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionStore]:
     """Connect, migrate and assemble the application (used by the app and the CLI)."""
     assert settings.pg_dsn, "PG_DSN is resolved before the app starts"
-    pool = await asyncpg.create_pool(
+    raw_pool = await asyncpg.create_pool(
         settings.pg_dsn,
         min_size=2,
         max_size=settings.pg_pool,
-        command_timeout=30,
+        timeout=settings.pg_connect_timeout,
+        command_timeout=settings.pg_statement_timeout + 1,  # the server's own limit comes first
+        server_settings=pg_session_settings(settings),
         reset=_keep_session,
     )
-    async with pool.acquire() as conn:
-        await migrate(conn)
+    async with raw_pool.acquire() as conn:
+        await conn.execute("SET statement_timeout = 0")  # migrations may take their time
+        await migrate(conn, settings.migrations)
+        await conn.execute("RESET statement_timeout")
+    pool = BoundedPool(raw_pool, settings.pg_acquire_timeout)
     projections: ProjectionStore = (
-        RedisStore.from_url(settings.redis_url, settings.redis_prefix)
+        RedisStore.from_url(
+            settings.redis_url,
+            settings.redis_prefix,
+            connect_timeout=settings.redis_connect_timeout,
+            timeout=settings.redis_timeout,
+        )
         if settings.redis_url
         else MemoryStore()
     )
     store = EventStore(pool)
-    projector = Projector(projections, lambda game_id, after: store.read(game_id, after=after))
+    projector = Projector(
+        projections,
+        lambda game_id, after: store.read(game_id, after=after),
+        retries=settings.projection_retries,
+    )
     try:
         signer = await load_signer(pool, settings.signing_key, source=settings.signing_key_source)
     except BaseException:
         await pool.close()
         raise
-    return Manifest(store, projector, signer), pool, projections
+    manifest = Manifest(
+        store,
+        projector,
+        signer,
+        faults=Faults(settings.retry_after),
+        admission=Admission(settings.game_writers),
+    )
+    return manifest, pool, projections
 
 
 async def _keep_session(connection: Any) -> None:
@@ -334,6 +360,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         manifest, pool, projections = await build_manifest(settings)
         app.state.manifest = manifest
+        app.state.settings = settings
         app.state.history = History.of(manifest)
         stop = asyncio.Event()
         worker = asyncio.create_task(
@@ -346,6 +373,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         finally:
             stop.set()
             await worker
+            await manifest.projector.drain(timeout=2 * settings.redis_timeout)
             await projections.close()
             await pool.close()
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from .settings import Settings
+from .settings import Settings, SettingsError
 
 
 class Embedded:
@@ -150,7 +150,7 @@ async def _migrate(settings: Settings) -> list[str]:
     from .migrate import migrate
 
     assert settings.pg_dsn
-    return await migrate(settings.pg_dsn)
+    return await migrate(settings.pg_dsn, settings.migrations)
 
 
 async def _rebuild(settings: Settings) -> int:
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         _run(args)
-    except SigningKeyMissing as error:  # rebuild, audit, export: the same rule as serve
+    except (SigningKeyMissing, SettingsError) as error:  # a bad setting or no key stops the start
         print(f"manifest: {error}", file=sys.stderr)
         sys.exit(2)
     finally:

@@ -7,14 +7,27 @@ command (malformed: 422, recorded); check ``expected_version`` (stale: 409, reco
 game's ``decide`` with ``Rng(seed, version + 1)`` (illegal: 422, recorded — refusals are only
 recorded after confirming the state was the stored one); append the events and record the
 command with one compare-and-set statement (``service.optimistic``), deciding again on the
-fresh state if another writer moved the game first; then update the projections and answer with
-the events as the seat may see them, the new head, a signed receipt, and the hints ``to_act``
-and ``legal``. Lobby actions and table talk take the game's row lock instead.
+fresh state if another writer moved the game first; then answer with the events as the seat may
+see them, the new head, a signed receipt, and the hints ``to_act`` and ``legal``, while the
+projections are written in the background (:meth:`Projector.schedule`). Lobby actions and table
+talk take the game's row lock instead.
+
+The write path needs PostgreSQL only: the state a command is decided on is this process's
+cached table (checked against the stored head) or folded from the stored events; a retried
+``Idempotency-Key`` is answered from the ``commands`` table. Redis trouble never fails, slows
+or changes a command. Dependency failures become 503s (:mod:`service.faults`).
+
+Reads (``GET /v1/games/{id}``, ``/legal``) are never older than an acknowledged version: the
+projection's version is compared with ``games.version`` in PostgreSQL, and a projection that is
+behind (a write still pending, Redis restored from an older save) or unreadable (Redis down,
+stalled) is answered from the table folded from PostgreSQL instead, and repaired.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,10 +42,12 @@ from projections.platform_events import (
     LobbyJoined,
     TableMessage,
 )
-from projections.projector import Projector
+from projections.projector import Projector, table_field
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
-from projections.table import Table, copy_table, fold_stream, legal_document
+from projections.store import StoreUnavailable
+from projections.table import Table, fold_stream, legal_document
 
+from .faults import Admission, Faults
 from .lru import LRU
 from .observability import COMMANDS
 from .optimistic import append_command
@@ -110,10 +125,19 @@ def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[st
 
 
 class Manifest:
-    def __init__(self, store: EventStore, projector: Projector, signer: Signer) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        projector: Projector,
+        signer: Signer,
+        faults: Faults | None = None,
+        admission: Admission | None = None,
+    ) -> None:
         self.store = store
         self.projector = projector
         self.signer = signer
+        self.faults = faults or Faults()
+        self.admission = admission or Admission(8)
         self.replayer = Replayer(projector.store, self._read_range, SNAPSHOT_EVERY)
         #: game id -> (head hash, table at that head)
         self._tables: LRU[str, tuple[bytes, Table]] = LRU(_CACHE_GAMES)
@@ -131,18 +155,30 @@ class Manifest:
         self._tables.put(table.game_id, (head, table))
 
     async def _table_at(self, locked: Locked) -> Table:
-        """The table at the locked version: from this process's cache, the projection, or
-        folded from the stored events."""
+        """The table at the locked version: from this process's cache, or folded from the
+        stored events (never from Redis: the write path needs PostgreSQL only)."""
         version = locked.row.version
         cached = self._tables.get(locked.row.id)
         if cached is not None and cached[0] == locked.row.head and cached[1].version == version:
             return cached[1]
-        table = await self.projector.load(locked.row.id)
-        if table is None or table.version > version:
-            table = None
-        events = await locked.read(after=0 if table is None else table.version)
-        table = fold_stream(None if table is None else copy_table(table), events, locked.row.id)
+        table = fold_stream(None, await locked.read(after=0), locked.row.id)
         self._remember(table, locked.row.head)
+        return table
+
+    async def _stored_table(
+        self, game_id: str, head: bytes, version: int, latest: bool = True
+    ) -> Table:
+        """The table at (``version``, ``head``), a stored state: cached, or folded from the
+        stored events (and cached, when it is the ``latest``)."""
+        cached = self._tables.get(game_id)
+        if cached is not None and cached[0] == head and cached[1].version == version:
+            return cached[1]
+        events = await self.store.read(game_id, after=0, limit=version)
+        table = fold_stream(None, events, game_id)
+        if table.version != version:
+            raise LookupError(f"game {game_id} has no event {version}")
+        if latest and (cached is None or cached[1].version <= version):  # never cache older
+            self._remember(table, head)
         return table
 
     async def _seed(self, game_id: str) -> bytes:
@@ -392,11 +428,9 @@ class Manifest:
         known: dict[str, bytes] | None = None,
     ) -> None:
         """After commit: bring the projection to ``table`` (unless it is already there or
-        beyond), with the replay snapshots folded on the way."""
-        try:
-            await self.projector.publish_table(table, snapshots, known)
-        except Exception:  # the catch-up worker repairs what this could not write
-            log.exception("projection update failed", game=table.game_id)
+        beyond), with the replay snapshots folded on the way — in the background, so the answer
+        never waits for Redis (failures are retried, counted, and repaired by catch-up)."""
+        self.projector.schedule(table, snapshots, known)
 
     async def list_games(
         self, status: str | None, game: str | None, limit: int, cursor: str | None
@@ -434,15 +468,34 @@ class Manifest:
 
     # --- reads (from projections) ------------------------------------------------------------
     async def document(self, game_id: str, field: str) -> bytes:
-        (raw,) = await self.projector.store.fields(game_id, [field])
+        """A projection field, never older than the stored version (``games.version``): a
+        projection behind it, missing, or unreadable is answered from PostgreSQL instead."""
+        # Both at once: whichever answers first, the projection is served only if it is at
+        # least at the version PostgreSQL had when asked, which is at least every version
+        # acknowledged before this request.
+        stored, (have, raw) = await asyncio.gather(
+            self.store.version_head(game_id), self._projected(game_id, field)
+        )
+        if stored is None or stored[0] == 0:
+            raise Problem(404, "game.not_found", f"no game {game_id}")
+        version, head = stored
+        if raw is not None and have is not None and int(have) >= version:
+            return raw
+        table = await self._stored_table(game_id, head, version)
+        self.projector.schedule(table)  # repair what was behind
+        raw = table_field(table, field)
         if raw is None:
-            table = await self.projector.catch_up(game_id)
-            if table is None:
-                raise Problem(404, "game.not_found", f"no game {game_id}")
-            (raw,) = await self.projector.store.fields(game_id, [field])
-            if raw is None:
-                raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise Problem(404, "game.not_found", f"no game {game_id}")
         return raw
+
+    async def _projected(self, game_id: str, field: str) -> tuple[bytes | None, bytes | None]:
+        """(version, field) of the projection; (None, None) when Redis fails."""
+        try:
+            have, raw = await self.projector.store.fields(game_id, ["version", field])
+        except StoreUnavailable as error:
+            log.warning("view served from PostgreSQL", game=game_id, reason=str(error))
+            return None, None
+        return have, raw
 
     async def game_document(self, game_id: str, token: str | None) -> bytes:
         check_game_id(game_id)
@@ -461,6 +514,30 @@ class Manifest:
         """Decide on the latest known state and append with one compare-and-set statement
         (:mod:`service.optimistic`); if the game moved meanwhile, re-read and decide again."""
         check_game_id(game_id)
+        kind = "command" if key is not None else "write"  # without a key: nothing to resend with
+        return await self._write(game_id, lambda: self._command(game_id, token, body, key), kind)
+
+    async def _write(
+        self, game_id: str, run: Callable[[], Awaitable[dict[str, Any]]], kind: str
+    ) -> dict[str, Any]:
+        """Run a write to one game under its admission limit; a dependency failure is a 503
+        that says whether the write may have been recorded."""
+        try:
+            with self.admission.enter(game_id):
+                return await run()
+        except Problem:
+            raise
+        except Exception as error:
+            problem = self.faults.problem(error, kind)
+            if problem is None:
+                raise
+            log.warning("write not answered", game=game_id, error=repr(error))
+            COMMANDS.labels(game="?", outcome=problem.code).inc()
+            raise problem from error
+
+    async def _command(
+        self, game_id: str, token: str | None, body: CommandBody, key: str | None
+    ) -> dict[str, Any]:
         seat = await self.require_seat(game_id, token)
         if key is not None:
             prior = await self.store.find_command(game_id, seat, key)
@@ -493,21 +570,18 @@ class Manifest:
             COMMANDS.labels(game=game, outcome=problem.code).inc()
             raise
 
+    async def current(self, game_id: str) -> tuple[bytes, Table]:
+        """The latest table this process knows (or reads from PostgreSQL), with its head."""
+        return await self._current(game_id)
+
     async def _current(self, game_id: str) -> tuple[bytes, Table]:
-        """The latest table this process knows, with its head hash; read if unknown."""
+        """The latest table this process knows, with its head hash; read if unknown (from
+        PostgreSQL: the stored events)."""
         cached = self._tables.get(game_id)
         if cached is not None:
             return cached
         row = await self._row(game_id)
-        table = await self.projector.load(game_id)
-        if table is not None and table.version > row.version:
-            table = None
-        after = 0 if table is None else table.version
-        events = await self.store.read(game_id, after=after, limit=row.version - after)
-        if events or table is None:
-            table = fold_stream(None if table is None else copy_table(table), events, game_id)
-        self._remember(table, row.head)
-        return row.head, table
+        return row.head, await self._stored_table(game_id, row.head, row.version)
 
     async def _still(self, game_id: str, head: bytes) -> None:
         """Before refusing a command on a cached state, make sure the state is the stored one."""
@@ -596,7 +670,8 @@ class Manifest:
         seat's ``legal``) recomputed at the answer's version — a pure function of the stream,
         so they are not stored with every command."""
         answer = _replay(prior, seat, body)
-        table, _ = await self.replayer.table_at(prior.game_id, int(answer["version"]))
+        head = bytes.fromhex(str(answer["head"]))
+        table = await self._stored_table(prior.game_id, head, int(answer["version"]), False)
         return {**answer, **_hints(table, seat)}
 
     async def _replay_key(self, a: _Attempt) -> dict[str, Any]:
@@ -622,6 +697,9 @@ class Manifest:
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
         check_game_id(game_id)
+        return await self._write(game_id, lambda: self._message(game_id, token, body), "write")
+
+    async def _message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
         seat = await self.require_seat(game_id, token)
         text = body.text.strip()
         if not text or len(text) > MAX_MESSAGE:

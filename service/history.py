@@ -12,6 +12,7 @@ from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Viewer
 from domain.kernel import seat as seat_viewer
 from projections.platform_events import is_platform
 from projections.replay import Replayer
+from projections.store import StoreUnavailable
 from projections.table import Table, fold_stream, game_document
 
 from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, audit
@@ -59,12 +60,14 @@ class History:
         return {"events": page, "next": last if last < row.version else None}
 
     async def _table_for_redaction(self, game_id: str) -> Table:
-        """Any table of the game (redaction needs only its rules)."""
-        table = await self.manifest.projector.load(game_id)
+        """Any table of the game (redaction needs only its rules): this process's, the
+        projection's, or (Redis failing) folded from PostgreSQL."""
+        try:
+            table = await self.manifest.projector.load(game_id)
+        except StoreUnavailable:
+            table = None
         if table is None:
-            table = await self.manifest.projector.catch_up(game_id)
-        if table is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            _, table = await self.manifest.current(game_id)
         return table
 
     async def replay(self, game_id: str, token: str | None, n: int) -> dict[str, Any]:

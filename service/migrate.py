@@ -13,7 +13,6 @@ names it (write a new migration instead).
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,8 @@ LOCK_KEY = 0x4D414E4946455354
 
 
 def _default_dir() -> Path:
-    """``MANIFEST_MIGRATIONS`` if set; else ``migrations/`` beside the source tree; else
-    ``./migrations`` (an installed package, as in the container image)."""
-    configured = os.environ.get("MANIFEST_MIGRATIONS")
-    if configured:
-        return Path(configured)
+    """``migrations/`` beside the source tree; else ``./migrations`` (an installed package, as
+    in the container image). ``MANIFEST_MIGRATIONS`` (a setting) is passed as ``directory``."""
     beside = Path(__file__).resolve().parent.parent / "migrations"
     return beside if beside.is_dir() else Path.cwd() / "migrations"
 

@@ -37,6 +37,8 @@ class Problem(Exception):
         self.code = code
         self.detail = detail
         self.extra = extra
+        #: response headers (``Retry-After`` of a 503)
+        self.headers: dict[str, str] = {}
 
     def document(self, instance: str | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {

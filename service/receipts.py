@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +192,6 @@ async def load_signer(
 ) -> Signer:
     """The configured key, else (source ``database`` only) the stored one, else a new one
     stored for every instance. Its public key is recorded in ``signing_keys``."""
-    configured = configured if configured is not None else os.environ.get("MANIFEST_SIGNING_KEY")
     check_source(configured, source)
     if configured:
         signer = configured_key(configured)

@@ -1,4 +1,9 @@
-"""Configuration, from the environment only.
+"""Configuration: read once from the environment at start, validated, and passed down.
+
+Nothing else in ``service/`` reads ``os.environ``. A bad value (not a number, out of range, an
+unknown word) stops the start with a message naming the variable and what it accepts
+(:class:`SettingsError`); defaults are written once, in :data:`SPECS` (the README's
+Configuration table lists the same).
 
 | variable | default | meaning |
 |---|---|---|
@@ -7,13 +12,23 @@
 | ``MANIFEST_REDIS_PREFIX`` | ``mf`` | prefix of every Redis key and channel |
 | ``MANIFEST_DATA_DIR`` | ``.manifest`` | embedded PostgreSQL's data and the server key |
 | ``MANIFEST_MAX_BODY`` | ``65536`` | largest accepted request body, in bytes |
-| ``MANIFEST_PG_POOL`` | ``20`` | PostgreSQL connections per process |
+| ``MANIFEST_PG_POOL`` | ``20`` | PostgreSQL connections per process (2 to 1000) |
 | ``MANIFEST_LOG_LEVEL`` | ``info`` | ``debug``, ``info``, ``warning``, ``error`` |
 | ``MANIFEST_ACCESS_LOG`` | ``1`` | one structured log line per request (``0`` to turn off) |
 | ``MANIFEST_CATCHUP_SECONDS`` | ``5`` | how often the catch-up worker checks projections |
-| ``MANIFEST_MIGRATIONS`` | ``migrations/`` | directory of the SQL migrations |
+| ``MANIFEST_MIGRATIONS`` | unset | directory of the SQL migrations (unset: ``migrations/``) |
 | ``MANIFEST_SIGNING_KEY`` | unset | Ed25519 private key (PEM, or its path) signing receipts |
 | ``MANIFEST_SIGNING_KEY_SOURCE`` | see below | ``config`` (the key above, required), ``database`` |
+| ``MANIFEST_PG_CONNECT_TIMEOUT`` | ``3`` | seconds to open a PostgreSQL connection |
+| ``MANIFEST_PG_ACQUIRE_TIMEOUT`` | ``2`` | seconds to wait for a free pool connection |
+| ``MANIFEST_PG_LOCK_TIMEOUT`` | ``2`` | seconds a statement waits for a row lock |
+| ``MANIFEST_PG_STATEMENT_TIMEOUT`` | ``5`` | seconds a statement may run |
+| ``MANIFEST_GAME_WRITERS`` | ``8`` | writes to one game in flight per process; more: 503 at once |
+| ``MANIFEST_REDIS_CONNECT_TIMEOUT`` | ``1`` | seconds to open a Redis connection |
+| ``MANIFEST_REDIS_TIMEOUT`` | ``1`` | seconds a Redis reply may take |
+| ``MANIFEST_PROJECTION_RETRIES`` | ``3`` | attempts of a projection write after a commit |
+| ``MANIFEST_PROJECTION_LAG`` | ``10`` | seconds a projection may lag before ``/readyz`` says so |
+| ``MANIFEST_RETRY_AFTER`` | ``1`` | the ``Retry-After`` (seconds) of a 503 |
 
 ``MANIFEST_SIGNING_KEY_SOURCE`` defaults to ``config`` when ``PG_DSN`` is set (production: the
 server refuses to start without ``MANIFEST_SIGNING_KEY``) and to ``database`` for the embedded
@@ -24,42 +39,146 @@ set is an explicit opt-in for development and tests. A configured key always win
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 
+class SettingsError(ValueError):
+    """A setting has a value the service cannot run with; the message says which and why."""
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _int(lo: int, hi: int) -> Callable[[str, str], int]:
+    def parse(name: str, text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise SettingsError(f"{name} must be a whole number, not {text!r}") from None
+        if not lo <= value <= hi:
+            raise SettingsError(f"{name} must be between {lo} and {hi}, not {value}")
+        return value
+
+    return parse
+
+
+def _seconds(lo: float, hi: float) -> Callable[[str, str], float]:
+    def parse(name: str, text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise SettingsError(f"{name} must be a number of seconds, not {text!r}") from None
+        if not lo <= value <= hi:  # also refuses nan
+            raise SettingsError(f"{name} must be between {lo} and {hi} seconds, not {text!r}")
+        return value
+
+    return parse
+
+
+def _bool(name: str, text: str) -> bool:
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise SettingsError(f"{name} must be one of {', '.join(_TRUE + _FALSE)}, not {text!r}")
+
+
+def _level(name: str, text: str) -> str:
+    word = text.strip().lower()
+    if word not in _LEVELS:
+        raise SettingsError(f"{name} must be one of {', '.join(_LEVELS)}, not {text!r}")
+    return word
+
+
+def _prefix(name: str, text: str) -> str:
+    if not text or any(c.isspace() for c in text) or len(text) > 64:
+        raise SettingsError(f"{name} must be 1 to 64 characters without spaces, not {text!r}")
+    return text
+
+
+def _text(name: str, text: str) -> str | None:
+    return text or None
+
+
+def _path(name: str, text: str) -> Path:
+    if not text:
+        raise SettingsError(f"{name} must name a directory")
+    return Path(text)
+
+
+#: field -> (variable, default text, parser). The one place defaults are written.
+SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
+    "pg_dsn": ("PG_DSN", "", _text),
+    "redis_url": ("REDIS_URL", "", _text),
+    "redis_prefix": ("MANIFEST_REDIS_PREFIX", "mf", _prefix),
+    "data_dir": ("MANIFEST_DATA_DIR", ".manifest", _path),
+    "max_body": ("MANIFEST_MAX_BODY", "65536", _int(1024, 64 * 1024 * 1024)),
+    "pg_pool": ("MANIFEST_PG_POOL", "20", _int(2, 1000)),
+    "log_level": ("MANIFEST_LOG_LEVEL", "info", _level),
+    "access_log": ("MANIFEST_ACCESS_LOG", "1", _bool),
+    "catchup_seconds": ("MANIFEST_CATCHUP_SECONDS", "5", _seconds(0.1, 3600)),
+    "migrations": ("MANIFEST_MIGRATIONS", "", _text),
+    "signing_key": ("MANIFEST_SIGNING_KEY", "", _text),
+    "pg_connect_timeout": ("MANIFEST_PG_CONNECT_TIMEOUT", "3", _seconds(0.1, 300)),
+    "pg_acquire_timeout": ("MANIFEST_PG_ACQUIRE_TIMEOUT", "2", _seconds(0.05, 300)),
+    "pg_lock_timeout": ("MANIFEST_PG_LOCK_TIMEOUT", "2", _seconds(0.05, 300)),
+    "pg_statement_timeout": ("MANIFEST_PG_STATEMENT_TIMEOUT", "5", _seconds(0.1, 3600)),
+    "game_writers": ("MANIFEST_GAME_WRITERS", "8", _int(1, 1000)),
+    "redis_connect_timeout": ("MANIFEST_REDIS_CONNECT_TIMEOUT", "1", _seconds(0.05, 60)),
+    "redis_timeout": ("MANIFEST_REDIS_TIMEOUT", "1", _seconds(0.05, 60)),
+    "projection_retries": ("MANIFEST_PROJECTION_RETRIES", "3", _int(1, 100)),
+    "projection_lag": ("MANIFEST_PROJECTION_LAG", "10", _seconds(0.1, 86400)),
+    "retry_after": ("MANIFEST_RETRY_AFTER", "1", _int(1, 3600)),
+}
+
+
+def _default(field: str) -> Any:
+    name, text, parse = SPECS[field]
+    return parse(name, text)
+
+
 class Settings(msgspec.Struct, frozen=True):
-    pg_dsn: str | None = None
-    redis_url: str | None = None
-    redis_prefix: str = "mf"
-    data_dir: Path = Path(".manifest")
-    max_body: int = 65_536
-    pg_pool: int = 20
-    log_level: str = "info"
-    access_log: bool = True
-    catchup_seconds: float = 5.0
-    # --- signing keys (service.receipts) ---
-    signing_key: str | None = None
+    pg_dsn: str | None = _default("pg_dsn")
+    redis_url: str | None = _default("redis_url")
+    redis_prefix: str = _default("redis_prefix")
+    data_dir: Path = _default("data_dir")
+    max_body: int = _default("max_body")
+    pg_pool: int = _default("pg_pool")
+    log_level: str = _default("log_level")
+    access_log: bool = _default("access_log")
+    catchup_seconds: float = _default("catchup_seconds")
+    migrations: str | None = _default("migrations")
+    signing_key: str | None = _default("signing_key")
+    pg_connect_timeout: float = _default("pg_connect_timeout")
+    pg_acquire_timeout: float = _default("pg_acquire_timeout")
+    pg_lock_timeout: float = _default("pg_lock_timeout")
+    pg_statement_timeout: float = _default("pg_statement_timeout")
+    game_writers: int = _default("game_writers")
+    redis_connect_timeout: float = _default("redis_connect_timeout")
+    redis_timeout: float = _default("redis_timeout")
+    projection_retries: int = _default("projection_retries")
+    projection_lag: float = _default("projection_lag")
+    retry_after: int = _default("retry_after")
     signing_key_source: str = "database"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Every setting from ``env`` (default: the process environment; an empty variable
+        counts as unset); raises :class:`SettingsError` on the first bad value."""
         e = os.environ if env is None else env
-        return cls(
-            pg_dsn=e.get("PG_DSN") or None,
-            redis_url=e.get("REDIS_URL") or None,
-            redis_prefix=e.get("MANIFEST_REDIS_PREFIX", "mf"),
-            data_dir=Path(e.get("MANIFEST_DATA_DIR", ".manifest")),
-            max_body=int(e.get("MANIFEST_MAX_BODY", "65536")),
-            pg_pool=int(e.get("MANIFEST_PG_POOL", "20")),
-            log_level=e.get("MANIFEST_LOG_LEVEL", "info").lower(),
-            access_log=e.get("MANIFEST_ACCESS_LOG", "1") not in ("0", "false", "no"),
-            catchup_seconds=float(e.get("MANIFEST_CATCHUP_SECONDS", "5")),
-            signing_key=e.get("MANIFEST_SIGNING_KEY") or None,
-            signing_key_source=_signing_key_source(e),
-        )
+        values = {
+            field: parse(name, e.get(name) or default)
+            for field, (name, default, parse) in SPECS.items()
+        }
+        values["signing_key_source"] = _signing_key_source(e)
+        return cls(**values)
 
 
 def _signing_key_source(e: Mapping[str, str]) -> str:
@@ -68,5 +187,7 @@ def _signing_key_source(e: Mapping[str, str]) -> str:
     if not source:
         return "config" if e.get("PG_DSN") else "database"
     if source not in ("config", "database"):
-        raise ValueError(f"MANIFEST_SIGNING_KEY_SOURCE is config or database, not {source!r}")
+        raise SettingsError(
+            f"MANIFEST_SIGNING_KEY_SOURCE must be config or database, not {source!r}"
+        )
     return source

@@ -129,6 +129,15 @@ class EventStore:
         r = await self._pool.fetchrow(f"SELECT {db.GAME_COLS} FROM games WHERE id = $1", gid)
         return None if r is None else db.game_row(r)
 
+    async def version_head(self, game_id: str | uuid.UUID) -> tuple[int, bytes] | None:
+        """The game's stored ``(version, head)`` (one primary-key read; no lock taken)."""
+        try:
+            gid = db.game_uuid(game_id)
+        except GameNotFound:
+            return None
+        r = await self._pool.fetchrow("SELECT version, head FROM games WHERE id = $1", gid)
+        return None if r is None else (int(r["version"]), bytes(r["head"]))
+
     async def list_games(
         self,
         *,

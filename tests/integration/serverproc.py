@@ -45,6 +45,8 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
             "MANIFEST_ACCESS_LOG": "0",
             "MANIFEST_CATCHUP_SECONDS": "0.5",
             "MANIFEST_LOG_LEVEL": "warning",
+            # 32 clients race on one game in test_api_play: raised, not tripped over
+            "MANIFEST_GAME_WRITERS": "64",
             "PYTHONUNBUFFERED": "1",
             # the suite's explicit opt-in to the database-stored key (PG_DSN alone would
             # demand a configured one); tests of configured keys pass their own

@@ -1,0 +1,98 @@
+"""Settings are read once, validated, and a bad value stops the start with a clear message."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from service.settings import SPECS, Settings, SettingsError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_are_written_once_and_match_an_empty_environment() -> None:
+    assert Settings.from_env({}) == Settings()
+    s = Settings()
+    assert (s.pg_pool, s.catchup_seconds, s.game_writers, s.redis_timeout) == (20, 5.0, 8, 1.0)
+    assert (s.pg_lock_timeout, s.pg_statement_timeout, s.pg_acquire_timeout) == (2.0, 5.0, 2.0)
+
+
+def test_values_are_parsed() -> None:
+    s = Settings.from_env(
+        {
+            "MANIFEST_PG_POOL": "7",
+            "MANIFEST_CATCHUP_SECONDS": "0.5",
+            "MANIFEST_ACCESS_LOG": "off",
+            "MANIFEST_LOG_LEVEL": "WARNING",
+            "MANIFEST_GAME_WRITERS": "2",
+            "MANIFEST_REDIS_TIMEOUT": "0.25",
+            "PG_DSN": "",  # empty = unset
+        }
+    )
+    assert (s.pg_pool, s.catchup_seconds, s.access_log, s.log_level) == (7, 0.5, False, "warning")
+    assert (s.game_writers, s.redis_timeout, s.pg_dsn) == (2, 0.25, None)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("MANIFEST_PG_POOL", "1", "between 2 and 1000"),
+        ("MANIFEST_PG_POOL", "2O", "whole number"),
+        ("MANIFEST_CATCHUP_SECONDS", "0", "between 0.1 and 3600"),
+        ("MANIFEST_CATCHUP_SECONDS", "nan", "between"),
+        ("MANIFEST_CATCHUP_SECONDS", "soon", "number of seconds"),
+        ("MANIFEST_MAX_BODY", "-5", "between"),
+        ("MANIFEST_ACCESS_LOG", "maybe", "must be one of"),
+        ("MANIFEST_LOG_LEVEL", "loud", "must be one of"),
+        ("MANIFEST_GAME_WRITERS", "0", "between 1"),
+        ("MANIFEST_PG_LOCK_TIMEOUT", "-1", "between"),
+        ("MANIFEST_REDIS_TIMEOUT", "inf", "between"),
+        ("MANIFEST_REDIS_PREFIX", "a b", "without spaces"),
+    ],
+)
+def test_a_bad_value_names_the_variable(name: str, value: str, says: str) -> None:
+    with pytest.raises(SettingsError, match=name) as caught:
+        Settings.from_env({name: value})
+    assert says in str(caught.value)
+
+
+def test_every_setting_has_a_variable_and_is_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for field, (variable, _, _) in SPECS.items():
+        assert f"`{variable}`" in readme, f"{variable} ({field}) is not in README's table"
+    assert set(SPECS) == set(Settings.__struct_fields__)
+
+
+def test_nothing_else_in_service_reads_the_environment() -> None:
+    reads = re.compile(r"os\.environ\.get|os\.getenv|getenv\(|os\.environ\[[^\]]+\](?!\s*=)")
+    offenders = [
+        f"{path.name}:{n}"
+        for path in sorted((ROOT / "service").glob("*.py"))
+        if path.name != "settings.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if reads.search(line)
+    ]
+    assert offenders == []
+
+
+def test_a_bad_setting_stops_manifest_serve_with_the_message() -> None:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MANIFEST_PG_POOL": "1",
+        "PG_DSN": "postgresql://x@127.0.0.1:1/x",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "MANIFEST_PG_POOL must be between 2 and 1000, not 1" in result.stderr
