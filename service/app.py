@@ -23,8 +23,11 @@ from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
+from .auditcache import AuditCache
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody, check_game_id
+from .hardening import HardeningMiddleware
 from .history import History
+from .limits import QuotaMiddleware, Quotas
 from .migrate import migrate
 from .observability import RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
@@ -120,11 +123,7 @@ async def get_legal(request: Request[Any, Any, Any], game_id: str) -> Response[b
 async def post_command(
     request: Request[Any, Any, Any], game_id: str, data: CommandBody
 ) -> dict[str, Any]:
-    key = request.headers.get("idempotency-key")
-    if key is not None and not 1 <= len(key) <= 255:
-        raise Problem(
-            400, "request.bad_idempotency_key", "an Idempotency-Key is 1 to 255 characters"
-        )
+    key = request.headers.get("idempotency-key")  # checked by service.hardening
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
     return await _manifest(request).command(game_id, _token(request), data, key)
 
@@ -176,9 +175,16 @@ async def get_replay(request: Request[Any, Any, Any], game_id: str) -> Stream:
 
 
 @get("/v1/games/{game_id:str}/audit", summary="Verify the chain, re-adjudicate, check the seed")
-async def get_audit(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
+async def get_audit(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
     check_game_id(game_id)
-    return await _history(request).audit(game_id)
+    audits: AuditCache = request.app.state.audits
+    etag, head, unrecorded = await audits.state(game_id)
+    headers = {"etag": etag, "cache-control": "no-cache"}
+    sent = request.headers.get("if-none-match", "")
+    if sent.strip() == "*" or etag in (t.strip().removeprefix("W/") for t in sent.split(",")):
+        return Response(content=b"", status_code=304, headers=headers)
+    body = await audits.report(game_id, head, unrecorded)
+    return Response(content=body, media_type=JSON, headers=headers)
 
 
 @get("/v1/games/{game_id:str}/audit/{n:int}", summary="The dispute file of event n")
@@ -311,7 +317,9 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
     store = EventStore(pool)
     projector = Projector(projections, lambda game_id, after: store.read(game_id, after=after))
     signer = await load_signer(pool)
-    return Manifest(store, projector, signer), pool, projections
+    manifest = Manifest(store, projector, signer)
+    manifest.rejected_cap = settings.rejected_cap
+    return manifest, pool, projections
 
 
 async def _keep_session(connection: Any) -> None:
@@ -329,6 +337,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
         manifest, pool, projections = await build_manifest(settings)
         app.state.manifest = manifest
         app.state.history = History.of(manifest)
+        app.state.audits = AuditCache(
+            app.state.history, settings.audit_cache, settings.rejected_cap
+        )
         stop = asyncio.Event()
         worker = asyncio.create_task(
             manifest.projector.run_worker(
@@ -345,6 +356,22 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
     def middleware(app: Any) -> Any:
         return RequestLogMiddleware(app, access_log=settings.access_log)
+
+    quotas = Quotas(
+        {
+            "create": settings.quota_create,
+            "commands": settings.quota_commands,
+            "messages": settings.quota_messages,
+            "audit": settings.quota_audit,
+            "reads": settings.quota_reads,
+        }
+    )
+
+    def quota(app: Any) -> Any:
+        return QuotaMiddleware(app, quotas)
+
+    def hardening(app: Any) -> Any:
+        return HardeningMiddleware(app, max_json_depth=settings.max_json_depth)
 
     return Litestar(
         route_handlers=[
@@ -369,7 +396,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             metrics,
         ],
         lifespan=[lifespan],
-        middleware=[middleware],
+        middleware=[middleware, quota, hardening],
         request_max_body_size=settings.max_body,
         exception_handlers={
             Problem: on_problem,

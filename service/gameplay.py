@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import structlog
@@ -33,6 +33,8 @@ from projections.projector import Projector
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from projections.table import Table, copy_table, fold_stream, legal_document
 
+from . import rejections
+from .hardening import name_key, player_name
 from .lru import LRU
 from .observability import COMMANDS
 from .optimistic import append_command
@@ -44,7 +46,6 @@ from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
 from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
 
 log = structlog.get_logger("manifest")
-MAX_NAME = 64
 MAX_MESSAGE = 2000
 _CACHE_GAMES = 4096
 
@@ -66,7 +67,8 @@ class JoinGame(msgspec.Struct, forbid_unknown_fields=True):
 
 class CommandBody(msgspec.Struct, forbid_unknown_fields=True):
     command: dict[str, Any]
-    expected_version: int | None = None
+    #: A strict non-negative integer ("28", 28.0, true: 400; see service.hardening).
+    expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class MessageBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -92,11 +94,12 @@ class _Stale(Exception):
 _RETRIES = 8
 
 
-def _name(value: str) -> str:
-    name = value.strip()
-    if not name or len(name) > MAX_NAME:
-        raise Problem(422, "lobby.bad_name", f"a name is 1 to {MAX_NAME} characters")
-    return name
+def _names(values: list[str]) -> list[str]:
+    """Players named at creation: each a valid name, no two alike (:func:`name_key`)."""
+    names = [player_name(v) for v in values]
+    if len({name_key(n) for n in names}) != len(names):
+        raise Problem(400, "lobby.name_taken", "two players may not have the same name")
+    return names
 
 
 def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[str, Any]:
@@ -110,6 +113,9 @@ def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[st
 
 
 class Manifest:
+    #: Refused commands recorded per seat per game (``MANIFEST_REJECTED_CAP``); more: counted.
+    rejected_cap = 1000
+
     def __init__(self, store: EventStore, projector: Projector, signer: Signer) -> None:
         self.store = store
         self.projector = projector
@@ -210,7 +216,7 @@ class Manifest:
         position = None
         if req.position is not None:
             position = _problem_from(lambda: rules.decode_position(req.position or {}))
-        players = None if req.players is None else [_name(p) for p in req.players]
+        players = None if req.players is None else _names(req.players)
         if players is not None and len(players) != req.seats:
             raise Problem(422, "lobby.bad_players", f"name {req.seats} players, one per seat")
         seed = new_seed()
@@ -223,34 +229,35 @@ class Manifest:
                 f"the position has {rules.position_seats(position)} players, not {req.seats}",
             )
         host_token = new_token(HOST_PREFIX)
-        row = await self.store.create_game(
+        seats: list[dict[str, Any]] = [
+            {"seat": i, "name": None, "token": None} for i in range(req.seats)
+        ]
+        snapshots: dict[int, bytes] = {}
+        # One transaction: the game row, its seats, its events and its start — a failure
+        # anywhere leaves nothing behind (no orphan game in the list).
+        async with self.store.creating(
             game=rules.id,
             seats=req.seats,
             options=msgspec.to_builtins(options),
             invite_code=new_invite_code(),
             seed=seed,
             host_token_hash=token_hash(host_token),
-            players=[None] * req.seats,
-        )
-        self._seeds.put(row.id, seed)
-        created = LobbyCreated(
-            rules.id,
-            req.seats,
-            msgspec.to_builtins(options),
-            seed_commitment(seed),
-            None if position is None else msgspec.to_builtins(position),
-        )
-        pending: list[msgspec.Struct] = [created]
-        seats: list[dict[str, Any]] = [
-            {"seat": i, "name": None, "token": None} for i in range(req.seats)
-        ]
-        for i, name in enumerate(players or []):
-            token = new_token(SEAT_PREFIX)
-            await self.store.set_seat(row.id, i, name, token_hash(token))
-            seats[i] = {"seat": i, "name": name, "token": token}
-            pending.append(LobbyJoined(i, name))
-        snapshots: dict[int, bytes] = {}
-        async with self.store.lock(row.id) as locked:
+        ) as locked:
+            row = locked.row
+            self._seeds.put(row.id, seed)
+            created = LobbyCreated(
+                rules.id,
+                req.seats,
+                msgspec.to_builtins(options),
+                seed_commitment(seed),
+                None if position is None else msgspec.to_builtins(position),
+            )
+            pending: list[msgspec.Struct] = [created]
+            for i, name in enumerate(players or []):
+                token = new_token(SEAT_PREFIX)
+                await locked.set_seat(i, name, token_hash(token))
+                seats[i] = {"seat": i, "name": name, "token": token}
+                pending.append(LobbyJoined(i, name))
             table = await self._append(locked, pending, snapshots, seat=None, command_id=None)
             if players is not None:
                 table = await self._start(locked, table, snapshots)
@@ -279,7 +286,7 @@ class Manifest:
         row = await self._row(game_id)
         if req.invite_code != row.invite_code:
             raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
-        name = _name(req.name)
+        name = player_name(req.name)
         token = new_token(SEAT_PREFIX)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
@@ -287,6 +294,8 @@ class Manifest:
             if table.status != "open":
                 raise Problem(409, "lobby.started", "the game has already started")
             free = [i for i, n in enumerate(table.names) if n is None]
+            if any(n is not None and name_key(n) == name_key(name) for n in table.names):
+                raise Problem(409, "lobby.name_taken", f"a player called {name!r} has joined")
             if req.seat is not None:
                 if not 0 <= req.seat < table.seats:
                     raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
@@ -570,7 +579,10 @@ class Manifest:
 
     async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> dict[str, Any]:
         """Record a refused command and raise its problem (or, if its Idempotency-Key was
-        taken meanwhile, answer as that command was answered)."""
+        taken meanwhile, answer as that command was answered). Past the seat's cap of recorded
+        refusals it is only counted (:mod:`service.rejections`)."""
+        if not await rejections.admit(self.store.pool, a.game_id, a.seat, self.rejected_cap):
+            raise problem
         try:
             await self.store.record_rejection(
                 game_id=a.game_id,

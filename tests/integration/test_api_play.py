@@ -714,8 +714,8 @@ async def _bad_input(server: ServerProcess) -> None:
             ({"game": GAME, "seats": 2, "options": {"speed": 3}}, 422, "options.invalid"),
             ({"game": GAME, "seats": 2, "options": {"colours": ["red", "red"]}}, 422, None),
             ({"game": GAME, "seats": 3, "players": ["a", "b"]}, 422, "lobby.bad_players"),
-            ({"game": GAME, "seats": 2, "players": ["a", ""]}, 422, "lobby.bad_name"),
-            ({"game": GAME, "seats": 2, "players": ["a", "b" * 65]}, 422, "lobby.bad_name"),
+            ({"game": GAME, "seats": 2, "players": ["a", ""]}, 400, "lobby.bad_name"),
+            ({"game": GAME, "seats": 2, "players": ["a", "b" * 65]}, 400, "lobby.bad_name"),
             (
                 {"game": GAME, "seats": 2, "position": {"board": "nonsense"}},
                 422,
@@ -863,7 +863,7 @@ async def _lobby(server: ServerProcess) -> None:
             "lobby.no_such_seat",
         )
         assert_problem(
-            await client.post(join, json={"name": "  ", "invite_code": code}), 422, "lobby.bad_name"
+            await client.post(join, json={"name": "  ", "invite_code": code}), 400, "lobby.bad_name"
         )
         r = await client.post(join, json={"name": "bob", "invite_code": code})
         assert r.json()["seat"] == 0
