@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 import structlog
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar, Request, Response, get, post, route
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
@@ -23,6 +24,7 @@ from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
+from . import openapi
 from .auditcache import AuditCache
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody, check_game_id
 from .hardening import HardeningMiddleware
@@ -104,6 +106,15 @@ async def start_game(request: Request[Any, Any, Any], game_id: str) -> dict[str,
     structlog.contextvars.bind_contextvars(game=game_id)
     check_game_id(game_id)
     return await _manifest(request).start(game_id, _token(request))
+
+
+@route("/v1/games", http_method=["OPTIONS"], include_in_schema=False, status_code=204)
+async def games_options(request: Request[Any, Any, Any]) -> Response[None]:
+    """litestar's automatic OPTIONS answer names only the methods of the first handler on a
+    path; /v1/games has two (list and create), so it gets this one, with the true ``Allow``."""
+    return Response(
+        content=None, status_code=204, headers={"allow": ", ".join(_allowed_methods(request))}
+    )
 
 
 # --- play ------------------------------------------------------------------------------------
@@ -268,10 +279,33 @@ def on_http_error(request: Request[Any, Any, Any], exc: Exception) -> Response[b
     elif status == 404:
         problem = Problem(404, "http.not_found", "no such endpoint")
     elif status == 405:
+        allowed = _allowed_methods(request)
         problem = Problem(405, "http.method_not_allowed", "this endpoint does not take that method")
+        response = _problem_response(problem, request)
+        if allowed:
+            response.headers["allow"] = ", ".join(allowed)
+        return response
     else:
         problem = Problem(status, f"http.{status}", str(exc.detail))
     return _problem_response(problem, request)
+
+
+_ROUTE_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _allowed_methods(request: Request[Any, Any, Any]) -> list[str]:
+    """The methods the route at this path takes (for ``Allow`` on a 405)."""
+    path = request.url.path
+    for candidate in request.app.routes:
+        template = candidate.path_format
+        pattern = _ROUTE_PATTERNS.get(template)
+        if pattern is None:
+            pattern = re.compile("^" + re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(template)) + "$")
+            _ROUTE_PATTERNS[template] = pattern
+        methods = getattr(candidate, "methods", None)
+        if methods and pattern.match(path):
+            return sorted(methods)
+    return []
 
 
 def _detail(exc: HTTPException) -> str:
@@ -373,8 +407,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
     def hardening(app: Any) -> Any:
         return HardeningMiddleware(app, max_json_depth=settings.max_json_depth)
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
+            games_options,  # first: see its docstring
             rules,
             create_game,
             list_games,
@@ -413,3 +448,5 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ),
         debug=False,
     )
+    openapi.install(app)
+    return app

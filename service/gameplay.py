@@ -53,7 +53,7 @@ _CACHE_GAMES = 4096
 # --- request bodies --------------------------------------------------------------------------
 class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     game: str
-    seats: int
+    seats: Annotated[int, msgspec.Meta(ge=1)]
     options: dict[str, Any] | None = None
     players: list[str] | None = None
     position: dict[str, Any] | None = None
@@ -62,7 +62,7 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
 class JoinGame(msgspec.Struct, forbid_unknown_fields=True):
     name: str
     invite_code: str
-    seat: int | None = None
+    seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class CommandBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -411,7 +411,7 @@ class Manifest:
         self, status: str | None, game: str | None, limit: int, cursor: str | None
     ) -> dict[str, Any]:
         before = None
-        if cursor:
+        if cursor is not None:
             try:
                 at_text, _, gid = cursor.partition("~")
                 before = (datetime.fromisoformat(at_text), str(uuid.UUID(gid)))
