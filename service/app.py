@@ -189,12 +189,12 @@ async def get_replay(request: Request[Any, Any, Any], game_id: str) -> Stream:
 async def get_audit(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
     check_game_id(game_id)
     audits: AuditCache = request.app.state.audits
-    etag, head, unrecorded = await audits.state(game_id)
+    etag, fingerprint, unrecorded = await audits.state(game_id)
     headers = {"etag": etag, "cache-control": "no-cache"}
     sent = request.headers.get("if-none-match", "")
     if sent.strip() == "*" or etag in (t.strip().removeprefix("W/") for t in sent.split(",")):
         return Response(content=b"", status_code=304, headers=headers)
-    body = await audits.report(game_id, head, unrecorded)
+    body = await audits.report(game_id, fingerprint, unrecorded)
     return Response(content=body, media_type=JSON, headers=headers)
 
 
@@ -402,7 +402,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
     )
 
     def quota(app: Any) -> Any:
-        return QuotaMiddleware(app, quotas)
+        def known(scope: Any, token: str) -> bool:
+            manifest: Manifest | None = getattr(scope["app"].state, "manifest", None)
+            return manifest is not None and manifest.knows_token(token)
+
+        return QuotaMiddleware(app, quotas, known)
 
     def hardening(app: Any) -> Any:
         return HardeningMiddleware(app, max_json_depth=settings.max_json_depth)

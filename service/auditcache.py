@@ -1,16 +1,20 @@
-"""``GET /v1/games/{id}/audit``, computed once per (game, head).
+"""``GET /v1/games/{id}/audit``, computed once per state of the game's stored material.
 
-The audit is a pure function of the stream up to the head (rejected commands are not
-adjudicated), so its report is kept per game at the head it was computed for (an LRU of
-``MANIFEST_AUDIT_CACHE`` games per process) and concurrent requests for the same head wait for
-one computation. The answer carries an ``ETag`` naming the version, the head and the count of
-refusals past the cap (the one part of the answer not fixed by the head); a client sending it
-back in ``If-None-Match`` gets 304 without anything being computed.
+An audit must catch any edit of the stored rows, including edits that leave the game's head
+untouched — so a report is not keyed by the head alone but by a *fingerprint* of everything the
+audit reads: a SHA-256, computed inside PostgreSQL, over every event row and every command row
+(each row as ``to_jsonb``), the seed, the game row's head and status, and the refusals counted
+past the cap. Computing it costs one statement that returns 32 bytes; re-adjudicating a game
+(re-running ``decide`` for every command) is what it saves. Reports are kept per game (an LRU
+of ``MANIFEST_AUDIT_CACHE`` games per process), concurrent requests for the same fingerprint
+wait for one computation, and the answer's ``ETag`` is the fingerprint: a client sending it in
+``If-None-Match`` gets 304 without anything being computed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 import msgspec
@@ -19,6 +23,23 @@ from . import rejections
 from .history import History
 from .lru import LRU
 from .problems import Problem
+
+#: SHA-256 over everything the audit reads of one game (NULL: no such game).
+_FINGERPRINT = """
+SELECT sha256(convert_to(concat_ws('|',
+    g.version::text, encode(g.head, 'hex'), g.status,
+    (SELECT encode(seed, 'hex') FROM secrets WHERE game_id = g.id),
+    (SELECT string_agg(encode(sha256(convert_to(to_jsonb(e)::text, 'UTF8')), 'hex'), ','
+                       ORDER BY e.version)
+       FROM events e WHERE e.game_id = g.id),
+    (SELECT string_agg(encode(sha256(convert_to(to_jsonb(c)::text, 'UTF8')), 'hex'), ','
+                       ORDER BY c.received_at, c.id)
+       FROM commands c WHERE c.game_id = g.id),
+    (SELECT string_agg(r.seat::text || ':' || r.count::text, ',' ORDER BY r.seat)
+       FROM rejections_unrecorded r WHERE r.game_id = g.id)
+), 'UTF8'))
+  FROM games g WHERE g.id = $1
+"""
 
 
 class AuditCache:
@@ -31,28 +52,29 @@ class AuditCache:
         self.computed = 0
 
     async def state(self, game_id: str) -> tuple[str, bytes, dict[str, int]]:
-        """The ETag of the audit now, with the head and the refusals counted past the cap."""
-        row = await self.history.store.get_game(game_id)
-        if row is None:
+        """The ETag of the audit now, the fingerprint it names, and the refusals counted past
+        the cap."""
+        pool = self.history.store.pool
+        fingerprint = await pool.fetchval(_FINGERPRINT, uuid.UUID(game_id))
+        if fingerprint is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
-        unrecorded = await rejections.unrecorded(self.history.store.pool, game_id)
-        etag = f'"{row.version}-{row.head.hex()[:32]}-{sum(unrecorded.values())}"'
-        return etag, bytes(row.head), unrecorded
+        unrecorded = await rejections.unrecorded(pool, game_id)
+        return f'"{bytes(fingerprint).hex()[:40]}"', bytes(fingerprint), unrecorded
 
-    async def report(self, game_id: str, head: bytes, unrecorded: dict[str, int]) -> bytes:
+    async def report(self, game_id: str, fingerprint: bytes, unrecorded: dict[str, int]) -> bytes:
         cached = self._reports.get(game_id)
-        if cached is not None and cached[0] == head:
+        if cached is not None and cached[0] == fingerprint:
             report = cached[1]
         else:
-            report = await self._compute(game_id, head)
+            report = await self._compute(game_id, fingerprint)
         answer = {
             **report,
             "rejected": {"cap_per_seat": self.rejected_cap, "unrecorded": unrecorded},
         }
         return msgspec.json.encode(answer)
 
-    async def _compute(self, game_id: str, head: bytes) -> dict[str, Any]:
-        key = (game_id, head)
+    async def _compute(self, game_id: str, fingerprint: bytes) -> dict[str, Any]:
+        key = (game_id, fingerprint)
         running = self._running.get(key)
         if running is not None:
             return await asyncio.shield(running)
@@ -61,9 +83,9 @@ class AuditCache:
         try:
             report = await self.history.audit(game_id)
             self.computed += 1
-            chain = report.get("chain") or {}
-            if chain.get("head") == head.hex():  # the game did not move meanwhile
-                self._reports.put(game_id, (head, report))
+            after = await self.history.store.pool.fetchval(_FINGERPRINT, uuid.UUID(game_id))
+            if after is not None and bytes(after) == fingerprint:  # nothing moved meanwhile
+                self._reports.put(game_id, (fingerprint, report))
             future.set_result(report)
             return report
         except BaseException as error:

@@ -175,6 +175,11 @@ class Manifest:
         structlog.contextvars.bind_contextvars(seat=found[1])  # for the request's log line
         return found[1]
 
+    def knows_token(self, token: str) -> bool:
+        """Is this a seat token this process has seen valid (issued or looked up)? For the
+        quotas, which count a token as a client only then (``service.limits``)."""
+        return self._seat_tokens.get(token_hash(token)) is not None
+
     async def require_seat(self, game_id: str, token: str | None) -> int:
         if token is None:
             raise Problem(401, "auth.missing_token", "send the seat token: Authorization: Bearer")
@@ -262,6 +267,9 @@ class Manifest:
             if players is not None:
                 table = await self._start(locked, table, snapshots)
             locked_row = locked.row
+        for slot in seats:  # committed: the tokens are valid now
+            if slot["token"] is not None:
+                self._seat_tokens.put(token_hash(slot["token"]), (row.id, slot["seat"]))
         await self._project(table, snapshots)
         return {
             "id": row.id,
@@ -315,6 +323,7 @@ class Manifest:
             )
             if all(n is not None for n in table.names):
                 table = await self._start(locked, table, snapshots)
+        self._seat_tokens.put(token_hash(token), (game_id, chosen))  # committed: valid now
         await self._project(table, snapshots)
         return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
 

@@ -12,9 +12,10 @@ the client (decided where the API text is silent, and documented in ``docs/api.m
 | ``audit`` | ``GET /v1/games/{id}/audit`` and ``/audit/{n}`` | the client address |
 | ``reads`` | every other request (not ``/healthz``, ``/readyz``, ``/metrics``) | the address |
 
-Tokens key only the kinds whose handlers refuse a forged token (401): a made-up token on a public
-endpoint would otherwise be a fresh quota per request. The address is the socket's peer (behind a
-proxy, run uvicorn with ``--proxy-headers`` and ``--forwarded-allow-ips`` so it is the client's).
+Tokens key only the kinds whose handlers refuse a forged token (401), and only tokens this process
+already knows to be valid (issued here, or looked up once): a made-up token counts against its
+sender's address, so inventing tokens is no way around a quota. The address is the socket's
+peer (behind a proxy, run uvicorn with ``--proxy-headers`` and ``--forwarded-allow-ips``).
 
 Counters live in each process's memory (at most :data:`MAX_CLIENTS` buckets, least recently used
 dropped): with several workers or instances a client's effective quota is up to that many times
@@ -31,6 +32,7 @@ from typing import Any
 
 from .lru import LRU
 from .problems import PROBLEM_JSON, Problem
+from .tokens import bearer
 
 MAX_CLIENTS = 100_000
 
@@ -76,21 +78,29 @@ class Quotas:
         return (1.0 - tokens) / rate
 
 
-def client_of(scope: Any, by_token: bool) -> bytes:
+def client_of(scope: Any, by_token: bool, known: Callable[[Any, str], bool]) -> bytes:
+    """The client a request counts against: its bearer token if ``by_token`` and the token is
+    one this process knows to be valid (``known``), else its address — so made-up tokens all
+    share their sender's address quota."""
     if by_token:
         for name, value in scope["headers"]:
             if name == b"authorization":
-                return b"t:" + hashlib.blake2b(value, digest_size=16).digest()
+                token = bearer(value.decode("latin-1"))
+                if token is not None and known(scope, token):
+                    return b"t:" + hashlib.blake2b(token.encode(), digest_size=16).digest()
     client = scope.get("client")
     return b"a:" + (str(client[0]).encode() if client else b"?")
 
 
 class QuotaMiddleware:
-    """Inside litestar's route stack (the handler is known); answers 429 itself."""
+    """Inside litestar's route stack (the handler is known); answers 429 itself.
+    ``known(scope, token)``: is it a token this process has seen valid
+    (``Manifest.knows_token``)."""
 
-    def __init__(self, app: Any, quotas: Quotas) -> None:
+    def __init__(self, app: Any, quotas: Quotas, known: Callable[[Any, str], bool]) -> None:
         self.app = app
         self.quotas = quotas
+        self.known = known
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -98,7 +108,8 @@ class QuotaMiddleware:
             name = getattr(getattr(handler, "fn", None), "__name__", "")
             if name not in _UNLIMITED:
                 kind = _KINDS.get(name, "reads")
-                wait = self.quotas.take(kind, client_of(scope, kind in _BY_TOKEN))
+                client = client_of(scope, kind in _BY_TOKEN, self.known)
+                wait = self.quotas.take(kind, client)
                 if wait is not None:
                     await _too_many(scope, send, kind, wait)
                     return

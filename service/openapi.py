@@ -126,7 +126,7 @@ _RETRY_AFTER = {
 }
 _ETAG = {
     "ETag": {
-        "description": "Names the report (version, head, refusals past the cap)",
+        "description": "A fingerprint of the game's stored rows the report was computed from",
         "schema": {"type": "string"},
         "required": True,
     }

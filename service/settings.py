@@ -28,7 +28,7 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_QUOTA_AUDIT`` | ``60`` | audits and dispute files per minute per client address |
 | ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
 | ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
-| ``MANIFEST_AUDIT_CACHE`` | ``256`` | audit reports kept per process (one per game, at its head) |
+| ``MANIFEST_AUDIT_CACHE`` | ``256`` | audit reports kept per process (one per game) |
 """
 
 from __future__ import annotations

@@ -408,6 +408,13 @@ async def _quotas(server: ServerProcess) -> None:
         _assert_limited(await client.post(url, json=bogus, headers=auth(tokens[0])), "commands")
         r = await client.post(url, json=bogus, headers=auth(tokens[1]))
         assert r.status_code == 422, r.text
+        # made-up tokens are no way around a quota: they all count against their address
+        for i in range(4):
+            r = await other.post(url, json=bogus, headers=auth(f"mf_seat_made_up_{i}"))
+            assert_problem(r, 401, "auth.invalid_token")
+        _assert_limited(await other.post(url, json=bogus, headers=auth("mf_seat_x")), "commands")
+        r = await other.post(url, json=bogus, headers=auth(tokens[1]))  # a real one still works
+        assert r.status_code == 422, r.text
 
         # messages: 2 per minute per token
         talk = f"/v1/games/{gid}/messages"
