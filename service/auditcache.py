@@ -2,13 +2,14 @@
 
 An audit must catch any edit of the stored rows, including edits that leave the game's head
 untouched — so a report is not keyed by the head alone but by a *fingerprint* of everything the
-audit reads: a SHA-256, computed inside PostgreSQL, over every event row and every command row
-(each row as ``to_jsonb``), the seed, the game row's head and status, and the refusals counted
-past the cap. Computing it costs one statement that returns 32 bytes; re-adjudicating a game
-(re-running ``decide`` for every command) is what it saves. Reports are kept per game (an LRU
-of ``MANIFEST_AUDIT_CACHE`` games per process), concurrent requests for the same fingerprint
-wait for one computation, and the answer's ``ETag`` is the fingerprint: a client sending it in
-``If-None-Match`` gets 304 without anything being computed.
+audit reads: a SHA-256, computed inside PostgreSQL, over the row versions (``xmin``, ``ctid``)
+of every event, command, secret and game row of the game, and the refusals counted past the
+cap. Any write to any of those rows changes it. It costs one statement that returns 32 bytes;
+re-adjudicating a game (re-running ``decide`` for every command) is what it saves: about 8 ms
+against 300 ms for a 2,000-event game (``python -m bench.audit``). Reports are kept per game
+(an LRU of ``MANIFEST_AUDIT_CACHE`` games per process), concurrent requests for the same
+fingerprint wait for one computation, and the answer's ``ETag`` is the fingerprint: a client
+sending it in ``If-None-Match`` gets 304 without anything being computed.
 """
 
 from __future__ import annotations
@@ -24,16 +25,17 @@ from .history import History
 from .lru import LRU
 from .problems import Problem
 
-#: SHA-256 over everything the audit reads of one game (NULL: no such game).
+#: SHA-256 over the row versions of everything the audit reads of one game (NULL: no such
+#: game). PostgreSQL gives every row version its own (xmin, ctid): any INSERT, UPDATE or DELETE
+#: of a row — triggers disabled or not — changes the set, without hashing the rows' contents.
 _FINGERPRINT = """
 SELECT sha256(convert_to(concat_ws('|',
-    g.version::text, encode(g.head, 'hex'), g.status,
-    (SELECT encode(seed, 'hex') FROM secrets WHERE game_id = g.id),
-    (SELECT string_agg(encode(sha256(convert_to(to_jsonb(e)::text, 'UTF8')), 'hex'), ','
-                       ORDER BY e.version)
+    g.xmin::text, g.ctid::text,
+    (SELECT s.xmin::text || '@' || s.ctid::text FROM secrets s WHERE s.game_id = g.id),
+    (SELECT string_agg(e.version::text || '@' || e.xmin::text || '@' || e.ctid::text, ','
+                       ORDER BY e.version, e.ctid)
        FROM events e WHERE e.game_id = g.id),
-    (SELECT string_agg(encode(sha256(convert_to(to_jsonb(c)::text, 'UTF8')), 'hex'), ','
-                       ORDER BY c.received_at, c.id)
+    (SELECT string_agg(c.xmin::text || '@' || c.ctid::text, ',' ORDER BY c.ctid)
        FROM commands c WHERE c.game_id = g.id),
     (SELECT string_agg(r.seat::text || ':' || r.count::text, ',' ORDER BY r.seat)
        FROM rejections_unrecorded r WHERE r.game_id = g.id)
