@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 import structlog
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar, Request, Response, get, post, route
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
@@ -23,10 +24,14 @@ from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
+from . import openapi
 from .assets import get_asset
+from .auditcache import AuditCache
 from .faults import Admission, BoundedPool, Faults, pg_session_settings
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody, check_game_id
+from .hardening import HardeningMiddleware
 from .history import History
+from .limits import QuotaMiddleware, Quotas
 from .migrate import migrate
 from .observability import RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
@@ -106,6 +111,15 @@ async def start_game(request: Request[Any, Any, Any], game_id: str) -> dict[str,
     return await _manifest(request).start(game_id, _token(request))
 
 
+@route("/v1/games", http_method=["OPTIONS"], include_in_schema=False, status_code=204)
+async def games_options(request: Request[Any, Any, Any]) -> Response[None]:
+    """litestar's automatic OPTIONS answer names only the methods of the first handler on a
+    path; /v1/games has two (list and create), so it gets this one, with the true ``Allow``."""
+    return Response(
+        content=None, status_code=204, headers={"allow": ", ".join(_allowed_methods(request))}
+    )
+
+
 # --- play ------------------------------------------------------------------------------------
 @get("/v1/games/{game_id:str}", summary="The game as the caller may see it (seat token optional)")
 async def get_game(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
@@ -123,11 +137,7 @@ async def get_legal(request: Request[Any, Any, Any], game_id: str) -> Response[b
 async def post_command(
     request: Request[Any, Any, Any], game_id: str, data: CommandBody
 ) -> dict[str, Any]:
-    key = request.headers.get("idempotency-key")
-    if key is not None and not 1 <= len(key) <= 255:
-        raise Problem(
-            400, "request.bad_idempotency_key", "an Idempotency-Key is 1 to 255 characters"
-        )
+    key = request.headers.get("idempotency-key")  # checked by service.hardening
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
     return await _manifest(request).command(game_id, _token(request), data, key)
 
@@ -179,9 +189,16 @@ async def get_replay(request: Request[Any, Any, Any], game_id: str) -> Stream:
 
 
 @get("/v1/games/{game_id:str}/audit", summary="Verify the chain, re-adjudicate, check the seed")
-async def get_audit(request: Request[Any, Any, Any], game_id: str) -> dict[str, Any]:
+async def get_audit(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
     check_game_id(game_id)
-    return await _history(request).audit(game_id)
+    audits: AuditCache = request.app.state.audits
+    etag, fingerprint, unrecorded = await audits.state(game_id)
+    headers = {"etag": etag, "cache-control": "no-cache"}
+    sent = request.headers.get("if-none-match", "")
+    if sent.strip() == "*" or etag in (t.strip().removeprefix("W/") for t in sent.split(",")):
+        return Response(content=b"", status_code=304, headers=headers)
+    body = await audits.report(game_id, fingerprint, unrecorded)
+    return Response(content=body, media_type=JSON, headers=headers)
 
 
 @get("/v1/games/{game_id:str}/audit/{n:int}", summary="The dispute file of event n")
@@ -261,10 +278,33 @@ def on_http_error(request: Request[Any, Any, Any], exc: Exception) -> Response[b
     elif status == 404:
         problem = Problem(404, "http.not_found", "no such endpoint")
     elif status == 405:
+        allowed = _allowed_methods(request)
         problem = Problem(405, "http.method_not_allowed", "this endpoint does not take that method")
+        response = _problem_response(problem, request)
+        if allowed:
+            response.headers["allow"] = ", ".join(allowed)
+        return response
     else:
         problem = Problem(status, f"http.{status}", str(exc.detail))
     return _problem_response(problem, request)
+
+
+_ROUTE_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _allowed_methods(request: Request[Any, Any, Any]) -> list[str]:
+    """The methods the route at this path takes (for ``Allow`` on a 405)."""
+    path = request.url.path
+    for candidate in request.app.routes:
+        template = candidate.path_format
+        pattern = _ROUTE_PATTERNS.get(template)
+        if pattern is None:
+            pattern = re.compile("^" + re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(template)) + "$")
+            _ROUTE_PATTERNS[template] = pattern
+        methods = getattr(candidate, "methods", None)
+        if methods and pattern.match(path):
+            return sorted(methods)
+    return []
 
 
 def _detail(exc: HTTPException) -> str:
@@ -343,6 +383,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         faults=Faults(settings.retry_after),
         admission=Admission(settings.game_writers),
     )
+    manifest.rejected_cap = settings.rejected_cap
     return manifest, pool, projections
 
 
@@ -362,6 +403,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
         app.state.manifest = manifest
         app.state.settings = settings
         app.state.history = History.of(manifest)
+        app.state.audits = AuditCache(
+            app.state.history, settings.audit_cache, settings.rejected_cap
+        )
         stop = asyncio.Event()
         worker = asyncio.create_task(
             manifest.projector.run_worker(
@@ -380,8 +424,29 @@ def create_app(settings: Settings | None = None) -> Litestar:
     def middleware(app: Any) -> Any:
         return RequestLogMiddleware(app, access_log=settings.access_log)
 
-    return Litestar(
+    quotas = Quotas(
+        {
+            "create": settings.quota_create,
+            "commands": settings.quota_commands,
+            "messages": settings.quota_messages,
+            "audit": settings.quota_audit,
+            "reads": settings.quota_reads,
+        }
+    )
+
+    def quota(app: Any) -> Any:
+        def known(scope: Any, token: str) -> bool:
+            manifest: Manifest | None = getattr(scope["app"].state, "manifest", None)
+            return manifest is not None and manifest.knows_token(token)
+
+        return QuotaMiddleware(app, quotas, known)
+
+    def hardening(app: Any) -> Any:
+        return HardeningMiddleware(app, max_json_depth=settings.max_json_depth)
+
+    app = Litestar(
         route_handlers=[
+            games_options,  # first: see its docstring
             rules,
             get_asset,
             create_game,
@@ -404,7 +469,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             metrics,
         ],
         lifespan=[lifespan],
-        middleware=[middleware],
+        middleware=[middleware, quota, hardening],
         request_max_body_size=settings.max_body,
         exception_handlers={
             Problem: on_problem,
@@ -421,3 +486,5 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ),
         debug=False,
     )
+    openapi.install(app)
+    return app

@@ -132,6 +132,8 @@ def serve(args: argparse.Namespace) -> None:
         workers=args.workers,
         log_level="warning",
         access_log=False,
+        # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
+        http="service.hardening:BoundedHttpToolsProtocol",
     )
 
 

@@ -29,7 +29,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import structlog
@@ -47,7 +47,9 @@ from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from projections.store import StoreUnavailable
 from projections.table import Table, fold_stream, legal_document
 
+from . import rejections
 from .faults import Admission, Faults
+from .hardening import name_key, player_name
 from .lru import LRU
 from .observability import COMMANDS
 from .optimistic import append_command
@@ -59,7 +61,6 @@ from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
 from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
 
 log = structlog.get_logger("manifest")
-MAX_NAME = 64
 MAX_MESSAGE = 2000
 _CACHE_GAMES = 4096
 
@@ -67,7 +68,7 @@ _CACHE_GAMES = 4096
 # --- request bodies --------------------------------------------------------------------------
 class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     game: str
-    seats: int
+    seats: Annotated[int, msgspec.Meta(ge=1)]
     options: dict[str, Any] | None = None
     players: list[str] | None = None
     position: dict[str, Any] | None = None
@@ -76,12 +77,13 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
 class JoinGame(msgspec.Struct, forbid_unknown_fields=True):
     name: str
     invite_code: str
-    seat: int | None = None
+    seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class CommandBody(msgspec.Struct, forbid_unknown_fields=True):
     command: dict[str, Any]
-    expected_version: int | None = None
+    #: A strict non-negative integer ("28", 28.0, true: 400; see service.hardening).
+    expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class MessageBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -107,11 +109,12 @@ class _Stale(Exception):
 _RETRIES = 8
 
 
-def _name(value: str) -> str:
-    name = value.strip()
-    if not name or len(name) > MAX_NAME:
-        raise Problem(422, "lobby.bad_name", f"a name is 1 to {MAX_NAME} characters")
-    return name
+def _names(values: list[str]) -> list[str]:
+    """Players named at creation: each a valid name, no two alike (:func:`name_key`)."""
+    names = [player_name(v) for v in values]
+    if len({name_key(n) for n in names}) != len(names):
+        raise Problem(400, "lobby.name_taken", "two players may not have the same name")
+    return names
 
 
 def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[str, Any]:
@@ -125,6 +128,9 @@ def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[st
 
 
 class Manifest:
+    #: Refused commands recorded per seat per game (``MANIFEST_REJECTED_CAP``); more: counted.
+    rejected_cap = 1000
+
     def __init__(
         self,
         store: EventStore,
@@ -205,6 +211,11 @@ class Manifest:
         structlog.contextvars.bind_contextvars(seat=found[1])  # for the request's log line
         return found[1]
 
+    def knows_token(self, token: str) -> bool:
+        """Is this a seat token this process has seen valid (issued or looked up)? For the
+        quotas, which count a token as a client only then (``service.limits``)."""
+        return self._seat_tokens.get(token_hash(token)) is not None
+
     async def require_seat(self, game_id: str, token: str | None) -> int:
         if token is None:
             raise Problem(401, "auth.missing_token", "send the seat token: Authorization: Bearer")
@@ -246,7 +257,7 @@ class Manifest:
         position = None
         if req.position is not None:
             position = _problem_from(lambda: rules.decode_position(req.position or {}))
-        players = None if req.players is None else [_name(p) for p in req.players]
+        players = None if req.players is None else _names(req.players)
         if players is not None and len(players) != req.seats:
             raise Problem(422, "lobby.bad_players", f"name {req.seats} players, one per seat")
         seed = new_seed()
@@ -259,38 +270,42 @@ class Manifest:
                 f"the position has {rules.position_seats(position)} players, not {req.seats}",
             )
         host_token = new_token(HOST_PREFIX)
-        row = await self.store.create_game(
+        seats: list[dict[str, Any]] = [
+            {"seat": i, "name": None, "token": None} for i in range(req.seats)
+        ]
+        snapshots: dict[int, bytes] = {}
+        # One transaction: the game row, its seats, its events and its start — a failure
+        # anywhere leaves nothing behind (no orphan game in the list).
+        async with self.store.creating(
             game=rules.id,
             seats=req.seats,
             options=msgspec.to_builtins(options),
             invite_code=new_invite_code(),
             seed=seed,
             host_token_hash=token_hash(host_token),
-            players=[None] * req.seats,
-        )
-        self._seeds.put(row.id, seed)
-        created = LobbyCreated(
-            rules.id,
-            req.seats,
-            msgspec.to_builtins(options),
-            seed_commitment(seed),
-            None if position is None else msgspec.to_builtins(position),
-        )
-        pending: list[msgspec.Struct] = [created]
-        seats: list[dict[str, Any]] = [
-            {"seat": i, "name": None, "token": None} for i in range(req.seats)
-        ]
-        for i, name in enumerate(players or []):
-            token = new_token(SEAT_PREFIX)
-            await self.store.set_seat(row.id, i, name, token_hash(token))
-            seats[i] = {"seat": i, "name": name, "token": token}
-            pending.append(LobbyJoined(i, name))
-        snapshots: dict[int, bytes] = {}
-        async with self.store.lock(row.id) as locked:
+        ) as locked:
+            row = locked.row
+            self._seeds.put(row.id, seed)
+            created = LobbyCreated(
+                rules.id,
+                req.seats,
+                msgspec.to_builtins(options),
+                seed_commitment(seed),
+                None if position is None else msgspec.to_builtins(position),
+            )
+            pending: list[msgspec.Struct] = [created]
+            for i, name in enumerate(players or []):
+                token = new_token(SEAT_PREFIX)
+                await locked.set_seat(i, name, token_hash(token))
+                seats[i] = {"seat": i, "name": name, "token": token}
+                pending.append(LobbyJoined(i, name))
             table = await self._append(locked, pending, snapshots, seat=None, command_id=None)
             if players is not None:
                 table = await self._start(locked, table, snapshots)
             locked_row = locked.row
+        for slot in seats:  # committed: the tokens are valid now
+            if slot["token"] is not None:
+                self._seat_tokens.put(token_hash(slot["token"]), (row.id, slot["seat"]))
         await self._project(table, snapshots)
         return {
             "id": row.id,
@@ -315,7 +330,7 @@ class Manifest:
         row = await self._row(game_id)
         if req.invite_code != row.invite_code:
             raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
-        name = _name(req.name)
+        name = player_name(req.name)
         token = new_token(SEAT_PREFIX)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
@@ -323,6 +338,8 @@ class Manifest:
             if table.status != "open":
                 raise Problem(409, "lobby.started", "the game has already started")
             free = [i for i, n in enumerate(table.names) if n is None]
+            if any(n is not None and name_key(n) == name_key(name) for n in table.names):
+                raise Problem(409, "lobby.name_taken", f"a player called {name!r} has joined")
             if req.seat is not None:
                 if not 0 <= req.seat < table.seats:
                     raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
@@ -342,6 +359,7 @@ class Manifest:
             )
             if all(n is not None for n in table.names):
                 table = await self._start(locked, table, snapshots)
+        self._seat_tokens.put(token_hash(token), (game_id, chosen))  # committed: valid now
         await self._project(table, snapshots)
         return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
 
@@ -436,7 +454,7 @@ class Manifest:
         self, status: str | None, game: str | None, limit: int, cursor: str | None
     ) -> dict[str, Any]:
         before = None
-        if cursor:
+        if cursor is not None:
             try:
                 at_text, _, gid = cursor.partition("~")
                 before = (datetime.fromisoformat(at_text), str(uuid.UUID(gid)))
@@ -644,7 +662,10 @@ class Manifest:
 
     async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> dict[str, Any]:
         """Record a refused command and raise its problem (or, if its Idempotency-Key was
-        taken meanwhile, answer as that command was answered)."""
+        taken meanwhile, answer as that command was answered). Past the seat's cap of recorded
+        refusals it is only counted (:mod:`service.rejections`)."""
+        if not await rejections.admit(self.store.pool, a.game_id, a.seat, self.rejected_cap):
+            raise problem
         try:
             await self.store.record_rejection(
                 game_id=a.game_id,

@@ -23,6 +23,7 @@ _TITLES = {
     413: "Request body too large",
     415: "Unsupported media type",
     422: "Unprocessable command",
+    429: "Too many requests",
     500: "Internal server error",
     503: "Service unavailable",
 }

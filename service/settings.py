@@ -34,6 +34,22 @@ Configuration table lists the same).
 server refuses to start without ``MANIFEST_SIGNING_KEY``) and to ``database`` for the embedded
 default (a key generated on first start and kept in PostgreSQL). ``database`` with ``PG_DSN``
 set is an explicit opt-in for development and tests. A configured key always wins.
+
+Limits against hostile clients (issue 10; see ``docs/api.md``, "Limits"). Quotas are requests
+per minute per client (the bearer token, else the client address), counted in each process;
+``0`` turns a quota off.
+
+| variable | default | meaning |
+|---|---|---|
+| ``MANIFEST_MAX_HEADER_BYTES`` | ``16384`` | request line and headers together, in bytes |
+| ``MANIFEST_MAX_JSON_DEPTH`` | ``32`` | deepest nesting of arrays/objects in a body |
+| ``MANIFEST_QUOTA_CREATE`` | ``60`` | game creations per minute per client address |
+| ``MANIFEST_QUOTA_COMMANDS`` | ``1200`` | commands per minute per token |
+| ``MANIFEST_QUOTA_MESSAGES`` | ``60`` | table-talk messages per minute per token |
+| ``MANIFEST_QUOTA_AUDIT`` | ``60`` | audits and dispute files per minute per client address |
+| ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
+| ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
+| ``MANIFEST_AUDIT_CACHE`` | ``256`` | audit reports kept per process (one per game) |
 """
 
 from __future__ import annotations
@@ -136,6 +152,16 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "projection_retries": ("MANIFEST_PROJECTION_RETRIES", "3", _int(1, 100)),
     "projection_lag": ("MANIFEST_PROJECTION_LAG", "10", _seconds(0.1, 86400)),
     "retry_after": ("MANIFEST_RETRY_AFTER", "1", _int(1, 3600)),
+    # limits against hostile clients (quotas: requests per minute per client; 0 = off)
+    "max_header_bytes": ("MANIFEST_MAX_HEADER_BYTES", "16384", _int(1024, 1024 * 1024)),
+    "max_json_depth": ("MANIFEST_MAX_JSON_DEPTH", "32", _int(2, 1000)),
+    "quota_create": ("MANIFEST_QUOTA_CREATE", "60", _int(0, 10**9)),
+    "quota_commands": ("MANIFEST_QUOTA_COMMANDS", "1200", _int(0, 10**9)),
+    "quota_messages": ("MANIFEST_QUOTA_MESSAGES", "60", _int(0, 10**9)),
+    "quota_audit": ("MANIFEST_QUOTA_AUDIT", "60", _int(0, 10**9)),
+    "quota_reads": ("MANIFEST_QUOTA_READS", "12000", _int(0, 10**9)),
+    "rejected_cap": ("MANIFEST_REJECTED_CAP", "1000", _int(0, 10**9)),
+    "audit_cache": ("MANIFEST_AUDIT_CACHE", "256", _int(0, 10**6)),
 }
 
 
@@ -166,6 +192,15 @@ class Settings(msgspec.Struct, frozen=True):
     projection_retries: int = _default("projection_retries")
     projection_lag: float = _default("projection_lag")
     retry_after: int = _default("retry_after")
+    max_header_bytes: int = _default("max_header_bytes")
+    max_json_depth: int = _default("max_json_depth")
+    quota_create: int = _default("quota_create")
+    quota_commands: int = _default("quota_commands")
+    quota_messages: int = _default("quota_messages")
+    quota_audit: int = _default("quota_audit")
+    quota_reads: int = _default("quota_reads")
+    rejected_cap: int = _default("rejected_cap")
+    audit_cache: int = _default("audit_cache")
     signing_key_source: str = "database"
 
     @classmethod

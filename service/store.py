@@ -83,6 +83,48 @@ class EventStore:
 
     # ------------------------------------------------------------------ games
 
+    @asynccontextmanager
+    async def creating(
+        self,
+        *,
+        game: str,
+        seats: int,
+        options: Any,
+        invite_code: str,
+        seed: bytes,
+        host_token_hash: bytes,
+    ) -> AsyncIterator[Locked]:
+        """A new game, held like :meth:`lock` inside the transaction that inserts it: seats,
+        events and the start happen in that one transaction, so a failure anywhere leaves no
+        game behind (committed on normal exit)."""
+        if seats < 1:
+            raise ValueError("seats must be at least 1")
+        gid = uuid.uuid4()
+        async with self._pool.acquire() as conn, conn.transaction():
+            r = await conn.fetchrow(
+                "INSERT INTO games (id, game, seats, options, status, version, head, invite_code, "
+                "players) VALUES ($1, $2, $3, $4::text::jsonb, 'open', 0, $5, $6, "
+                f"$7::text::jsonb) RETURNING {db.GAME_COLS}",
+                gid,
+                game,
+                seats,
+                db.dumps(options),
+                ZERO_HASH,
+                invite_code,
+                db.dumps([None] * seats),
+            )
+            await conn.execute(
+                "INSERT INTO secrets (game_id, seed, host_token_hash) VALUES ($1, $2, $3)",
+                gid,
+                seed,
+                host_token_hash,
+            )
+            locked = Locked(conn, db.game_row(r), self._clock)
+            try:
+                yield locked
+            finally:
+                locked._open = False
+
     async def create_game(
         self,
         *,

@@ -51,6 +51,13 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
             # the suite's explicit opt-in to the database-stored key (PG_DSN alone would
             # demand a configured one); tests of configured keys pass their own
             "MANIFEST_SIGNING_KEY_SOURCE": "database",
+            # Tests play fast: quotas far above what any test sends (a test of the quotas
+            # sets its own).
+            "MANIFEST_QUOTA_CREATE": "1000000",
+            "MANIFEST_QUOTA_COMMANDS": "1000000",
+            "MANIFEST_QUOTA_MESSAGES": "1000000",
+            "MANIFEST_QUOTA_AUDIT": "1000000",
+            "MANIFEST_QUOTA_READS": "1000000",
         }
     )
     env.pop("MANIFEST_SIGNING_KEY", None)
@@ -60,7 +67,12 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
 
 class ServerProcess:
     def __init__(
-        self, pg_dsn: str, redis_url: str, prefix: str | None = None, workers: int = 1
+        self,
+        pg_dsn: str,
+        redis_url: str,
+        prefix: str | None = None,
+        workers: int = 1,
+        **env: str,
     ) -> None:
         self.workers = workers
         self.pg_dsn = pg_dsn
@@ -68,7 +80,7 @@ class ServerProcess:
         self.prefix = prefix or f"t{uuid.uuid4().hex[:12]}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = server_env(pg_dsn, redis_url, self.prefix)
+        self.env = server_env(pg_dsn, redis_url, self.prefix, **env)
         self._dir = Path(tempfile.mkdtemp(prefix="manifest-server-"))
         self.log_path = self._dir / "server.stderr"
         self.proc: subprocess.Popen[bytes] | None = None

@@ -761,8 +761,8 @@ async def _bad_input(server: ServerProcess) -> None:
             ({"game": GAME, "seats": 2, "options": {"speed": 3}}, 422, "options.invalid"),
             ({"game": GAME, "seats": 2, "options": {"colours": ["red", "red"]}}, 422, None),
             ({"game": GAME, "seats": 3, "players": ["a", "b"]}, 422, "lobby.bad_players"),
-            ({"game": GAME, "seats": 2, "players": ["a", ""]}, 422, "lobby.bad_name"),
-            ({"game": GAME, "seats": 2, "players": ["a", "b" * 65]}, 422, "lobby.bad_name"),
+            ({"game": GAME, "seats": 2, "players": ["a", ""]}, 400, "lobby.bad_name"),
+            ({"game": GAME, "seats": 2, "players": ["a", "b" * 65]}, 400, "lobby.bad_name"),
             (
                 {"game": GAME, "seats": 2, "position": {"board": "nonsense"}},
                 422,
@@ -791,7 +791,7 @@ async def _bad_input(server: ServerProcess) -> None:
         assert_problem(await client.post(join, json={"name": "x"}), 400, "request.invalid")
         assert_problem(await client.post(join, content=b"{", headers=ctype), 400, "request.invalid")
 
-        # fuzz: random bytes, random JSON, random commands — never a 5xx
+        # fuzz: random bytes, random JSON, random commands, hostile bytes — never a 5xx
         rng = random.Random(6)
         statuses: Counter[int] = Counter()
         for i in range(300):
@@ -799,6 +799,8 @@ async def _bad_input(server: ServerProcess) -> None:
             r = await client.post(url, content=body, headers={**me, **ctype})
             statuses[r.status_code] += 1
             assert r.status_code < 500, (body[:200], r.status_code, r.text)
+            if i % 5 == 4:
+                assert_problem(r, 400, "request.invalid")
             if r.status_code != 200:
                 assert r.headers["content-type"].startswith("application/problem+json")
                 assert isinstance(r.json().get("code"), str)
@@ -811,7 +813,21 @@ async def _bad_input(server: ServerProcess) -> None:
 
 
 def _fuzz_body(rng: random.Random, legal: list[dict[str, Any]], i: int) -> bytes:
-    kind = i % 4
+    kind = i % 5
+    if kind == 4:  # hostile bytes inside an otherwise good command (issue 10): always a 400
+        poison = rng.choice(
+            [
+                b'"\\u0000"',
+                b'"x\\ud800"',
+                b'"\\udfff"',
+                b'"caf\xe9"',
+                b'"\xff\xfe"',
+                b"[" * 40 + b"]" * 40,
+                b"[" * 30_000 + b"]" * 30_000,
+            ]
+        )
+        command = json.dumps(rng.choice(legal)).encode()[:-1]  # without its closing brace
+        return b'{"command": ' + command + b', "note": ' + poison + b'}, "expected_version": 0}'
     if kind == 0:
         return rng.randbytes(rng.randint(0, 300))
     if kind == 1:
@@ -910,7 +926,7 @@ async def _lobby(server: ServerProcess) -> None:
             "lobby.no_such_seat",
         )
         assert_problem(
-            await client.post(join, json={"name": "  ", "invite_code": code}), 422, "lobby.bad_name"
+            await client.post(join, json={"name": "  ", "invite_code": code}), 400, "lobby.bad_name"
         )
         r = await client.post(join, json={"name": "bob", "invite_code": code})
         assert r.json()["seat"] == 0
