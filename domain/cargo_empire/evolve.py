@@ -129,6 +129,11 @@ def _(e: ev.MarketTaken, s: State) -> None:
 
 
 @_apply.register
+def _(e: ev.PostRetired, s: State) -> None:
+    s.players[e.seat].supply -= 1
+
+
+@_apply.register
 def _(e: ev.TurnEnded, s: State) -> None:
     s.turn += 1
     if s.turn >= s.turns_per_round * s.seats and s.round < COMPONENTS.rounds:

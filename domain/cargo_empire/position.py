@@ -100,6 +100,8 @@ def state_from_position(p: Position) -> State:
         raise _bad("a position has 1 to 5 players")
     total_posts = posts_per_player(seats)
     turns = turns_for(seats)
+    if not 1 <= p.round <= COMPONENTS.rounds or not 0 <= p.turn < turns * seats:
+        raise _bad(f"round is 1 to {COMPONENTS.rounds}, turn 0 to {turns * seats - 1}")
     cities: dict[str, CityState] = {}
     for name in NAMES:
         cp = p.cities.get(name)
@@ -120,11 +122,17 @@ def state_from_position(p: Position) -> State:
         for v, at in pp.markers.items():
             if v not in markers or not 0 <= at < len(COMPONENTS.development.of(v).vp):
                 raise _bad(f"marker {v!r} at {at} is not on the development track")
-        supply = total_posts - on_board[seat] if pp.supply is None else pp.supply
+        left = turns_left(seats, p.round, p.turn, seat)
+        supply = min(left, total_posts - on_board[seat]) if pp.supply is None else pp.supply
         if supply < 0 or supply + on_board[seat] > total_posts:
             raise _bad(
                 f"seat {seat} has {on_board[seat]} posts on the map and {supply} in supply;"
                 f" the game has {total_posts} per player"
+            )
+        if supply > left:
+            raise _bad(
+                f"seat {seat} has {supply} posts in supply but {left} turns left: every turn"
+                " uses a post"
             )
         players.append(
             Player(
@@ -143,17 +151,25 @@ def state_from_position(p: Position) -> State:
             raise _bad(f"public city {city!r} is not a city of the map")
     if len(p.market) > COMPONENTS.market_size:
         raise _bad(f"the market has at most {COMPONENTS.market_size} cards")
-    if not 1 <= p.round <= COMPONENTS.rounds or not 0 <= p.turn < turns * seats:
-        raise _bad(f"round is 1 to {COMPONENTS.rounds}, turn 0 to {turns * seats - 1}")
+    _check_city_cards(p)
+    _check_cubes(cities)
     discard = _cards(p.discard)
-    if p.deck is None:
-        full = COMPONENTS.deck
-        deck = Cards(full.truck, full.train, full.ship)
-        for kind in ("truck", "train", "ship"):
-            used = sum(pl.hand.get(kind) for pl in players) + p.market.count(kind)
-            deck.add(kind, -min(deck.get(kind), used + discard.get(kind)))
-    else:
-        deck = _cards(p.deck)
+    full = COMPONENTS.deck
+    deck = Cards(full.truck, full.train, full.ship) if p.deck is None else _cards(p.deck)
+    for kind in ("truck", "train", "ship"):
+        out = sum(pl.hand.get(kind) for pl in players) + p.market.count(kind) + discard.get(kind)
+        if p.deck is None:
+            if out > deck.get(kind):
+                raise _bad(
+                    f"hands, market and discard hold {out} {kind} cards; the deck has"
+                    f" {deck.get(kind)}"
+                )
+            deck.add(kind, -out)
+        elif out + deck.get(kind) != getattr(full, kind):
+            raise _bad(
+                f"deck, discard, market and hands hold {out + deck.get(kind)} {kind} cards;"
+                f" the game has {getattr(full, kind)}"
+            )
     return State(
         seats=seats,
         options=p.options,
@@ -171,6 +187,47 @@ def state_from_position(p: Position) -> State:
         cubes_delivered={c: 0 for c in COLOURS},
         cubes_removed={c: 0 for c in COLOURS},
     )
+
+
+def turns_left(seats: int, round: int, turn: int, seat: int) -> int:
+    """The turns ``seat`` still has in the game at ``round`` with ``turn`` turns completed.
+
+    >>> turns_left(2, 1, 0, 0), turns_left(2, 3, 7, 0), turns_left(2, 3, 7, 1)
+    (12, 0, 1)
+    """
+    per_round = turns_for(seats)
+    first = (round - 1) % seats  # the seat that opens this round
+    offset = (seat - first) % seats
+    done = 0 if turn <= offset else (turn - offset + seats - 1) // seats
+    return per_round - done + (COMPONENTS.rounds - round) * per_round
+
+
+def _check_city_cards(p: Position) -> None:
+    """The 12 city cards are one deck: no card is both public and private, or dealt twice."""
+    dealt = [*p.public, *(city for pl in p.players for city in pl.private)]
+    for city in dealt:
+        if dealt.count(city) > 1:
+            raise _bad(f"the city card {city} is dealt more than once")
+
+
+def _check_cubes(cities: dict[str, CityState]) -> None:
+    """Every filled demand space took a cube of its colour from a tile: no colour may show more
+    deliveries than cubes of it have left the tiles revealed so far."""
+    for colour in COLOURS:
+        left_tiles = 0
+        filled = 0
+        for name, c in cities.items():
+            info = CITIES[name]
+            if info.lv1.cargo == colour:
+                left_tiles += info.lv1.cubes - (c.cubes if c.level == 1 else 0)
+            if info.lv2.cargo == colour and c.level >= 2:
+                left_tiles += info.lv2.cubes - (c.cubes if c.level == 2 else 0)
+            filled += sum(1 for col, s in c.demand.items() if col == colour and s is not None)
+        if filled > left_tiles:
+            raise _bad(
+                f"{filled} {colour} demand spaces are filled but only {left_tiles} {colour}"
+                " cubes have left the tiles: cubes beyond the supply"
+            )
 
 
 def _city(name: str, cp: CityPosition, seats: int) -> CityState:

@@ -121,6 +121,9 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
         _after_delivery(state, seat, events, rng)
     else:
         events = _gather(state, seat, command, rng)
+        if state.players[seat].supply > 0:
+            # Every turn uses one post: a turn without a delivery retires one (see the rules doc).
+            events.append(ev.PostRetired(seat))
     return _end_turn(state, seat, events)
 
 

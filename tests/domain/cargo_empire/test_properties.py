@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire import commands as cmd
 from domain.cargo_empire.board import CITIES, COLOURS, COMPONENTS, NAMES, VEHICLES
+from domain.cargo_empire.events import PostRetired
 from domain.cargo_empire.options import Options
 from domain.cargo_empire.state import State
 from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Table, seat
@@ -60,7 +61,8 @@ def assert_conserved(table: AnyTable) -> None:
         assert on_tiles + unflipped + s.cubes_delivered[colour] + s.cubes_removed[colour] == total
     for who, p in enumerate(s.players):
         on_map = sum(s.posts_in(n).count(who) for n in NAMES)
-        assert on_map + p.supply == s.posts_per_player
+        retired = sum(1 for e in table.events if isinstance(e, PostRetired) and e.seat == who)
+        assert on_map + p.supply + retired == s.posts_per_player
     for kind in VEHICLES:
         held = sum(p.hand.get(kind) for p in s.players)
         seen = held + s.deck.get(kind) + s.discard.get(kind) + s.market.count(kind)

@@ -159,7 +159,7 @@ def test_other_viewers_do_not_learn_which_end_of_a_delivery_is_a_private_city() 
 
 
 def test_perfect_upgrade_stays_public_in_the_neutral_bonus_form() -> None:
-    t = at({"cities": {"Marseille": {"posts": [0]},
+    t = at({"cities": {"Marseille": {"posts": [0]}, "Wien": {"cubes": 1},
                        "Paris": {"cubes": 0, "demand": {"white": 1}}},
             "players": [{"hand": {"truck": 3}, "private": ["Paris"]}, {}]})
     event = t.submit(0, deliver("Marseille", "Paris", "orange", "truck:Paris", truck=2))[0]
@@ -173,13 +173,13 @@ def test_a_position_may_not_give_a_seat_more_posts_than_the_game_has() -> None:
     message = _invalid({"cities": {"Paris": {"posts": [0]}},
                         "players": [{"supply": 14}, {}]})
     assert "seat 0" in message
-    at({"cities": {"Paris": {"posts": [0]}}, "players": [{"supply": 13}, {}]})
+    at({"cities": {"Paris": {"posts": [0]}}, "players": [{"supply": 12}, {}]})
 
 
 def test_tiebreak_counts_the_posts_actually_on_the_map() -> None:
     # Seat 0 shows 1 post and claims a small supply; seat 1 shows 2 posts. Equal VP.
     t = at({"cities": {"Paris": {"level": 2, "posts": [0, 1, 1]}}, "round": 3, "turn": 7,
-            "players": [{"hand": {}, "supply": 3}, {"hand": {}}]})
+            "players": [{"hand": {}, "supply": 0}, {"hand": {}}]})
     t.submit(1, Gather())
     s = t.state
     assert s.scores[0].total == s.scores[1].total and s.winners == [1]
