@@ -199,3 +199,16 @@ def test_a_position_may_not_overflow_a_citys_post_spaces() -> None:
 def test_a_position_where_every_player_is_out_of_posts_is_refused() -> None:
     assert "out of posts" in _invalid(
         {"players": [{"supply": 0, "hand": {}}, {"supply": 0, "hand": {}}]})
+
+
+@pytest.mark.parametrize(("cards", "winners"), [(3, [0]), (2, [0, 1]), (1, [1])])
+def test_tiebreak_on_equal_vp_and_posts_is_the_hand_size(cards: int, winners: list[int]) -> None:
+    # Equal VP (no markers, no LV3, no goals) and one post each on the map; seat 1's last turn
+    # is a gather from the deck: 2 cards. Seat 0 holds 3, 2 or 1 cards: more wins, equal shares.
+    t = at({"cities": {"Paris": {"posts": [0]}, "Wien": {"posts": [1]}}, "round": 3, "turn": 7,
+            "players": [{"hand": {"truck": cards}}, {"hand": {}}]})
+    t.submit(1, Gather())
+    s = t.state
+    assert s.players[1].hand.total() == 2 and s.players[0].hand.total() == cards
+    assert s.scores[0].total == s.scores[1].total
+    assert s.winners == winners
