@@ -295,11 +295,8 @@ def _actors(state: State, seat: int, workers: list[str]) -> list[str]:
             raise RuleError("rule.worker_not_on_dock", f"{w} is not on the dock")
         if w in state.used:
             raise RuleError("rule.worker_already_moved", f"{w} has already moved this turn")
-    if len(workers) > state.moves_left:
-        raise RuleError(
-            "rule.no_moves_left",
-            f"you may move {state.moves_left} more worker(s) this turn, not {len(workers)}",
-        )
+    # What the command names is checked before how many moves are left: a stack that is not a
+    # stack is wrong whatever the count.
     if len(workers) > 1:
         if not all(is_dockhand(w) for w in workers):
             raise RuleError(
@@ -310,6 +307,11 @@ def _actors(state: State, seat: int, workers: list[str]) -> list[str]:
             raise RuleError(
                 "rule.stack_not_together", "Dockhands move together only from the same square"
             )
+    if len(workers) > state.moves_left:
+        raise RuleError(
+            "rule.no_moves_left",
+            f"you may move {state.moves_left} more worker(s) this turn, not {len(workers)}",
+        )
     return list(workers)
 
 
