@@ -15,7 +15,8 @@ def evolve(state: State | None, event: ev.E) -> State:
         return _started(event)
     if isinstance(event, ev.PositionLoaded):
         return state_from_position(event.position)
-    assert state is not None, "the first event starts the game"
+    if state is None:
+        raise ValueError(f"a stream starts with the game's opening, not {type(event).__name__}")
     new = state.copy()
     _apply(event, new)
     return new

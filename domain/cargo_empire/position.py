@@ -38,7 +38,16 @@ import msgspec
 
 from domain.kernel import CommandError
 
-from .board import CITIES, COLOURS, COMPONENTS, NAMES, Colour, Vehicle, posts_per_player
+from .board import (
+    CITIES,
+    COLOURS,
+    COMPONENTS,
+    NAMES,
+    VEHICLES,
+    Colour,
+    Vehicle,
+    posts_per_player,
+)
 from .board import turns_per_round as turns_for
 from .options import Options
 from .state import Cards, CityState, Player, State
@@ -82,10 +91,9 @@ def _bad(why: str) -> CommandError:
     return CommandError("position.invalid", why)
 
 
-def _cards(c: CardsPosition) -> Cards:
+def _check_cards(c: CardsPosition) -> None:
     if min(c.truck, c.train, c.ship) < 0:
         raise _bad("card counts are never negative")
-    return Cards(c.truck, c.train, c.ship)
 
 
 def fresh_city(name: str) -> CityState:
@@ -93,83 +101,77 @@ def fresh_city(name: str) -> CityState:
     return CityState(1, tile.cubes, {colour: None for colour in tile.demand}, [])
 
 
-def state_from_position(p: Position) -> State:
-    """The state a position describes; raises ``position.invalid`` naming what is wrong."""
+def validate(p: Position) -> None:
+    """Refuse a position that could not occur: raises ``position.invalid`` naming what is wrong.
+
+    Position import calls this; folding a recorded ``position_loaded`` does not (see
+    :func:`state_from_position`)."""
     seats = len(p.players)
     if not 1 <= seats <= 5:
         raise _bad("a position has 1 to 5 players")
-    total_posts = posts_per_player(seats)
     turns = turns_for(seats)
     if not 1 <= p.round <= COMPONENTS.rounds or not 0 <= p.turn < turns * seats:
         raise _bad(f"round is 1 to {COMPONENTS.rounds}, turn 0 to {turns * seats - 1}")
-    cities: dict[str, CityState] = {}
-    for name in NAMES:
-        cp = p.cities.get(name)
-        cities[name] = fresh_city(name) if cp is None else _city(name, cp, seats)
-    for name in p.cities:
+    for name, cp in p.cities.items():
         if name not in CITIES:
             raise _bad(f"{name!r} is not a city of the map")
-    on_board = [0] * seats
-    for c in cities.values():
-        for s in [*c.posts, *(s for s in c.demand.values() if s is not None)]:
-            on_board[s] += 1
-    players: list[Player] = []
-    for seat, pp in enumerate(p.players):
+        _check_city(name, cp, seats)
+    for pp in p.players:
         for city in pp.private:
             if city not in CITIES:
                 raise _bad(f"private city {city!r} is not a city of the map")
-        markers = {v: pp.markers.get(v, 0) for v in ("truck", "train", "ship")}
         for v, at in pp.markers.items():
-            if v not in markers or not 0 <= at < len(COMPONENTS.development.of(v).vp):
+            if v not in VEHICLES or not 0 <= at < len(COMPONENTS.development.of(v).vp):
                 raise _bad(f"marker {v!r} at {at} is not on the development track")
-        left = turns_left(seats, p.round, p.turn, seat)
-        supply = min(left, total_posts - on_board[seat]) if pp.supply is None else pp.supply
-        if supply < 0 or supply + on_board[seat] > total_posts:
-            raise _bad(
-                f"seat {seat} has {on_board[seat]} posts on the map and {supply} in supply;"
-                f" the game has {total_posts} per player"
-            )
-        if supply > left:
-            raise _bad(
-                f"seat {seat} has {supply} posts in supply but {left} turns left: every turn"
-                " uses a post"
-            )
-        players.append(
-            Player(
-                _cards(pp.hand),
-                list(pp.private),
-                supply,
-                markers,
-                sorted(set(pp.delivered)),
-                pp.deliveries,
-            )
-        )
-    if all(pl.supply == 0 for pl in players):
-        raise _bad("every player is out of posts: the game would be over")
+        _check_cards(pp.hand)
     for city in p.public:
         if city not in CITIES:
             raise _bad(f"public city {city!r} is not a city of the map")
     if len(p.market) > COMPONENTS.market_size:
         raise _bad(f"the market has at most {COMPONENTS.market_size} cards")
+    _check_cards(p.discard)
+    if p.deck is not None:
+        _check_cards(p.deck)
     _check_city_cards(p)
-    _check_cubes(cities)
-    discard = _cards(p.discard)
-    full = COMPONENTS.deck
-    deck = Cards(full.truck, full.train, full.ship) if p.deck is None else _cards(p.deck)
-    for kind in ("truck", "train", "ship"):
-        out = sum(pl.hand.get(kind) for pl in players) + p.market.count(kind) + discard.get(kind)
-        if p.deck is None:
-            if out > deck.get(kind):
-                raise _bad(
-                    f"hands, market and discard hold {out} {kind} cards; the deck has"
-                    f" {deck.get(kind)}"
-                )
-            deck.add(kind, -out)
-        elif out + deck.get(kind) != getattr(full, kind):
-            raise _bad(
-                f"deck, discard, market and hands hold {out + deck.get(kind)} {kind} cards;"
-                f" the game has {getattr(full, kind)}"
-            )
+    state = state_from_position(p)
+    _check_supply(p, state)
+    _check_cubes(state.cities)
+    _check_deck(p, state)
+
+
+def state_from_position(p: Position) -> State:
+    """The state a position describes. No checks: a recorded position was validated when it was
+    imported (:func:`validate`), and folding accepts any recorded event."""
+    seats = len(p.players)
+    total_posts = posts_per_player(seats)
+    cities = {
+        name: fresh_city(name) if name not in p.cities else _city(name, p.cities[name])
+        for name in NAMES
+    }
+    on_board = _on_board(cities, seats)
+    players = [
+        Player(
+            Cards(pp.hand.truck, pp.hand.train, pp.hand.ship),
+            list(pp.private),
+            (
+                min(turns_left(seats, p.round, p.turn, seat), total_posts - on_board[seat])
+                if pp.supply is None
+                else pp.supply
+            ),
+            {v: pp.markers.get(v, 0) for v in VEHICLES},
+            sorted(set(pp.delivered)),
+            pp.deliveries,
+        )
+        for seat, pp in enumerate(p.players)
+    ]
+    discard = Cards(p.discard.truck, p.discard.train, p.discard.ship)
+    if p.deck is None:
+        full = COMPONENTS.deck
+        deck = Cards(full.truck, full.train, full.ship)
+        for kind in VEHICLES:
+            deck.add(kind, -_out(kind, players, p.market, discard))
+    else:
+        deck = Cards(p.deck.truck, p.deck.train, p.deck.ship)
     return State(
         seats=seats,
         options=p.options,
@@ -181,12 +183,62 @@ def state_from_position(p: Position) -> State:
         discard=discard,
         market=list(p.market),
         posts_per_player=total_posts,
-        turns_per_round=turns,
+        turns_per_round=turns_for(seats),
         round=p.round,
         turn=p.turn,
         cubes_delivered={c: 0 for c in COLOURS},
         cubes_removed={c: 0 for c in COLOURS},
     )
+
+
+def _on_board(cities: dict[str, CityState], seats: int) -> list[int]:
+    on_board = [0] * seats
+    for c in cities.values():
+        for s in [*c.posts, *(s for s in c.demand.values() if s is not None)]:
+            on_board[s] += 1
+    return on_board
+
+
+def _out(kind: Vehicle, players: list[Player], market: list[Vehicle], discard: Cards) -> int:
+    """Cards of ``kind`` outside the deck: in hands, the market and the discard pile."""
+    return sum(pl.hand.get(kind) for pl in players) + market.count(kind) + discard.get(kind)
+
+
+def _check_supply(p: Position, state: State) -> None:
+    seats, total = state.seats, state.posts_per_player
+    on_board = _on_board(state.cities, seats)
+    for seat, player in enumerate(state.players):
+        supply, left = player.supply, turns_left(seats, p.round, p.turn, seat)
+        if supply < 0 or supply + on_board[seat] > total:
+            raise _bad(
+                f"seat {seat} has {on_board[seat]} posts on the map and {supply} in supply;"
+                f" the game has {total} per player"
+            )
+        if supply > left:
+            raise _bad(
+                f"seat {seat} has {supply} posts in supply but {left} turns left: every turn"
+                " uses a post"
+            )
+    if all(pl.supply == 0 for pl in state.players):
+        raise _bad("every player is out of posts: the game would be over")
+
+
+def _check_deck(p: Position, state: State) -> None:
+    """Every Transport card is in one place: the deck, the discard pile, the market or a hand."""
+    full = COMPONENTS.deck
+    for kind in VEHICLES:
+        out = _out(kind, state.players, state.market, state.discard)
+        if p.deck is None:
+            if out > getattr(full, kind):
+                raise _bad(
+                    f"hands, market and discard hold {out} {kind} cards; the deck has"
+                    f" {getattr(full, kind)}"
+                )
+        elif out + state.deck.get(kind) != getattr(full, kind):
+            raise _bad(
+                f"deck, discard, market and hands hold {out + state.deck.get(kind)} {kind}"
+                f" cards; the game has {getattr(full, kind)}"
+            )
 
 
 def turns_left(seats: int, round: int, turn: int, seat: int) -> int:
@@ -230,7 +282,7 @@ def _check_cubes(cities: dict[str, CityState]) -> None:
             )
 
 
-def _city(name: str, cp: CityPosition, seats: int) -> CityState:
+def _check_city(name: str, cp: CityPosition, seats: int) -> None:
     info = CITIES[name]
     if cp.level not in (1, 2, 3):
         raise _bad(f"{name}: level is 1, 2 or 3")
@@ -238,8 +290,6 @@ def _city(name: str, cp: CityPosition, seats: int) -> CityState:
     if cp.level == 3:
         if cp.cubes or cp.demand:
             raise _bad(f"{name}: an LV3 city has no tile, so no cubes and no demand")
-        demand: dict[str, int | None] = {}
-        cubes = 0
     else:
         cubes = tile.cubes if cp.cubes is None else cp.cubes
         if not 0 <= cubes <= tile.cubes:
@@ -247,19 +297,29 @@ def _city(name: str, cp: CityPosition, seats: int) -> CityState:
         for colour in cp.demand:
             if colour not in tile.demand:
                 raise _bad(f"{name}: the LV{cp.level} tile has no {colour} demand space")
-        demand = {colour: cp.demand.get(colour) for colour in tile.demand}
-        if all(s is not None for s in demand.values()):
+        if all(cp.demand.get(colour) is not None for colour in tile.demand):
             raise _bad(f"{name}: a tile with every demand space filled would have upgraded")
-    for s in [*cp.posts, *(s for s in demand.values() if s is not None)]:
+    for s in [*cp.posts, *(s for s in cp.demand.values() if s is not None)]:
         if not 0 <= s < seats:
             raise _bad(f"{name}: seat {s} is not in this game")
     # Every post on the tile (filled or still to come) ends on the post spaces, so they must fit.
-    coming = len(demand) + (len(info.lv2.demand) if cp.level == 1 else 0)
+    coming = (0 if cp.level == 3 else len(tile.demand)) + (
+        len(info.lv2.demand) if cp.level == 1 else 0
+    )
     if len(cp.posts) + coming > info.post_spaces:
         raise _bad(
             f"{name} has {info.post_spaces} post spaces: {len(cp.posts)} posts there and"
             f" {coming} demand spaces still to come would overflow them"
         )
+
+
+def _city(name: str, cp: CityPosition) -> CityState:
+    info = CITIES[name]
+    if cp.level == 3:
+        return CityState(3, 0, {}, list(cp.posts))
+    tile = info.lv1 if cp.level == 1 else info.lv2
+    cubes = tile.cubes if cp.cubes is None else cp.cubes
+    demand: dict[str, int | None] = {colour: cp.demand.get(colour) for colour in tile.demand}
     return CityState(cp.level, cubes, demand, list(cp.posts))
 
 

@@ -15,7 +15,8 @@ def evolve(state: State | None, event: ev.E) -> State:
         return _started(event)
     if isinstance(event, ev.PositionLoaded):
         return state_from_position(event.position)
-    assert state is not None, "the first event starts the game"
+    if state is None:
+        raise ValueError(f"a stream starts with the game's opening, not {type(event).__name__}")
     new = state.copy()
     _apply(event, new)
     return new
@@ -124,11 +125,10 @@ def _(e: ev.WorkersMoved, s: State) -> None:
                     actor.captured += 1
         elif isinstance(op, ev.Squish):
             del s.workers[op.worker]
-            if s.options.fast_variant:
+            owner = None if s.options.fast_variant else s.seat_of_colour(colour_of(op.worker))
+            if owner is None:  # the fast variant (an owner is always found otherwise)
                 s.removed.append(op.worker)
             else:
-                owner = s.seat_of_colour(colour_of(op.worker))
-                assert owner is not None
                 # Out for the owner's next turn; back from the one after.
                 s.doctor[op.worker] = s.players[owner].turns + 2
         elif isinstance(op, ev.Load):

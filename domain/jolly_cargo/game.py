@@ -50,8 +50,7 @@ class JollyCargo(Game[State, Command, ev.E, Options, Position]):
             waiting = rules.waiting_to_place(state)
             if waiting:
                 return waiting
-            assert state.current is not None
-            return [state.current]
+            return [] if state.current is None else [state.current]
         return []
 
     def outcome(self, state: State) -> Outcome | None:

@@ -6,6 +6,8 @@ from typing import Literal
 
 import msgspec
 
+from domain.kernel import RuleError
+
 from .board import Colour
 from .options import Options
 
@@ -97,6 +99,19 @@ class State(msgspec.Struct):
         )
 
     # --- derived facts --------------------------------------------------------------------
+    def colour_of_seat(self, seat: int) -> Colour:
+        """The seat's ship colour; raises ``rule.wrong_phase`` before the ships are chosen."""
+        colour = self.players[seat].colour
+        if colour is None:
+            raise RuleError("rule.wrong_phase", f"seat {seat} has not chosen a ship yet")
+        return colour
+
+    def mover(self) -> int:
+        """The seat whose turn it is in play; raises ``rule.wrong_phase`` when there is none."""
+        if self.current is None:
+            raise RuleError("rule.wrong_phase", "nobody is to move now")
+        return self.current
+
     def seat_of_colour(self, colour: str) -> int | None:
         for i, p in enumerate(self.players):
             if p.colour == colour:
