@@ -51,6 +51,8 @@ def test_the_overpay_example_from_the_rules_text() -> None:
 def test_two_trucks_for_two_steps_do_not_overpay() -> None:
     t = at({"cities": {"Lisboa": {"posts": [0]}}})
     t.submit(0, deliver("Lisboa", "Barcelona", "brown", "truck:Madrid", "truck:Barcelona"))
+    assert t.state.cities["Barcelona"].demand["brown"] == 0
+    assert t.state.players[0].markers["truck"] == 2
 
 
 def test_sea_exception_allows_the_shortest_land_route_when_a_sea_route_is_shorter() -> None:

@@ -83,7 +83,15 @@ def test_every_legal_command_is_accepted(plan: Any) -> None:
     def check(table: AnyTable) -> None:
         for who in range(table.state.seats):
             for command in CARGO_EMPIRE.legal(table.state, who):
-                CARGO_EMPIRE.decide(table.state, who, command, table.rng())
+                events = CARGO_EMPIRE.decide(table.state, who, command, table.rng())
+                # Accepted: it causes events, they fold, and the command's turn is over.
+                assert events and type(events[-1]).__name__ in ("TurnEnded", "GameEnded",
+                                                                 "PostPlaced", "PlayBegan")
+                after = CARGO_EMPIRE.fold(events, table.state)
+                before = table.state
+                assert (after.round, after.turn, after.placed) > (
+                    before.round, before.turn, before.placed
+                )
 
     play(plan, check)
 

@@ -99,7 +99,10 @@ def test_every_legal_command_is_accepted(plan: Any) -> None:
     def check(table: AnyTable) -> None:
         for who in range(table.state.seats):
             for command in JOLLY_CARGO.legal(table.state, who)[:40]:
-                JOLLY_CARGO.decide(table.state, who, command, table.rng())
+                events = JOLLY_CARGO.decide(table.state, who, command, table.rng())
+                # Accepted: it causes events, and they fold into a different state.
+                assert events
+                assert JOLLY_CARGO.fold(events, table.state) != table.state
 
     play(plan, check)
 
