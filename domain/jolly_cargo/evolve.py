@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import singledispatch
 
+from domain.kernel import Folder
+
 from . import events as ev
 from .pieces import colour_of
 from .position import state_from_position
@@ -11,15 +13,7 @@ from .state import HeldCrate, Player, State
 
 
 def evolve(state: State | None, event: ev.E) -> State:
-    if isinstance(event, ev.GameStarted):
-        return _started(event)
-    if isinstance(event, ev.PositionLoaded):
-        return state_from_position(event.position)
-    if state is None:
-        raise ValueError(f"a stream starts with the game's opening, not {type(event).__name__}")
-    new = state.copy()
-    _apply(event, new)
-    return new
+    return _fold(state, event)
 
 
 def _started(e: ev.GameStarted) -> State:
@@ -162,3 +156,13 @@ def _(e: ev.GameEnded, s: State) -> None:
     s.phase = "finished"
     s.current = None
     s.winners = list(e.winners)
+
+
+_fold: Folder[State] = Folder(
+    openings={
+        ev.GameStarted: _started,
+        ev.PositionLoaded: lambda e: state_from_position(e.position),
+    },
+    apply=_apply,
+    copy=State.copy,
+)

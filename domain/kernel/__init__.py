@@ -2,6 +2,7 @@
 
 from .bots import BotGameStalled, play_random_game
 from .errors import CommandError, RuleError, UnknownGame
+from .folding import Folder
 from .game import Game, Outcome
 from .rng import Rng, seed_commitment
 from .table import Record, Table
@@ -24,6 +25,7 @@ __all__ = [
     "AuditorViewer",
     "BotGameStalled",
     "CommandError",
+    "Folder",
     "Game",
     "Outcome",
     "Record",
