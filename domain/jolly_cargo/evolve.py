@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import singledispatch
+from typing import Any
 
 from domain.kernel import Folder
 
@@ -158,11 +160,7 @@ def _(e: ev.GameEnded, s: State) -> None:
     s.winners = list(e.winners)
 
 
-_fold: Folder[State] = Folder(
-    openings={
-        ev.GameStarted: _started,
-        ev.PositionLoaded: lambda e: state_from_position(e.position),
-    },
-    apply=_apply,
-    copy=State.copy,
-)
+_OPENINGS: dict[type[Any], Callable[[Any], State]] = {
+    ev.GameStarted: _started, ev.PositionLoaded: lambda e: state_from_position(e.position)
+}
+_fold: Folder[State] = Folder(_OPENINGS, _apply, State.copy)

@@ -3,7 +3,7 @@
 from .bots import BotGameStalled, play_random_game
 from .errors import CommandError, RuleError, UnknownGame
 from .folding import Folder
-from .game import Game, Outcome
+from .game import Game, Outcome, WiredGame, Wiring
 from .rng import Rng, seed_commitment
 from .table import Record, Table
 from .typed import decoder, typed
@@ -36,6 +36,8 @@ __all__ = [
     "Table",
     "UnknownGame",
     "Viewer",
+    "WiredGame",
+    "Wiring",
     "decoder",
     "play_random_game",
     "seat",
