@@ -1,6 +1,7 @@
 """The game kernel: the protocol every game implements and the mechanics they share."""
 
 from .bots import BotGameStalled, play_random_game
+from .copying import copier
 from .errors import CommandError, RuleError, UnknownGame
 from .folding import Folder
 from .game import Game, Outcome, WiredGame, Wiring
@@ -38,6 +39,7 @@ __all__ = [
     "Viewer",
     "WiredGame",
     "Wiring",
+    "copier",
     "decoder",
     "play_random_game",
     "seat",
