@@ -7,30 +7,26 @@ This file deliberately imports nothing from the application packages.
 
 Tests marked ``slow`` (the 1,000-game bot marathons) are left out of a local run, so the default
 run stays quick; they run when ``CI`` is true (CI runs every test), when ``MANIFEST_SLOW=1``, or
-when ``-m`` names markers explicitly (``-m slow`` runs only them).
+when ``-m`` names markers explicitly (``-m slow`` runs only them). Hypothesis properties run a
+quarter of their examples locally (``tests/support/budget.py``).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import NoReturn
 
 import pytest
 
 try:  # pytest puts tests/ on sys.path while tests/ has no __init__.py ...
-    from support import servers
+    from support import budget, servers
 except ImportError:  # ... and the repo root once it has one.
-    from tests.support import servers  # type: ignore[no-redef]
-
-
-def _truthy(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+    from tests.support import budget, servers  # type: ignore[no-redef]
 
 
 def run_slow(config: pytest.Config) -> bool:
     """Whether this run includes the tests marked ``slow``."""
-    return _truthy("CI") or _truthy("MANIFEST_SLOW") or bool(config.getoption("markexpr"))
+    return budget.full_run() or bool(config.getoption("markexpr"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests import conftest
+from tests.support import budget
 
 
 class _Item:
@@ -53,3 +54,13 @@ def test_ci_and_explicit_requests_run_every_test(monkeypatch: pytest.MonkeyPatch
     assert _run(monkeypatch, MANIFEST_SLOW="1") == ["quick", "marathon"]
     # With -m the caller chooses (the marker expression then filters as usual).
     assert _run(monkeypatch, markexpr="slow") == ["quick", "marathon"]
+
+
+def test_properties_run_every_example_in_ci_and_a_quarter_locally(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("CI", "MANIFEST_SLOW"):
+        monkeypatch.delenv(name, raising=False)
+    assert budget.examples(40) == 10 and budget.examples(8) == 5
+    monkeypatch.setenv("CI", "true")
+    assert budget.examples(40) == 40 and budget.examples(300) == 300

@@ -19,9 +19,12 @@ from domain.cargo_empire.events import PostRetired
 from domain.cargo_empire.options import Options
 from domain.cargo_empire.state import State
 from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Table, seat
+from tests.support.budget import examples
 
 AnyTable = Table[Any, Any, Any, Any, Any]
-PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 game_plans = st.tuples(
     st.binary(min_size=32, max_size=32),
