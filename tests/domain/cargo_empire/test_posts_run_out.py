@@ -14,9 +14,9 @@ from domain.cargo_empire.board import COMPONENTS, turns_per_round
 from domain.cargo_empire.commands import Gather
 from domain.cargo_empire.options import Options
 from domain.cargo_empire.position import turns_left
-from domain.kernel import SPECTATOR, CommandError, Rng, Table
+from domain.kernel import SPECTATOR, Rng, Table
 
-from .support import at, deliver, types
+from .support import at, deliver, invalid, types
 
 
 def _bot_game(seats: int, n: int) -> tuple[Table[Any, Any, Any, Any, Any], list[list[int]]]:
@@ -96,23 +96,16 @@ def test_turns_left_counts_each_seats_turns_in_the_rotating_order() -> None:
 
 
 # --- impossible positions ----------------------------------------------------------------------
-def _invalid(position: dict[str, Any]) -> str:
-    with pytest.raises(CommandError) as caught:
-        at(position)
-    assert caught.value.code == "position.invalid"
-    return caught.value.message
-
-
 def test_a_position_with_more_cards_than_the_deck_holds_is_refused() -> None:
     # 12 Ships in the deck: 7 + 6 in two hands is one too many; the market and discard count too.
-    assert "ship" in _invalid({"players": [{"hand": {"ship": 7}}, {"hand": {"ship": 6}}]})
-    assert "ship" in _invalid({"players": [{"hand": {"ship": 7}}, {"hand": {"ship": 4}}],
+    assert "ship" in invalid({"players": [{"hand": {"ship": 7}}, {"hand": {"ship": 6}}]})
+    assert "ship" in invalid({"players": [{"hand": {"ship": 7}}, {"hand": {"ship": 4}}],
                                "market": ["ship"], "discard": {"ship": 1}})
     at({"players": [{"hand": {"ship": 7}}, {"hand": {"ship": 4}}], "market": ["ship"]})
     # With the deck given, the four places must hold exactly the 48 cards.
-    assert "truck" in _invalid({"players": [{"hand": {}}, {"hand": {}}],
+    assert "truck" in invalid({"players": [{"hand": {}}, {"hand": {}}],
                                 "deck": {"truck": 21, "train": 16, "ship": 12}})
-    assert "train" in _invalid({"players": [{"hand": {}}, {"hand": {}}],
+    assert "train" in invalid({"players": [{"hand": {}}, {"hand": {}}],
                                 "deck": {"truck": 20, "train": 15, "ship": 12}})
     t = at({"players": [{"hand": {"truck": 1}}, {"hand": {}}], "market": ["truck"],
             "deck": {"truck": 17, "train": 16, "ship": 12}, "discard": {"truck": 1}})
@@ -120,10 +113,10 @@ def test_a_position_with_more_cards_than_the_deck_holds_is_refused() -> None:
 
 
 def test_a_position_dealing_a_city_card_twice_is_refused() -> None:
-    assert "Paris" in _invalid({"players": [{"private": ["Paris", "Wien"]},
+    assert "Paris" in invalid({"players": [{"private": ["Paris", "Wien"]},
                                             {"private": ["Paris", "Lisboa"]}]})
-    assert "Wien" in _invalid({"players": [{"private": ["Wien", "Wien"]}, {}]})
-    assert "Berlin" in _invalid({"public": ["Berlin", "Milano"],
+    assert "Wien" in invalid({"players": [{"private": ["Wien", "Wien"]}, {}]})
+    assert "Berlin" in invalid({"public": ["Berlin", "Milano"],
                                  "players": [{"private": ["Berlin"]}, {}]})
     at({"public": ["Berlin", "Milano"], "players": [{"private": ["Paris"]}, {"private": ["Wien"]}]})
 
@@ -131,11 +124,11 @@ def test_a_position_dealing_a_city_card_twice_is_refused() -> None:
 def test_a_position_with_cubes_beyond_the_supply_is_refused() -> None:
     # Two white demand spaces filled, but the white LV1 tiles (Madrid, London, Wien) are full:
     # no white cube has left a tile, so none can have been delivered.
-    message = _invalid({"cities": {"Paris": {"demand": {"white": 0}},
+    message = invalid({"cities": {"Paris": {"demand": {"white": 0}},
                                    "Berlin": {"demand": {"white": 1}}}})
     assert "white" in message and "beyond the supply" in message
     # One cube gone from Wien pays for one of them, not two.
-    assert "white" in _invalid({"cities": {"Paris": {"demand": {"white": 0}},
+    assert "white" in invalid({"cities": {"Paris": {"demand": {"white": 0}},
                                            "Berlin": {"demand": {"white": 1}},
                                            "Wien": {"cubes": 1}}})
     at({"cities": {"Paris": {"demand": {"white": 0}}, "Berlin": {"demand": {"white": 1}},
@@ -146,7 +139,7 @@ def test_a_position_with_cubes_beyond_the_supply_is_refused() -> None:
 
 
 def test_a_position_may_not_hold_more_posts_than_turns_left() -> None:
-    assert "turns left" in _invalid({"players": [{"supply": 13}, {}]})
-    assert "turns left" in _invalid({"round": 3, "turn": 7, "players": [{"supply": 1}, {}]})
+    assert "turns left" in invalid({"players": [{"supply": 13}, {}]})
+    assert "turns left" in invalid({"round": 3, "turn": 7, "players": [{"supply": 1}, {}]})
     t = at({"round": 3, "turn": 7, "players": [{}, {}]})
     assert [p.supply for p in t.state.players] == [0, 1]

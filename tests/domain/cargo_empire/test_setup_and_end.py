@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire.board import COMPONENTS
 from domain.cargo_empire.commands import Gather, PlacePost
 from domain.cargo_empire.options import Options
-from domain.kernel import AUDITOR, SPECTATOR, CommandError, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, Table, seat
 
-from .support import SEED, at, deliver, rejects, types
+from .support import SEED, at, deliver, invalid, rejects, types
 
 
 def test_setup_deals_cards_and_places_starting_posts_in_snake_order() -> None:
@@ -136,13 +134,6 @@ def test_hands_and_private_cards_are_hidden_from_others() -> None:
 
 
 # --- review fixes ------------------------------------------------------------------------------
-def _invalid(position: dict[str, Any]) -> str:
-    with pytest.raises(CommandError) as caught:
-        at(position)
-    assert caught.value.code == "position.invalid"
-    return caught.value.message
-
-
 def test_other_viewers_do_not_learn_which_end_of_a_delivery_is_a_private_city() -> None:
     t = at({"cities": {"Lisboa": {"posts": [0]}},
             "players": [{"hand": {"truck": 3, "train": 3}, "private": ["Napoli"]}, {}]})
@@ -170,7 +161,7 @@ def test_perfect_upgrade_stays_public_in_the_neutral_bonus_form() -> None:
 
 
 def test_a_position_may_not_give_a_seat_more_posts_than_the_game_has() -> None:
-    message = _invalid({"cities": {"Paris": {"posts": [0]}},
+    message = invalid({"cities": {"Paris": {"posts": [0]}},
                         "players": [{"supply": 14}, {}]})
     assert "seat 0" in message
     at({"cities": {"Paris": {"posts": [0]}}, "players": [{"supply": 12}, {}]})
@@ -187,9 +178,9 @@ def test_tiebreak_counts_the_posts_actually_on_the_map() -> None:
 
 def test_a_position_may_not_overflow_a_citys_post_spaces() -> None:
     # LV2 Paris: 4 posts + 3 demand spaces > 6 post spaces once the tile is removed.
-    assert "post spaces" in _invalid({"cities": {"Paris": {"level": 2, "posts": [0, 1, 0, 1]}}})
+    assert "post spaces" in invalid({"cities": {"Paris": {"level": 2, "posts": [0, 1, 0, 1]}}})
     # LV1 Paris: 2 posts + 2 LV1 + 3 LV2 demand spaces > 6.
-    assert "post spaces" in _invalid({"cities": {"Paris": {"posts": [0, 1]}}})
+    assert "post spaces" in invalid({"cities": {"Paris": {"posts": [0, 1]}}})
     # Valid ones still load: LV2 with 3 posts, LV1 with 1, LV3 with 6.
     t = at({"cities": {"Paris": {"level": 2, "posts": [0, 1, 0], "demand": {"brown": 1}},
                        "Wien": {"posts": [1]}, "Berlin": {"level": 3, "posts": [0] * 6}}})
@@ -197,7 +188,7 @@ def test_a_position_may_not_overflow_a_citys_post_spaces() -> None:
 
 
 def test_a_position_where_every_player_is_out_of_posts_is_refused() -> None:
-    assert "out of posts" in _invalid(
+    assert "out of posts" in invalid(
         {"players": [{"supply": 0, "hand": {}}, {"supply": 0, "hand": {}}]})
 
 
