@@ -15,9 +15,10 @@ Example (two players, seat 1 to act on the third turn of round 2)::
 Rules of the form:
 
 * ``players`` lists the seats in order (1 to 5). Each has a ``hand`` (card counts), ``private``
-  city cards, ``supply`` (posts still on the board; default: the game's total less the posts the
-  position shows for that seat; posts on the map plus supply never exceed the game's total, and
-  not every player may be out of posts), ``markers`` (development track spaces, default 0),
+  city cards, ``supply`` (posts still on the board; default: the seat's turns left, at most the
+  game's total less the posts the position shows for that seat; never more than the seat's turns
+  left, since every turn uses a post; posts on the map plus supply never exceed the game's total,
+  and not every player may be out of posts), ``markers`` (development track spaces, default 0),
   ``delivered`` (cargo colours delivered so far) and ``deliveries``.
 * ``cities`` maps a city name to its ``level`` (1, 2 or 3; default 1), ``cubes`` on the tile
   (default: a full tile of that level; 0 at LV3), ``demand`` (demand colour → seat whose post
@@ -25,9 +26,11 @@ Rules of the form:
   every demand space still ahead — the tile's, and the LV2 tile's at LV1 — must fit on the city's
   post spaces). A city not
   named is a fresh LV1 city without posts.
-* ``public``: the public city cards. ``deck`` and ``discard``: card counts (default: the deck is
-  the full Transport deck less the hands, the market and the discard pile). ``market``: the face-up
-  cards.
+* ``public``: the public city cards (public and private cards are one deck: none twice).
+  ``deck`` and ``discard``: card counts (default: the deck is the full Transport deck less the
+  hands, the market and the discard pile, which may not hold more than it; a given deck must make
+  the four add up to the full deck). ``market``: the face-up cards.
+* Filled demand spaces of a colour never outnumber the cubes of that colour gone from the tiles.
 * ``round`` (1–3) and ``turn`` (turns completed in the round by all seats together) say whose
   turn it is: seat ``(round - 1 + turn) % players``. ``options`` are the game's options.
 """
