@@ -264,12 +264,14 @@ def _problem_response(problem: Problem, request: Request[Any, Any, Any]) -> Resp
 
 
 def on_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-    assert isinstance(exc, Problem)
+    if not isinstance(exc, Problem):
+        raise exc
     return _problem_response(exc, request)
 
 
 def on_http_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-    assert isinstance(exc, HTTPException)
+    if not isinstance(exc, HTTPException):
+        raise exc
     status = exc.status_code
     if isinstance(exc, ValidationException) or status == 400:
         problem = Problem(400, "request.invalid", _detail(exc))
@@ -340,7 +342,8 @@ def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[b
 # --- the application -------------------------------------------------------------------------
 async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionStore]:
     """Connect, migrate and assemble the application (used by the app and the CLI)."""
-    assert settings.pg_dsn, "PG_DSN is resolved before the app starts"
+    if not settings.pg_dsn:
+        raise RuntimeError("PG_DSN is resolved before the app starts")
     raw_pool = await asyncpg.create_pool(
         settings.pg_dsn,
         min_size=2,

@@ -232,7 +232,8 @@ class Auditor:
             return "adjudication.orphan", f"{extra[0].type} appended with a game command"
         body = command.body.get("command") if isinstance(command.body, dict) else None
         decoded = rules.decode_command(body or {})
-        assert command.seat is not None and table.state is not None
+        if command.seat is None or table.state is None:
+            return "adjudication.seat", "a game command without a seat, or before the game"
         produced = rules.decide(table.state, command.seat, decoded, Rng(seed, first.version))
         return _compare([msgspec.to_builtins(e) for e in produced], game_events)
 

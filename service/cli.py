@@ -151,7 +151,8 @@ def _check_signing_key(settings: Settings) -> None:
 async def _migrate(settings: Settings) -> list[str]:
     from .migrate import migrate
 
-    assert settings.pg_dsn
+    if not settings.pg_dsn:
+        raise RuntimeError("PG_DSN is resolved before migrating")
     return await migrate(settings.pg_dsn, settings.migrations)
 
 

@@ -220,7 +220,8 @@ class Manifest:
         if token is None:
             raise Problem(401, "auth.missing_token", "send the seat token: Authorization: Bearer")
         seat = await self.seat_for(game_id, token)
-        assert seat is not None
+        if seat is None:  # seat_for answers None only without a token
+            raise Problem(401, "auth.missing_token", "send the seat token: Authorization: Bearer")
         return seat
 
     async def _require_host(self, game_id: str, token: str | None) -> None:
@@ -696,7 +697,8 @@ class Manifest:
         return {**answer, **_hints(table, seat)}
 
     async def _replay_key(self, a: _Attempt) -> dict[str, Any]:
-        assert a.key is not None
+        if a.key is None:
+            raise RuntimeError("only a command with an idempotency key is replayed")
         prior = await self.store.find_command(a.game_id, a.seat, a.key)
         if prior is None:  # the other insert rolled back: nothing to repeat
             raise _Stale

@@ -4,6 +4,11 @@
 if a Docker engine answers, else throwaway local servers (see ``tests/support/servers.py``).
 ``fresh_database`` (per test): an empty, uniquely named database on that server, dropped afterwards.
 This file deliberately imports nothing from the application packages.
+
+Tests marked ``slow`` (the 1,000-game bot marathons) are left out of a local run, so the default
+run stays quick; they run when ``CI`` is true (CI runs every test), when ``MANIFEST_SLOW=1``, or
+when ``-m`` names markers explicitly (``-m slow`` runs only them). Hypothesis properties run a
+quarter of their examples locally (``tests/support/budget.py``).
 """
 
 from __future__ import annotations
@@ -14,9 +19,23 @@ from typing import NoReturn
 import pytest
 
 try:  # pytest puts tests/ on sys.path while tests/ has no __init__.py ...
-    from support import servers
+    from support import budget, servers
 except ImportError:  # ... and the repo root once it has one.
-    from tests.support import servers  # type: ignore[no-redef]
+    from tests.support import budget, servers  # type: ignore[no-redef]
+
+
+def run_slow(config: pytest.Config) -> bool:
+    """Whether this run includes the tests marked ``slow``."""
+    return budget.full_run() or bool(config.getoption("markexpr"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if run_slow(config):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
 
 
 def _unavailable(what: str, env: str, exc: Exception) -> NoReturn:

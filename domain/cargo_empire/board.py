@@ -260,17 +260,31 @@ ROUTES: dict[tuple[str, str], list[Route]] = {
 }
 
 
+def _require(fact: bool, why: str) -> None:
+    if not fact:
+        raise ValueError(f"Cargo Empire component data: {why}")
+
+
 def _check() -> None:
     """The data is coherent: a connected map, tiles that make sense, room for every post."""
-    assert len(NAMES) == 12 and len(set(NAMES)) == 12
-    assert all(len(LAND[n]) == 12 for n in NAMES), "the railroad connects every city"
+    _require(len(NAMES) == 12 and len(set(NAMES)) == 12, "12 cities, each named once")
+    _require(all(len(LAND[n]) == 12 for n in NAMES), "the railroad connects every city")
     for c in MAP.cities:
         for tile in (c.lv1, c.lv2):
-            assert tile.cargo not in tile.demand and len(set(tile.demand)) == len(tile.demand)
-        assert c.post_spaces >= 1 + len(c.lv1.demand) + len(c.lv2.demand)
-    assert {LAND[a][b] for a in NAMES for b in NAMES} >= {1, 2, 3, 4}
-    assert any(LAND[a][b] >= 3 for a in PORTS for b in PORTS)
-    assert COMPONENTS.city_cards.public + 5 * COMPONENTS.city_cards.private_per_player <= 12
+            _require(
+                tile.cargo not in tile.demand and len(set(tile.demand)) == len(tile.demand),
+                f"{c.name}: a tile demands other colours than its cargo, each once",
+            )
+        _require(
+            c.post_spaces >= 1 + len(c.lv1.demand) + len(c.lv2.demand),
+            f"{c.name}: room on the post spaces for a starting post and every demand space",
+        )
+    _require({LAND[a][b] for a in NAMES for b in NAMES} >= {1, 2, 3, 4}, "routes of 1-4 steps")
+    _require(any(LAND[a][b] >= 3 for a in PORTS for b in PORTS), "ports far apart by land")
+    _require(
+        COMPONENTS.city_cards.public + 5 * COMPONENTS.city_cards.private_per_player <= 12,
+        "enough city cards for five players",
+    )
 
 
 _check()

@@ -104,6 +104,12 @@ class MarketTaken(E, frozen=True, tag="market_taken"):
     card: Vehicle
 
 
+class PostRetired(E, frozen=True, tag="post_retired"):
+    """A turn without a delivery: one trading post leaves the player's board, out of the game."""
+
+    seat: int
+
+
 class TurnEnded(E, frozen=True, tag="turn_ended"):
     seat: int
 
@@ -127,6 +133,7 @@ Event = (
     | Delivered
     | CityUpgraded
     | MarketTaken
+    | PostRetired
     | TurnEnded
     | GameEnded
 )

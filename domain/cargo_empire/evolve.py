@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import singledispatch
+from typing import Any
+
+from domain.kernel import Folder
 
 from . import events as ev
 from .board import CITIES, COLOURS, COMPONENTS, NAMES
@@ -11,14 +15,7 @@ from .state import Cards, Player, State
 
 
 def evolve(state: State | None, event: ev.E) -> State:
-    if isinstance(event, ev.GameStarted):
-        return _started(event)
-    if isinstance(event, ev.PositionLoaded):
-        return state_from_position(event.position)
-    assert state is not None, "the first event starts the game"
-    new = state.copy()
-    _apply(event, new)
-    return new
+    return _fold(state, event)
 
 
 def _started(e: ev.GameStarted) -> State:
@@ -129,6 +126,11 @@ def _(e: ev.MarketTaken, s: State) -> None:
 
 
 @_apply.register
+def _(e: ev.PostRetired, s: State) -> None:
+    s.players[e.seat].supply -= 1
+
+
+@_apply.register
 def _(e: ev.TurnEnded, s: State) -> None:
     s.turn += 1
     if s.turn >= s.turns_per_round * s.seats and s.round < COMPONENTS.rounds:
@@ -141,3 +143,9 @@ def _(e: ev.GameEnded, s: State) -> None:
     s.phase = "finished"
     s.scores = list(e.scores)
     s.winners = list(e.winners)
+
+
+_OPENINGS: dict[type[Any], Callable[[Any], State]] = {
+    ev.GameStarted: _started, ev.PositionLoaded: lambda e: state_from_position(e.position)
+}
+_fold: Folder[State] = Folder(_OPENINGS, _apply, State.copy)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from domain.kernel import Game, Outcome, Rng, Viewer
+from domain.kernel import Outcome, WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -18,7 +18,7 @@ from .state import State
 from .views import event_view, view
 
 
-class CargoEmpire(Game[State, Command, ev.E, Options, Position]):
+class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
     id: ClassVar[str] = "cargo-empire"
     title: ClassVar[str] = "Cargo Empire"
     min_seats: ClassVar[int] = rules.MIN_SEATS
@@ -28,21 +28,6 @@ class CargoEmpire(Game[State, Command, ev.E, Options, Position]):
     event_type: ClassVar[Any] = ev.Event
     position_type: ClassVar[type[Any]] = Position
     state_type: ClassVar[type[Any]] = State
-
-    def start(self, options: Options, seats: int, rng: Rng) -> list[ev.E]:
-        return rules.start(options, seats, rng)
-
-    def start_from_position(self, position: Position, rng: Rng) -> list[ev.E]:
-        return rules.start_from_position(position, rng)
-
-    def decide(self, state: State, seat: int, command: Command, rng: Rng) -> list[ev.E]:
-        return rules.decide(state, seat, command, rng)
-
-    def evolve(self, state: State | None, event: ev.E) -> State:
-        return evolve(state, event)
-
-    def legal(self, state: State, seat: int) -> list[Command]:
-        return legal(state, seat)
 
     def to_act(self, state: State) -> list[int]:
         current = state.current()
@@ -69,17 +54,11 @@ class CargoEmpire(Game[State, Command, ev.E, Options, Position]):
             },
         )
 
-    def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        return view(state, viewer)
-
-    def event_view(self, event: ev.E, viewer: Viewer) -> dict[str, Any]:
-        return event_view(event, viewer)
-
-    def export_position(self, state: State) -> Position:
-        return position_of(state)
-
     def position_seats(self, position: Position) -> int:
         return len(position.players)
 
 
-CARGO_EMPIRE = CargoEmpire()
+CARGO_EMPIRE = CargoEmpire(
+    Wiring(rules.start, rules.start_from_position, rules.decide, evolve, legal, view, event_view,
+           position_of)
+)

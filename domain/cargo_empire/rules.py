@@ -21,7 +21,7 @@ from .board import (
 )
 from .evolve import evolve
 from .options import Options
-from .position import Position
+from .position import Position, validate
 from .state import Cards, Score, State
 
 MIN_SEATS, MAX_SEATS = 1, 5
@@ -97,9 +97,8 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
 
 
 def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
-    event = ev.PositionLoaded(position)
-    evolve(None, event)  # validates, raising position.invalid
-    return [event]
+    validate(position)  # raises position.invalid; folding the event checks nothing
+    return [ev.PositionLoaded(position)]
 
 
 # --- decide ----------------------------------------------------------------------------------
@@ -121,6 +120,9 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
         _after_delivery(state, seat, events, rng)
     else:
         events = _gather(state, seat, command, rng)
+        if state.players[seat].supply > 0:
+            # Every turn uses one post: a turn without a delivery retires one (see the rules doc).
+            events.append(ev.PostRetired(seat))
     return _end_turn(state, seat, events)
 
 

@@ -6,6 +6,8 @@ from typing import Literal
 
 import msgspec
 
+from domain.kernel import copier
+
 from .board import Colour, Vehicle
 from .options import Options
 
@@ -30,7 +32,7 @@ class Cards(msgspec.Struct):
         setattr(self, kind, self.get(kind) + n)
 
     def copy(self) -> Cards:
-        return Cards(self.truck, self.train, self.ship)
+        return _copy_cards(self)
 
 
 class CityState(msgspec.Struct):
@@ -44,7 +46,7 @@ class CityState(msgspec.Struct):
     posts: list[int]
 
     def copy(self) -> CityState:
-        return CityState(self.level, self.cubes, dict(self.demand), list(self.posts))
+        return _copy_city(self)
 
 
 class Player(msgspec.Struct):
@@ -58,14 +60,7 @@ class Player(msgspec.Struct):
     deliveries: int = 0
 
     def copy(self) -> Player:
-        return Player(
-            self.hand.copy(),
-            list(self.private),
-            self.supply,
-            dict(self.markers),
-            list(self.delivered),
-            self.deliveries,
-        )
+        return _copy_player(self)
 
 
 class Score(msgspec.Struct, frozen=True):
@@ -101,27 +96,7 @@ class State(msgspec.Struct):
     winners: list[int] = []
 
     def copy(self) -> State:
-        return State(
-            seats=self.seats,
-            options=self.options,
-            phase=self.phase,
-            cities={n: c.copy() for n, c in self.cities.items()},
-            players=[p.copy() for p in self.players],
-            public=list(self.public),
-            deck=self.deck.copy(),
-            discard=self.discard.copy(),
-            market=list(self.market),
-            posts_per_player=self.posts_per_player,
-            turns_per_round=self.turns_per_round,
-            order=list(self.order),
-            placed=self.placed,
-            round=self.round,
-            turn=self.turn,
-            cubes_delivered=dict(self.cubes_delivered),
-            cubes_removed=dict(self.cubes_removed),
-            scores=list(self.scores),
-            winners=list(self.winners),
-        )
+        return _copy_state(self)
 
     # --- derived facts --------------------------------------------------------------------
     def current(self) -> int | None:
@@ -141,3 +116,9 @@ class State(msgspec.Struct):
     def posts_in(self, city: str) -> list[int]:
         c = self.cities[city]
         return [*c.posts, *(s for s in c.demand.values() if s is not None)]
+
+
+_copy_cards = copier(Cards)
+_copy_city = copier(CityState)
+_copy_player = copier(Player)
+_copy_state = copier(State)

@@ -85,6 +85,11 @@ class Grid:
             self.occ[square] = (*self.occ.get(square, ()), worker)
 
 
+def a(what: str) -> str:
+    """The worker kind with its indefinite article: "a mule", "an elephant"."""
+    return f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
+
+
 def _illegal(code: str, index: int, why: str) -> RuleError:
     return RuleError(code, f"step {index + 1}: {why}", step=index)
 
@@ -106,7 +111,7 @@ def perform(
     if len(steps) > run.allowed:
         raise RuleError(
             "rule.too_many_steps",
-            f"a {run.what} moves at most {run.allowed} step(s); this action has {len(steps)}",
+            f"{a(run.what)} moves at most {run.allowed} step(s); this action has {len(steps)}",
         )
     for step in steps:
         run.step(step)
@@ -186,12 +191,16 @@ class ActionRun:
                 )
         elif step.kind == "push":
             if ahead not in grid.crates:
-                why = (
-                    "workers cannot push workers directly; a push needs a crate"
-                    if grid.occ.get(ahead)
-                    else f"there is no crate on {board.name(ahead)} to push"
+                if grid.occ.get(ahead):
+                    raise _illegal(
+                        "rule.cannot_push_worker",
+                        i,
+                        f"workers cannot push workers: {board.name(ahead)} holds a worker, and a"
+                        " push needs a crate",
+                    )
+                raise _illegal(
+                    "rule.nothing_to_push", i, f"there is no crate on {board.name(ahead)} to push"
                 )
-                raise _illegal("rule.nothing_to_push", i, why)
             if self.one_crate and self.touched is not None and self.touched != ahead:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
             arrived = _push(grid, step.dir, ahead, self.strength, what, i, self.ops)
@@ -200,7 +209,7 @@ class ActionRun:
                 self.touched = _GONE if beyond is None else beyond
         else:  # pull
             if not PULLS[what]:
-                raise _illegal("rule.cannot_pull", i, f"a {what} cannot pull, only push")
+                raise _illegal("rule.cannot_pull", i, f"{a(what)} cannot pull, only push")
             behind = NEIGHBOUR[OPPOSITE[step.dir]][here]
             if behind is None or behind not in grid.crates:
                 raise _illegal(
@@ -244,7 +253,7 @@ def _push(
                 raise _illegal(
                     "rule.too_heavy",
                     index,
-                    f"a {what} pushing here can move at most {strength} crate(s); "
+                    f"{a(what)} pushing here can move at most {strength} crate(s); "
                     f"the line holds more",
                 )
             line.append(square)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import singledispatch
+from typing import Any
+
+from domain.kernel import Folder
 
 from . import events as ev
 from .pieces import colour_of
@@ -11,14 +15,7 @@ from .state import HeldCrate, Player, State
 
 
 def evolve(state: State | None, event: ev.E) -> State:
-    if isinstance(event, ev.GameStarted):
-        return _started(event)
-    if isinstance(event, ev.PositionLoaded):
-        return state_from_position(event.position)
-    assert state is not None, "the first event starts the game"
-    new = state.copy()
-    _apply(event, new)
-    return new
+    return _fold(state, event)
 
 
 def _started(e: ev.GameStarted) -> State:
@@ -124,11 +121,10 @@ def _(e: ev.WorkersMoved, s: State) -> None:
                     actor.captured += 1
         elif isinstance(op, ev.Squish):
             del s.workers[op.worker]
-            if s.options.fast_variant:
+            owner = None if s.options.fast_variant else s.seat_of_colour(colour_of(op.worker))
+            if owner is None:  # the fast variant (an owner is always found otherwise)
                 s.removed.append(op.worker)
             else:
-                owner = s.seat_of_colour(colour_of(op.worker))
-                assert owner is not None
                 # Out for the owner's next turn; back from the one after.
                 s.doctor[op.worker] = s.players[owner].turns + 2
         elif isinstance(op, ev.Load):
@@ -162,3 +158,9 @@ def _(e: ev.GameEnded, s: State) -> None:
     s.phase = "finished"
     s.current = None
     s.winners = list(e.winners)
+
+
+_OPENINGS: dict[type[Any], Callable[[Any], State]] = {
+    ev.GameStarted: _started, ev.PositionLoaded: lambda e: state_from_position(e.position)
+}
+_fold: Folder[State] = Folder(_OPENINGS, _apply, State.copy)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from domain.kernel import Game, Outcome, Rng, Viewer
+from domain.kernel import Outcome, WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -17,7 +17,7 @@ from .state import State
 from .views import event_view, view
 
 
-class JollyCargo(Game[State, Command, ev.E, Options, Position]):
+class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
     id: ClassVar[str] = "jolly-cargo"
     title: ClassVar[str] = "Tom Jolly's CARGO"
     min_seats: ClassVar[int] = rules.MIN_SEATS
@@ -28,21 +28,6 @@ class JollyCargo(Game[State, Command, ev.E, Options, Position]):
     position_type: ClassVar[type[Any]] = Position
     state_type: ClassVar[type[Any]] = State
 
-    def start(self, options: Options, seats: int, rng: Rng) -> list[ev.E]:
-        return rules.start(options, seats, rng)
-
-    def start_from_position(self, position: Position, rng: Rng) -> list[ev.E]:
-        return rules.start_from_position(position, rng)
-
-    def decide(self, state: State, seat: int, command: Command, rng: Rng) -> list[ev.E]:
-        return rules.decide(state, seat, command, rng)
-
-    def evolve(self, state: State | None, event: ev.E) -> State:
-        return evolve(state, event)
-
-    def legal(self, state: State, seat: int) -> list[Command]:
-        return legal(state, seat)
-
     def to_act(self, state: State) -> list[int]:
         if state.phase in ("crates", "ships", "workers"):
             return [rules.setup_seat(state)]
@@ -50,8 +35,7 @@ class JollyCargo(Game[State, Command, ev.E, Options, Position]):
             waiting = rules.waiting_to_place(state)
             if waiting:
                 return waiting
-            assert state.current is not None
-            return [state.current]
+            return [] if state.current is None else [state.current]
         return []
 
     def outcome(self, state: State) -> Outcome | None:
@@ -68,17 +52,11 @@ class JollyCargo(Game[State, Command, ev.E, Options, Position]):
             },
         )
 
-    def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        return view(state, viewer)
-
-    def event_view(self, event: ev.E, viewer: Viewer) -> dict[str, Any]:
-        return event_view(event, viewer)
-
-    def export_position(self, state: State) -> Position:
-        return position_of(state)
-
     def position_seats(self, position: Position) -> int:
         return len(position.players)
 
 
-JOLLY_CARGO = JollyCargo()
+JOLLY_CARGO = JollyCargo(
+    Wiring(rules.start, rules.start_from_position, rules.decide, evolve, legal, view, event_view,
+           position_of)
+)

@@ -49,7 +49,8 @@ def _worker_placements(state: State, seat: int) -> list[cmd.Command]:
     if seat != setup_seat(state):
         return []
     colour = state.players[seat].colour
-    assert colour is not None
+    if colour is None:
+        return []
     grid = Grid.of(state)
     out: list[cmd.Command] = []
     for worker in crew(colour):
@@ -75,7 +76,8 @@ def _play(state: State, seat: int) -> list[cmd.Command]:
     out: list[cmd.Command] = []
     grid = Grid.of(state)
     colour = state.players[seat].colour
-    assert colour is not None
+    if colour is None:
+        return []
     if not state.acted:
         for worker in returnable_from_water(state, seat):
             out += [
@@ -110,7 +112,8 @@ def worker_actions(state: State, seat: int, grid: Grid | None = None) -> list[cm
     """Every complete action of every worker (and Dockhand stack) ``seat`` may move now."""
     grid = grid or Grid.of(state)
     colour = state.players[seat].colour
-    assert colour is not None
+    if colour is None:
+        return []
     ships = ships_in_play(state)
     free = [w for w in crew(colour) if w in state.workers and w not in state.used]
     groups: list[list[str]] = []
@@ -154,9 +157,8 @@ def _extend(run: ActionRun, prefix: list[cmd.Step], found: list[list[cmd.Step]])
         steps = [*prefix, step]
         if step.kind == "move":
             found.append(steps)
-            if more:
-                ahead = NEIGHBOUR[step.dir][here]
-                assert ahead is not None
+            ahead = NEIGHBOUR[step.dir][here]
+            if more and ahead is not None:  # a move step always has a square ahead
                 undo = _shift(grid, run.actors, here, ahead)
                 run.taken += 1
                 _extend(run, steps, found)

@@ -122,7 +122,8 @@ def validate(p: Position) -> None:
 
 
 def state_from_position(p: Position) -> State:
-    validate(p)
+    """The state a position describes. No checks: a recorded position was validated when it was
+    imported (:func:`validate`), and folding accepts any recorded event."""
     on_dock = {w: sq for sq, stack in p.workers.items() for w in stack}
     placed = set(on_dock) | set(p.water) | set(p.doctor)
     everyone = [w for pl in p.players for w in crew(pl.colour)]

@@ -17,7 +17,7 @@ from .board import COLOURS, CORNERS, EDGE, LOADING
 from .evolve import evolve
 from .options import CRATES_PER_PLAYER, DEFAULT_COLOURS, Options
 from .pieces import colour_of, crew, is_dockhand
-from .position import Position
+from .position import Position, validate
 from .state import HeldCrate, State
 
 MIN_SEATS, MAX_SEATS = 2, 4
@@ -44,9 +44,8 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
 
 
 def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
-    event = ev.PositionLoaded(position)
-    evolve(None, event)  # validates, raising position.invalid
-    return [event]
+    validate(position)  # raises position.invalid; folding the event checks nothing
+    return [ev.PositionLoaded(position)]
 
 
 def _roll_off(rng: Rng, purpose: str, contenders: list[int]) -> ev.DiceRolled:
@@ -146,8 +145,7 @@ def _choose_ship(state: State, seat: int, c: cmd.ChooseShip, rng: Rng) -> list[e
 
 def _place_worker(state: State, seat: int, c: cmd.PlaceWorker, rng: Rng) -> list[ev.E]:
     _expect_turn(state, seat, setup_seat(state))
-    colour = state.players[seat].colour
-    assert colour is not None
+    colour = state.colour_of_seat(seat)
     if c.worker not in crew(colour):
         raise RuleError("rule.not_your_worker", f"{c.worker} is not one of your workers")
     if c.worker in state.workers:
@@ -205,8 +203,7 @@ def _in_turn(state: State, seat: int) -> None:
             "rule.waiting_for_placement",
             f"seat {waiting[0]} must first place back the crate that reached their ship",
         )
-    assert state.current is not None
-    _expect_turn(state, seat, state.current)
+    _expect_turn(state, seat, state.mover())
     if state.moves_left == 0:
         raise RuleError(
             "rule.turn_over", "you have stopped moving: place back your held crates to end the turn"
@@ -219,8 +216,7 @@ def _return_worker(state: State, seat: int, c: cmd.ReturnWorker, rng: Rng) -> li
         raise RuleError(
             "rule.returns_closed", "workers come back at the start of a turn, before any action"
         )
-    colour = state.players[seat].colour
-    assert colour is not None
+    colour = state.colour_of_seat(seat)
     square = _square(c.square)
     if c.worker in state.water:
         source = "water"
@@ -295,11 +291,8 @@ def _actors(state: State, seat: int, workers: list[str]) -> list[str]:
             raise RuleError("rule.worker_not_on_dock", f"{w} is not on the dock")
         if w in state.used:
             raise RuleError("rule.worker_already_moved", f"{w} has already moved this turn")
-    if len(workers) > state.moves_left:
-        raise RuleError(
-            "rule.no_moves_left",
-            f"you may move {state.moves_left} more worker(s) this turn, not {len(workers)}",
-        )
+    # What the command names is checked before how many moves are left: a stack that is not a
+    # stack is wrong whatever the count.
     if len(workers) > 1:
         if not all(is_dockhand(w) for w in workers):
             raise RuleError(
@@ -310,6 +303,11 @@ def _actors(state: State, seat: int, workers: list[str]) -> list[str]:
             raise RuleError(
                 "rule.stack_not_together", "Dockhands move together only from the same square"
             )
+    if len(workers) > state.moves_left:
+        raise RuleError(
+            "rule.no_moves_left",
+            f"you may move {state.moves_left} more worker(s) this turn, not {len(workers)}",
+        )
     return list(workers)
 
 
@@ -366,15 +364,15 @@ def _then(state: State, events: list[ev.E]) -> list[ev.E]:
         after = evolve(after, event)
     if after.moves_left > 0 or after.held:
         return events
-    assert after.current is not None
-    events.append(ev.TurnEnded(after.current))
+    mover = after.mover()
+    events.append(ev.TurnEnded(mover))
     emptied = [s for s, p in enumerate(after.players) if after.crates_on_dock(p.colour or "") == 0]
     if emptied:
         scores = [p.score for p in after.players]
         collected = [p.collected for p in after.players]
         events.append(ev.GameEnded(scores, collected, winners(scores, collected), emptied))
     else:
-        nxt = (after.current + 1) % after.seats
+        nxt = (mover + 1) % after.seats
         events.append(ev.TurnBegan(nxt, after.turn + 1, opening_moves(after.turn + 1)))
     return events
 

@@ -6,6 +6,8 @@ from typing import Literal
 
 import msgspec
 
+from domain.kernel import RuleError, copier
+
 from .board import Colour
 from .options import Options
 
@@ -70,33 +72,22 @@ class State(msgspec.Struct):
     winners: list[int] = []
 
     def copy(self) -> State:
-        return State(
-            seats=self.seats,
-            options=self.options,
-            phase=self.phase,
-            players=[msgspec.structs.replace(p) for p in self.players],
-            colours=list(self.colours),
-            crates_per_player=self.crates_per_player,
-            crates=dict(self.crates),
-            crates_face_down=self.crates_face_down,
-            workers=dict(self.workers),
-            water=list(self.water),
-            doctor=dict(self.doctor),
-            removed=list(self.removed),
-            held=list(self.held),
-            sea=list(self.sea),
-            order=list(self.order),
-            placed=self.placed,
-            first_player=self.first_player,
-            current=self.current,
-            turn=self.turn,
-            moves_left=self.moves_left,
-            used=list(self.used),
-            acted=self.acted,
-            winners=list(self.winners),
-        )
+        return _copy(self)
 
     # --- derived facts --------------------------------------------------------------------
+    def colour_of_seat(self, seat: int) -> Colour:
+        """The seat's ship colour; raises ``rule.wrong_phase`` before the ships are chosen."""
+        colour = self.players[seat].colour
+        if colour is None:
+            raise RuleError("rule.wrong_phase", f"seat {seat} has not chosen a ship yet")
+        return colour
+
+    def mover(self) -> int:
+        """The seat whose turn it is in play; raises ``rule.wrong_phase`` when there is none."""
+        if self.current is None:
+            raise RuleError("rule.wrong_phase", "nobody is to move now")
+        return self.current
+
     def seat_of_colour(self, colour: str) -> int | None:
         for i, p in enumerate(self.players):
             if p.colour == colour:
@@ -112,3 +103,6 @@ class State(msgspec.Struct):
         for worker, square in self.workers.items():
             out.setdefault(square, []).append(worker)
         return out
+
+
+_copy = copier(State)

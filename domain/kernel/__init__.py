@@ -1,8 +1,10 @@
 """The game kernel: the protocol every game implements and the mechanics they share."""
 
 from .bots import BotGameStalled, play_random_game
+from .copying import copier
 from .errors import CommandError, RuleError, UnknownGame
-from .game import Game, Outcome
+from .folding import Folder
+from .game import Game, Outcome, WiredGame, Wiring
 from .rng import Rng, seed_commitment
 from .table import Record, Table
 from .typed import decoder, typed
@@ -24,6 +26,7 @@ __all__ = [
     "AuditorViewer",
     "BotGameStalled",
     "CommandError",
+    "Folder",
     "Game",
     "Outcome",
     "Record",
@@ -34,6 +37,9 @@ __all__ = [
     "Table",
     "UnknownGame",
     "Viewer",
+    "WiredGame",
+    "Wiring",
+    "copier",
     "decoder",
     "play_random_game",
     "seat",

@@ -17,7 +17,7 @@ The shared mechanics (decoding commands and options, folding, JSON schemas) live
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
@@ -168,3 +168,51 @@ class Game(ABC, Generic[S, C, E, O, P]):
 
     def command_schema(self) -> dict[str, Any]:
         return msgspec.json.schema(self.command_type)
+
+
+class Wiring(msgspec.Struct, Generic[S, C, E, O, P], frozen=True):
+    """A game's decider functions, from its own modules, in the protocol's order."""
+
+    start: Callable[[O, int, Rng], list[E]]
+    start_from_position: Callable[[P, Rng], list[E]]
+    decide: Callable[[S, int, C, Rng], list[E]]
+    evolve: Callable[[S | None, E], S]
+    legal: Callable[[S, int], list[C]]
+    view: Callable[[S, Viewer], dict[str, Any]]
+    event_view: Callable[[E, Viewer], dict[str, Any]]
+    export_position: Callable[[S], P]
+
+
+class WiredGame(Game[S, C, E, O, P]):
+    """A :class:`Game` whose decider is a :class:`Wiring` of module functions, so a game's class
+    only adds what is its own (``to_act``, ``outcome``, ``position_seats`` and the metadata)::
+
+        CARGO_EMPIRE = CargoEmpire(Wiring(rules.start, rules.start_from_position, ...))
+    """
+
+    def __init__(self, wiring: Wiring[S, C, E, O, P]) -> None:
+        self.wiring = wiring
+
+    def start(self, options: O, seats: int, rng: Rng) -> list[E]:
+        return self.wiring.start(options, seats, rng)
+
+    def start_from_position(self, position: P, rng: Rng) -> list[E]:
+        return self.wiring.start_from_position(position, rng)
+
+    def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
+        return self.wiring.decide(state, seat, command, rng)
+
+    def evolve(self, state: S | None, event: E) -> S:
+        return self.wiring.evolve(state, event)
+
+    def legal(self, state: S, seat: int) -> list[C]:
+        return self.wiring.legal(state, seat)
+
+    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
+        return self.wiring.view(state, viewer)
+
+    def event_view(self, event: E, viewer: Viewer) -> dict[str, Any]:
+        return self.wiring.event_view(event, viewer)
+
+    def export_position(self, state: S) -> P:
+        return self.wiring.export_position(state)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from domain.jolly_cargo.commands import EndTurn, Move, Step
@@ -112,11 +113,16 @@ def test_every_question_is_answered_after_every_event(game_id: str) -> None:
     seats = max(game.min_seats, 2) if game.max_seats > 1 else 1
     table, _ = play_random_game(game, bytes([11]) * 32, seats)
     state = None
+    last = table.records[-1].number
     for record in table.records:
         state = game.evolve(state, record.event)
         for seat_no in game.to_act(state):
-            game.legal(state, seat_no)
-        game.outcome(state)
+            assert all(game.to_builtins(c)["type"] for c in game.legal(state, seat_no))
+        # The outcome is there exactly after the last event, and then nobody is to act.
+        assert (game.outcome(state) is not None) == (record.number == last)
+        if record.number == last:
+            assert game.to_act(state) == []
+        kind = game.to_builtins(record.event)["type"]
         for viewer in (SPECTATOR, AUDITOR, *(seat(i) for i in range(seats))):
-            game.view(state, viewer)
-            game.event_view(record.event, viewer)
+            assert msgspec.json.decode(msgspec.json.encode(game.view(state, viewer)))
+            assert game.event_view(record.event, viewer)["type"] == kind

@@ -131,19 +131,6 @@ async def stored_version(store: EventStore, game_id: str) -> int:
     return row.version
 
 
-def event_json(event: StoredEvent, data: Any) -> dict[str, Any]:
-    """An event as the API shows it (see ``service.gameplay.event_json``)."""
-    return {
-        "version": event.version,
-        "type": event.type,
-        "seat": event.seat,
-        "at": event.recorded_at.isoformat().replace("+00:00", "Z"),
-        "data": data,
-        "hash": event.hash.hex(),
-        "prev_hash": event.prev_hash.hex(),
-    }
-
-
 def seat_event_view(event: StoredEvent, seat_no: int, finished: bool) -> Any:
     """What seat ``seat_no`` may read of a stored event of its own command (a game event, or
     the ``seed.revealed`` that comes with the events that finish the game)."""

@@ -9,7 +9,7 @@ import pytest
 
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire.commands import Deliver, Leg, Moves
-from domain.kernel import RuleError, Table
+from domain.kernel import CommandError, RuleError, Table
 
 SEED = bytes(range(32))
 AnyTable = Table[Any, Any, Any, Any, Any]
@@ -22,6 +22,14 @@ def at(position: dict[str, Any], seed: bytes = SEED) -> AnyTable:
     """A table that starts from ``position`` (the documented JSON form)."""
     pos: dict[str, Any] = {"players": [{"hand": RICH}, {"hand": RICH}], **position}
     return Table.from_position(CARGO_EMPIRE, seed, CARGO_EMPIRE.decode_position(pos))
+
+
+def invalid(position: dict[str, Any]) -> str:
+    """Assert ``position`` is refused as ``position.invalid``; the message saying why."""
+    with pytest.raises(CommandError) as caught:
+        at(position)
+    assert caught.value.code == "position.invalid"
+    return caught.value.message
 
 
 def deliver(origin: str, destination: str, cargo: str, *legs: str, **bonus: int) -> Deliver:

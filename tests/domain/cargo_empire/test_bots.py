@@ -8,10 +8,12 @@ import pytest
 
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire.board import COMPONENTS, posts_per_player
+from domain.cargo_empire.events import PostRetired
 from domain.cargo_empire.options import Options
 from domain.kernel import play_random_game
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [1, 2, 3, 4, 5])
 def test_bot_games_run_to_a_result(seats: int) -> None:
     for n in range(1000):
@@ -26,5 +28,8 @@ def test_bot_games_run_to_a_result(seats: int) -> None:
         else:
             best = max(outcome.scores)
             assert outcome.winners and all(outcome.scores[w] == best for w in outcome.winners)
+        # Every turn used a post: all ran out together, each on the map or retired.
+        assert all(p.supply == 0 for p in state.players)
         on_map = sum(len(state.posts_in(c)) for c in state.cities)
-        assert on_map + sum(p.supply for p in state.players) == seats * posts_per_player(seats)
+        retired = sum(1 for e in table.events if isinstance(e, PostRetired))
+        assert on_map + retired == seats * posts_per_player(seats)

@@ -51,6 +51,8 @@ def test_the_overpay_example_from_the_rules_text() -> None:
 def test_two_trucks_for_two_steps_do_not_overpay() -> None:
     t = at({"cities": {"Lisboa": {"posts": [0]}}})
     t.submit(0, deliver("Lisboa", "Barcelona", "brown", "truck:Madrid", "truck:Barcelona"))
+    assert t.state.cities["Barcelona"].demand["brown"] == 0
+    assert t.state.players[0].markers["truck"] == 2
 
 
 def test_sea_exception_allows_the_shortest_land_route_when_a_sea_route_is_shorter() -> None:
@@ -102,7 +104,7 @@ def test_wrong_card_for_a_step() -> None:
 
 def test_not_your_post_no_such_cube_and_no_free_demand_space() -> None:
     t = at({"cities": {"Lisboa": {"posts": [1]}, "Madrid": {"posts": [0]},
-                       "Paris": {"demand": {"white": 1}},
+                       "Paris": {"demand": {"white": 1}}, "Wien": {"cubes": 1},
                        "Marseille": {"posts": [0], "cubes": 0}}})
     rejects(t, 0, deliver("Lisboa", "Barcelona", "brown", "train:Barcelona"),
             "rule.not_your_post")
@@ -152,7 +154,7 @@ def test_bonus_moves_for_public_and_private_cities_split_among_moved_vehicles() 
 
 def test_perfect_upgrade_gives_a_bonus_move_and_flips_to_lv2() -> None:
     t = at({"cities": {"Marseille": {"posts": [0]},
-                       "Paris": {"cubes": 0, "demand": {"white": 1}}}})
+                       "Paris": {"cubes": 0, "demand": {"white": 1}}, "Wien": {"cubes": 1}}})
     rejects(t, 0, deliver("Marseille", "Paris", "orange", "truck:Paris"), "rule.bonus_total")
     events = t.submit(0, deliver("Marseille", "Paris", "orange", "truck:Paris", truck=1))
     assert types(events)[:2] == ["delivered", "city_upgraded"]
@@ -167,7 +169,8 @@ def test_perfect_upgrade_gives_a_bonus_move_and_flips_to_lv2() -> None:
 def test_lv1_to_lv2_to_lv3_moves_posts_and_removes_the_tile_with_its_cargo() -> None:
     t = at({"players": [{"hand": {"truck": 8, "train": 4}}],
             "cities": {"Lisboa": {"posts": [0]}, "Madrid": {"posts": [0]},
-                       "Marseille": {"posts": [0]}, "Paris": {"demand": {"white": 0}}}})
+                       "Marseille": {"posts": [0]}, "Paris": {"demand": {"white": 0}},
+                       "Wien": {"cubes": 1}}})
     ev1 = t.submit(0, deliver("Marseille", "Paris", "orange", "truck:Paris"))
     assert ev1[1].level == 2 and not ev1[1].perfect  # type: ignore[attr-defined]
     assert t.state.cities["Paris"].posts == [0, 0]

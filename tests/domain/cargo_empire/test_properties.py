@@ -15,12 +15,16 @@ from hypothesis import strategies as st
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire import commands as cmd
 from domain.cargo_empire.board import CITIES, COLOURS, COMPONENTS, NAMES, VEHICLES
+from domain.cargo_empire.events import PostRetired
 from domain.cargo_empire.options import Options
 from domain.cargo_empire.state import State
 from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Table, seat
+from tests.support.budget import examples
 
 AnyTable = Table[Any, Any, Any, Any, Any]
-PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 game_plans = st.tuples(
     st.binary(min_size=32, max_size=32),
@@ -60,7 +64,8 @@ def assert_conserved(table: AnyTable) -> None:
         assert on_tiles + unflipped + s.cubes_delivered[colour] + s.cubes_removed[colour] == total
     for who, p in enumerate(s.players):
         on_map = sum(s.posts_in(n).count(who) for n in NAMES)
-        assert on_map + p.supply == s.posts_per_player
+        retired = sum(1 for e in table.events if isinstance(e, PostRetired) and e.seat == who)
+        assert on_map + p.supply + retired == s.posts_per_player
     for kind in VEHICLES:
         held = sum(p.hand.get(kind) for p in s.players)
         seen = held + s.deck.get(kind) + s.discard.get(kind) + s.market.count(kind)
@@ -81,7 +86,15 @@ def test_every_legal_command_is_accepted(plan: Any) -> None:
     def check(table: AnyTable) -> None:
         for who in range(table.state.seats):
             for command in CARGO_EMPIRE.legal(table.state, who):
-                CARGO_EMPIRE.decide(table.state, who, command, table.rng())
+                events = CARGO_EMPIRE.decide(table.state, who, command, table.rng())
+                # Accepted: it causes events, they fold, and the command's turn is over.
+                assert events and type(events[-1]).__name__ in ("TurnEnded", "GameEnded",
+                                                                 "PostPlaced", "PlayBegan")
+                after = CARGO_EMPIRE.fold(events, table.state)
+                before = table.state
+                assert (after.round, after.turn, after.placed) > (
+                    before.round, before.turn, before.placed
+                )
 
     play(plan, check)
 

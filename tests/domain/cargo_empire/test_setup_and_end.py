@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire.board import COMPONENTS
 from domain.cargo_empire.commands import Gather, PlacePost
 from domain.cargo_empire.options import Options
-from domain.kernel import AUDITOR, SPECTATOR, CommandError, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, Table, seat
 
-from .support import SEED, at, deliver, rejects, types
+from .support import SEED, at, deliver, invalid, rejects, types
 
 
 def test_setup_deals_cards_and_places_starting_posts_in_snake_order() -> None:
@@ -136,13 +134,6 @@ def test_hands_and_private_cards_are_hidden_from_others() -> None:
 
 
 # --- review fixes ------------------------------------------------------------------------------
-def _invalid(position: dict[str, Any]) -> str:
-    with pytest.raises(CommandError) as caught:
-        at(position)
-    assert caught.value.code == "position.invalid"
-    return caught.value.message
-
-
 def test_other_viewers_do_not_learn_which_end_of_a_delivery_is_a_private_city() -> None:
     t = at({"cities": {"Lisboa": {"posts": [0]}},
             "players": [{"hand": {"truck": 3, "train": 3}, "private": ["Napoli"]}, {}]})
@@ -159,7 +150,7 @@ def test_other_viewers_do_not_learn_which_end_of_a_delivery_is_a_private_city() 
 
 
 def test_perfect_upgrade_stays_public_in_the_neutral_bonus_form() -> None:
-    t = at({"cities": {"Marseille": {"posts": [0]},
+    t = at({"cities": {"Marseille": {"posts": [0]}, "Wien": {"cubes": 1},
                        "Paris": {"cubes": 0, "demand": {"white": 1}}},
             "players": [{"hand": {"truck": 3}, "private": ["Paris"]}, {}]})
     event = t.submit(0, deliver("Marseille", "Paris", "orange", "truck:Paris", truck=2))[0]
@@ -170,16 +161,16 @@ def test_perfect_upgrade_stays_public_in_the_neutral_bonus_form() -> None:
 
 
 def test_a_position_may_not_give_a_seat_more_posts_than_the_game_has() -> None:
-    message = _invalid({"cities": {"Paris": {"posts": [0]}},
+    message = invalid({"cities": {"Paris": {"posts": [0]}},
                         "players": [{"supply": 14}, {}]})
     assert "seat 0" in message
-    at({"cities": {"Paris": {"posts": [0]}}, "players": [{"supply": 13}, {}]})
+    at({"cities": {"Paris": {"posts": [0]}}, "players": [{"supply": 12}, {}]})
 
 
 def test_tiebreak_counts_the_posts_actually_on_the_map() -> None:
     # Seat 0 shows 1 post and claims a small supply; seat 1 shows 2 posts. Equal VP.
     t = at({"cities": {"Paris": {"level": 2, "posts": [0, 1, 1]}}, "round": 3, "turn": 7,
-            "players": [{"hand": {}, "supply": 3}, {"hand": {}}]})
+            "players": [{"hand": {}, "supply": 0}, {"hand": {}}]})
     t.submit(1, Gather())
     s = t.state
     assert s.scores[0].total == s.scores[1].total and s.winners == [1]
@@ -187,9 +178,9 @@ def test_tiebreak_counts_the_posts_actually_on_the_map() -> None:
 
 def test_a_position_may_not_overflow_a_citys_post_spaces() -> None:
     # LV2 Paris: 4 posts + 3 demand spaces > 6 post spaces once the tile is removed.
-    assert "post spaces" in _invalid({"cities": {"Paris": {"level": 2, "posts": [0, 1, 0, 1]}}})
+    assert "post spaces" in invalid({"cities": {"Paris": {"level": 2, "posts": [0, 1, 0, 1]}}})
     # LV1 Paris: 2 posts + 2 LV1 + 3 LV2 demand spaces > 6.
-    assert "post spaces" in _invalid({"cities": {"Paris": {"posts": [0, 1]}}})
+    assert "post spaces" in invalid({"cities": {"Paris": {"posts": [0, 1]}}})
     # Valid ones still load: LV2 with 3 posts, LV1 with 1, LV3 with 6.
     t = at({"cities": {"Paris": {"level": 2, "posts": [0, 1, 0], "demand": {"brown": 1}},
                        "Wien": {"posts": [1]}, "Berlin": {"level": 3, "posts": [0] * 6}}})
@@ -197,5 +188,18 @@ def test_a_position_may_not_overflow_a_citys_post_spaces() -> None:
 
 
 def test_a_position_where_every_player_is_out_of_posts_is_refused() -> None:
-    assert "out of posts" in _invalid(
+    assert "out of posts" in invalid(
         {"players": [{"supply": 0, "hand": {}}, {"supply": 0, "hand": {}}]})
+
+
+@pytest.mark.parametrize(("cards", "winners"), [(3, [0]), (2, [0, 1]), (1, [1])])
+def test_tiebreak_on_equal_vp_and_posts_is_the_hand_size(cards: int, winners: list[int]) -> None:
+    # Equal VP (no markers, no LV3, no goals) and one post each on the map; seat 1's last turn
+    # is a gather from the deck: 2 cards. Seat 0 holds 3, 2 or 1 cards: more wins, equal shares.
+    t = at({"cities": {"Paris": {"posts": [0]}, "Wien": {"posts": [1]}}, "round": 3, "turn": 7,
+            "players": [{"hand": {"truck": cards}}, {"hand": {}}]})
+    t.submit(1, Gather())
+    s = t.state
+    assert s.players[1].hand.total() == 2 and s.players[0].hand.total() == cards
+    assert s.scores[0].total == s.scores[1].total
+    assert s.winners == winners

@@ -21,8 +21,7 @@ CONFIGS = [  # (seats, fast variant, games) — 1,000 games in all
 ]
 
 
-@pytest.mark.parametrize(("seats", "fast", "games"), CONFIGS)
-def test_bot_games_run_to_a_result(seats: int, fast: bool, games: int) -> None:
+def _play(seats: int, fast: bool, games: int) -> None:
     for n in range(games):
         seed = hashlib.sha256(f"bots/{seats}/{fast}/{n}".encode()).digest()
         options = Options(crate_placement="random" if n % 2 else "players", fast_variant=fast)
@@ -35,3 +34,15 @@ def test_bot_games_run_to_a_result(seats: int, fast: bool, games: int) -> None:
         assert all(outcome.scores[w] == best for w in outcome.winners)
         assert any(state.crates_on_dock(p.colour or "") == 0 for p in state.players)
         assert JOLLY_CARGO.to_act(state) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seats", "fast", "games"), CONFIGS)
+def test_bot_games_run_to_a_result(seats: int, fast: bool, games: int) -> None:
+    _play(seats, fast, games)
+
+
+@pytest.mark.parametrize(("seats", "fast"), [(s, f) for s, f, _ in CONFIGS])
+def test_a_few_bot_games_run_to_a_result(seats: int, fast: bool) -> None:
+    """The quick default run's share of the marathon: its first games of every configuration."""
+    _play(seats, fast, 3)

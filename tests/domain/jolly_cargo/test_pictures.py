@@ -18,7 +18,7 @@ def scores(state: State) -> list[int]:
 def test_elephant_cannot_push_a_mule() -> None:
     """ELEPHANT + MULE + SPACE: workers cannot push one another directly."""
     table = at({"crates": SPARE, "workers": {"b3": ["red-E"], "c3": ["green-M"]}})
-    rejects(table, 0, move("red-E", "E:push"), "rule.nothing_to_push")
+    rejects(table, 0, move("red-E", "E:push"), "rule.cannot_push_worker")
     rejects(table, 0, move("red-E", "E"), "rule.square_occupied")
 
 

@@ -22,9 +22,12 @@ from domain.jolly_cargo.options import Options
 from domain.jolly_cargo.pieces import crew
 from domain.jolly_cargo.state import State
 from domain.kernel import AUDITOR, SPECTATOR, CommandError, Rng, RuleError, Table, seat
+from tests.support.budget import examples
 
 AnyTable = Table[Any, Any, Any, Any, Any]
-PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 game_plans = st.tuples(
     st.binary(min_size=32, max_size=32),
@@ -99,7 +102,10 @@ def test_every_legal_command_is_accepted(plan: Any) -> None:
     def check(table: AnyTable) -> None:
         for who in range(table.state.seats):
             for command in JOLLY_CARGO.legal(table.state, who)[:40]:
-                JOLLY_CARGO.decide(table.state, who, command, table.rng())
+                events = JOLLY_CARGO.decide(table.state, who, command, table.rng())
+                # Accepted: it causes events, and they fold into a different state.
+                assert events
+                assert JOLLY_CARGO.fold(events, table.state) != table.state
 
     play(plan, check)
 
@@ -156,7 +162,7 @@ shaped = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(json_values, shaped, st.binary(max_size=60)))
 def test_malformed_input_is_a_command_error_never_a_crash(raw: Any) -> None:
     table: AnyTable = Table.new(JOLLY_CARGO, bytes(32), 2)

@@ -32,10 +32,13 @@ def test_push_strength(worker: str, strength: int) -> None:
 
 
 def test_workers_cannot_push_workers() -> None:
-    """A push needs a crate in the square stepped into (rule.nothing_to_push)."""
+    """Pushing a worker has its own code (rule.cannot_push_worker); pushing an empty square is
+    rule.nothing_to_push."""
     table = at({"crates": SPARE, "workers": {"c4": ["red-E"], "d4": ["green-M"], "c5": ["red-B"]}})
-    rejects(table, 0, move("red-E", "E:push"), "rule.nothing_to_push")  # picture: E + M + space
+    error = rejects(table, 0, move("red-E", "E:push"), "rule.cannot_push_worker")  # E + M + space
+    assert "workers cannot push workers" in error.message and error.details == {"step": 0}
     rejects(table, 0, move("red-B", "N:push"), "rule.nothing_to_push")  # nothing there at all
+    rejects(table, 0, move("red-B", "S:push"), "rule.cannot_push_worker")  # its own Elephant
 
 
 def test_burly_crate_dockhand_slide() -> None:

@@ -209,6 +209,28 @@ def test_a_stack_moves_only_from_one_square() -> None:
     rejects(table, 0, move(["red-D1", "red-D2"], "E"), "rule.stack_not_together")
 
 
+def test_a_stack_not_together_is_reported_before_the_move_limit() -> None:
+    """Three Dockhands on two squares with one move left: the command is wrong as a stack,
+    whatever the count, so rule.stack_not_together, not rule.no_moves_left."""
+    table = at({"crates": SPARE, "moves_left": 1,
+                "workers": {"d4": ["red-D1", "red-D2"], "d3": ["red-D3"]}})
+    rejects(table, 0, move(["red-D1", "red-D2", "red-D3"], "E"), "rule.stack_not_together")
+    rejects(table, 0, move(["red-D1", "red-D2"], "E"), "rule.no_moves_left")
+
+
+def test_messages_name_an_elephant_with_its_article() -> None:
+    table = at({"crates": SPARE, "workers": {"c3": ["red-E"]}})
+    error = rejects(table, 0, move("red-E", "N", "N", "N"), "rule.too_many_steps")
+    assert error.message.startswith("an elephant moves at most 2 step(s)")
+    table = at({"crates": {**SPARE, "d3": "green", "e3": "green", "f3": "green"},
+                "workers": {"c3": ["red-E"]}})
+    error = rejects(table, 0, move("red-E", "E:push"), "rule.too_heavy")
+    assert "an elephant pushing here" in error.message and " a elephant" not in error.message
+    table = at({"crates": SPARE, "workers": {"c3": ["red-B"]}})
+    assert "a burly cannot pull" in rejects(table, 0, move("red-B", "N:pull"),
+                                            "rule.cannot_pull").message
+
+
 def test_a_stack_cannot_include_an_opponents_dockhand() -> None:
     """Only your own Dockhands move with your stack (rule.not_your_worker)."""
     table = at({"crates": SPARE, "workers": {"d4": ["red-D1", "green-D1"]}})

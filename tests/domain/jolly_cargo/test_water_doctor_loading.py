@@ -303,3 +303,18 @@ def test_a_pulled_opponents_crate_onto_your_area_is_held() -> None:
     table.submit(0, move("red-E", "E:pull"))
     assert board(table.state) == {"crates": SPARE, "workers": {"e8": ["red-E"]}}
     assert table.state.held == [HeldCrate(0, "green")]
+
+
+def test_a_crate_resting_on_a_loading_square_pushed_beside_the_ship_falls_into_the_sea() -> None:
+    """Decision: a crate on a loading square pushed off the dock toward its ship is lost at sea,
+    scored like any crate into the sea, not loaded — boats are water only for workers, and a
+    crate is loaded only by arriving on a loading square."""
+    table = at({"crates": {**SPARE, "d8": "green", "e8": "red"},
+                "workers": {"d7": ["red-D1"], "e7": ["red-D2"]}})
+    table.submit(0, move("red-D1", "N:push"))  # green crate off red's loading square d8
+    assert board(table.state) == {"crates": {**SPARE, "e8": "red"},
+                                  "workers": {"d8": ["red-D1"], "e7": ["red-D2"]}}
+    assert scores(table) == [1, 0] and [p.captured for p in table.state.players] == [1, 0]
+    table.submit(0, move("red-D2", "N:push"))  # red's own crate off e8, beside its own ship
+    assert board(table.state)["crates"] == SPARE
+    assert scores(table) == [0, 0] and table.state.players[0].loaded == 0

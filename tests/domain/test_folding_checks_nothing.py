@@ -1,0 +1,61 @@
+"""``evolve`` folds any recorded event: checking is ``decide``'s and position import's job.
+
+A position is checked when it is imported (``start_from_position``); the ``position_loaded``
+event it records is then folded as it stands, so a stored stream always folds, whatever a later
+version of the rules would say about it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from domain.cargo_empire import CARGO_EMPIRE
+from domain.cargo_empire import events as ce
+from domain.jolly_cargo import JOLLY_CARGO
+from domain.jolly_cargo import events as jc
+from domain.kernel import CommandError, Game, Rng
+
+SEED = bytes(32)
+
+#: Positions the import refuses, and a fact of the state folded from them anyway.
+CASES: list[tuple[Game[Any, Any, Any, Any, Any], Any, dict[str, Any], Any]] = [
+    (  # a seat with more posts than turns left
+        CARGO_EMPIRE, ce.PositionLoaded,
+        {"players": [{"supply": 13}, {}]},
+        lambda s: s.players[0].supply == 13,
+    ),
+    (  # more Ships in hands than the deck has
+        CARGO_EMPIRE, ce.PositionLoaded,
+        {"players": [{"hand": {"ship": 9}}, {"hand": {"ship": 9}}]},
+        lambda s: s.players[1].hand.ship == 9,
+    ),
+    (  # four moves left
+        JOLLY_CARGO, jc.PositionLoaded,
+        {"players": [{"colour": "red"}, {"colour": "green"}], "crates": {"c3": "red"},
+         "workers": {}, "moves_left": 4},
+        lambda s: s.moves_left == 4,
+    ),
+]
+
+
+@pytest.mark.parametrize(("game", "loaded", "raw", "fact"), CASES)
+def test_import_checks_a_position_and_folding_does_not(
+    game: Game[Any, Any, Any, Any, Any], loaded: Any, raw: dict[str, Any], fact: Any
+) -> None:
+    position = game.decode_position(raw)
+    with pytest.raises(CommandError) as caught:
+        game.start_from_position(position, Rng(SEED, 1))
+    assert caught.value.code == "position.invalid"
+    state = game.evolve(None, loaded(position))
+    assert fact(state)
+
+
+@pytest.mark.parametrize(("game", "event"), [(CARGO_EMPIRE, ce.TurnEnded(0)),
+                                             (JOLLY_CARGO, jc.TurnEnded(0))])
+def test_a_stream_that_does_not_open_the_game_is_an_explicit_error(
+    game: Game[Any, Any, Any, Any, Any], event: Any
+) -> None:
+    # A ValueError, not an assert (which `python -O` would strip).
+    with pytest.raises(ValueError, match="opening"):
+        game.evolve(None, event)
