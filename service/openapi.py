@@ -34,10 +34,13 @@ _REASONS = {
     413: "The body is larger than MANIFEST_MAX_BODY",
     422: "The rules (or the lobby's) forbid it; the detail says why",
     429: "Past this client's quota: retry after Retry-After seconds",
-    503: "The game kept changing while the command was decided; send it again",
+    503: "A dependency (PostgreSQL, Redis) is down, stalled or full, this game has too many "
+    "writers waiting, or it kept changing while the command was decided: retry after "
+    "Retry-After seconds (code service.unavailable). A command answered 503 may have been "
+    "recorded: resend it with the same Idempotency-Key to learn its outcome",
 }
 
-_COMMON = (400, 429)
+_COMMON = (400, 429, 503)
 _TOKEN = (401, 403, 404)
 
 #: (method, path) -> (success status, media type, schema type or None for a string,
@@ -107,6 +110,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         _TOKEN,
     ),
     ("get", "/v1/keys"): (200, JSON, schemas.Keys, None, ()),
+    ("get", "/v1/rules/{game_id}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
 }
 
 _IDEMPOTENCY_KEY = {
@@ -120,6 +124,13 @@ _IDEMPOTENCY_KEY = {
 _RETRY_AFTER = {
     "Retry-After": {
         "description": "Seconds until the quota allows another request",
+        "schema": {"type": "integer", "minimum": 1},
+        "required": True,
+    }
+}
+_RETRY_AFTER_503 = {
+    "Retry-After": {
+        "description": "Seconds after which the request may succeed",
         "schema": {"type": "integer", "minimum": 1},
         "required": True,
     }
@@ -155,6 +166,9 @@ _CURSOR = (
     r"^20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:"
     r"[0-5][0-9]\.[0-9]{6}Z~[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 )
+
+
+_ETAGGED = {("get", "/v1/games/{game_id}/audit"), ("get", "/v1/rules/{game_id}/assets/{name}")}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -199,7 +213,7 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
                 "content": {media: {"schema": body_schema}},
             }
         }
-        if (method, path) == ("get", "/v1/games/{game_id}/audit"):
+        if (method, path) in _ETAGGED:
             responses[str(status)]["headers"] = _ETAG
         for code in sorted({*_COMMON, *extra}):
             answer: dict[str, Any] = {"description": _REASONS[code]}
@@ -209,6 +223,8 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
                 answer["content"] = problem
             if code == 429:
                 answer["headers"] = _RETRY_AFTER
+            elif code == 503:
+                answer["headers"] = _RETRY_AFTER_503
             responses[str(code)] = answer
         operation["responses"] = responses
         if security == "required":
