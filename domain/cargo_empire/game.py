@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from domain.kernel import Game, Outcome, Rng, Viewer
@@ -15,6 +16,7 @@ from .legal import legal
 from .options import Options
 from .position import Position, position_of
 from .state import State
+from .svg import svg
 from .views import event_view, view
 
 
@@ -74,6 +76,9 @@ class CargoEmpire(Game[State, Command, ev.E, Options, Position]):
 
     def event_view(self, event: ev.E, viewer: Viewer) -> dict[str, Any]:
         return event_view(event, viewer)
+
+    def svg(self, view: Mapping[str, Any]) -> str:
+        return svg(view)
 
     def export_position(self, state: State) -> Position:
         return position_of(state)
