@@ -23,6 +23,7 @@ from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
+from . import pictures
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody, check_game_id
 from .history import History
 from .migrate import migrate
@@ -367,7 +368,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
             healthz,
             readyz,
             metrics,
+            *pictures.ROUTES,
         ],
+        before_request=pictures.negotiate,
         lifespan=[lifespan],
         middleware=[middleware],
         request_max_body_size=settings.max_body,
