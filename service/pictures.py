@@ -7,15 +7,20 @@
   the ``Accept`` header prefers ``image/svg+xml`` to ``application/json`` (:func:`negotiate`, a
   ``before_request`` hook, so those handlers stay as they are).
 
+* ``/viewer/`` — the replay and audit viewer (``service/static/viewer``: plain files and
+  JavaScript modules, no build step, nothing from elsewhere).
+
 A picture shows exactly the view the JSON would: hidden things stay hidden.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
 from litestar import Request, Response, get
+from litestar.static_files import create_static_files_router
 
 from domain.kernel.svg import SVG_MEDIA_TYPE, notice
 from domain.registry import get_game
@@ -25,6 +30,7 @@ from .history import History
 from .problems import Problem
 from .tokens import bearer
 
+VIEWER_DIR = Path(__file__).parent / "static" / "viewer"
 _JSON = "application/json"
 _GAME_PATH = "/v1/games/{game_id:str}"
 _REPLAY_PATH = "/v1/games/{game_id:str}/replay/{n:int}"
@@ -133,4 +139,14 @@ async def negotiate(request: Request[Any, Any, Any]) -> Response[bytes] | None:
 
 
 #: Everything this module serves; ``service.app`` adds it to its route handlers.
-ROUTES: list[Any] = [board_svg, replay_svg]
+ROUTES: list[Any] = [
+    board_svg,
+    replay_svg,
+    create_static_files_router(
+        path="/viewer",
+        directories=[VIEWER_DIR],
+        html_mode=True,
+        include_in_schema=False,
+        name="viewer",
+    ),
+]
