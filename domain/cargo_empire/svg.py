@@ -271,7 +271,7 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
                 x=x - 4,
                 y=y - 4,
                 width=WIDTH - x - 8,
-                height=38,
+                height=52 if p.get("private") else 38,
                 rx=5,
                 fill="#fff1b8",
                 stroke="#d4b43a",
@@ -297,10 +297,19 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
         )
         detail = f"hand {cards} · posts left {p.get('supply', 0)}"
         detail += f" · deliveries {p.get('deliveries', 0)}"
+        pic.text(x + 22, y + 28, detail, font_size=10.5, text_anchor="start", fill="#555555")
         private = p.get("private")
         if private:
-            detail += " · cities " + ", ".join(private)
-        pic.text(x + 22, y + 28, detail, font_size=10.5, text_anchor="start", fill="#555555")
+            pic.text(
+                x + 22,
+                y + 42,
+                "private cities: " + ", ".join(private),
+                font_size=10.5,
+                text_anchor="start",
+                fill="#555555",
+                class_="private",
+            )
+            y += 14
         pic.close("g")
         y += 44
     y += 8

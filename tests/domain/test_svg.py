@@ -161,9 +161,18 @@ def test_empire_cities_levels_cubes_posts_and_track() -> None:
 
 
 def test_empire_hand_shown_only_to_its_seat() -> None:
-    table = empire_at({"players": [{"hand": {"truck": 2, "train": 1}}, {"hand": {"ship": 2}}]})
+    table = empire_at(
+        {
+            "players": [
+                {"hand": {"truck": 2, "train": 1}, "private": ["Paris", "Wien"]},
+                {"hand": {"ship": 2}, "private": ["Lisboa", "Napoli"]},
+            ]
+        }
+    )
     mine = CARGO_EMPIRE.svg(CARGO_EMPIRE.view(table.state, seat(0)))
     theirs = CARGO_EMPIRE.svg(CARGO_EMPIRE.view(table.state, seat(1)))
     parse(mine)
     assert "hand T2 R1 S0" in mine and "hand T2 R1 S0" not in theirs
     assert "hand 3 cards" in theirs
+    assert "private cities: Paris, Wien" in mine and "Paris, Wien" not in theirs
+    assert "private cities: Lisboa, Napoli" in theirs and "Lisboa, Napoli" not in mine

@@ -73,12 +73,15 @@ async function listPage(params) {
   gameSel.value = params.get("game") || "";
   statusSel.value = params.get("status") || "";
   let next = null;
+  let loads = 0;
   async function load(reset) {
+    const mine = ++loads;
     const q = new URLSearchParams();
     if (gameSel.value) q.set("game", gameSel.value);
     if (statusSel.value) q.set("status", statusSel.value);
     if (!reset && next) q.set("cursor", next);
     const page = await api.json(`/v1/games?${q}`);
+    if (mine !== loads) return; // a newer filter is loading
     if (reset) body.replaceChildren();
     for (const g of page.games) {
       body.append(
