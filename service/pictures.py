@@ -94,7 +94,7 @@ async def replay_svg(request: Request[Any, Any, Any], game_id: str, n: int) -> R
 
 def wants_svg(accept: str | None) -> bool:
     """Whether an ``Accept`` header prefers an SVG picture to JSON (a tie goes to JSON)."""
-    if not accept or "svg" not in accept:
+    if not accept or "image/" not in accept:
         return False
     best, best_q = _JSON, _quality(accept, _JSON)
     q = _quality(accept, SVG_MEDIA_TYPE)

@@ -12,6 +12,8 @@ import httpx
 import pytest
 
 from domain.jolly_cargo import JOLLY_CARGO
+from service.pictures import picture, wants_svg
+from service.problems import Problem
 
 from .apihelp import assert_problem, auth
 from .serverproc import ServerProcess
@@ -99,6 +101,20 @@ async def _live(server: ServerProcess) -> None:
         assert_problem(await client.get(f"{base}/replay/0", headers={"Accept": SVG}), 404)
         assert_problem(await client.get("/v1/games/no-such-game/board.svg"), 404, "game.not_found")
         assert_problem(await client.get(base + "/board.svg", headers=auth("forged")), 401)
+        for n in ("-1", "99999999999999999999999", "1e3", "x"):
+            bad = await client.get(f"{base}/replay/{n}/board.svg")
+            assert bad.status_code in (400, 404), (n, bad.status_code)
+            assert_problem(bad, bad.status_code)
+        # the viewer's files, and nothing beside them
+        page = await client.get("/viewer/")
+        assert page.status_code == 200 and "app.js" in page.text
+        for module in ("app.js", "api.js", "verify.js"):
+            js = await client.get(f"/viewer/{module}")
+            assert js.headers["content-type"].startswith("text/javascript"), module
+        for escape in ("/viewer/..%2fpictures.py", "/viewer/%2e%2e/pictures.py"):
+            r = await client.get(escape)
+            assert r.status_code == 404, (escape, r.status_code)
+            assert "SVG_MEDIA_TYPE" not in r.text
         assert_problem(await client.get(base, headers={**auth("forged"), "Accept": SVG}), 401)
 
 
@@ -116,3 +132,30 @@ def test_open_game_picture_is_a_notice(server: ServerProcess) -> None:
             assert "/v1/games/{game_id}/replay/{n}/board.svg" in schema["paths"]
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize(
+    ("accept", "svg"),
+    [
+        (None, False),
+        ("*/*", False),
+        ("application/json", False),
+        ("image/svg+xml", True),
+        ("image/*", True),
+        ("application/json, image/svg+xml", False),
+        ("application/json;q=0.5, image/svg+xml", True),
+        ("image/svg+xml;q=0.1, application/json;q=0.2", False),
+        ("image/svg+xml;q=oops", False),
+        (BROWSER_IMG_ACCEPT, True),
+        ("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", False),
+    ],
+)
+def test_accept_negotiation(accept: str | None, svg: bool) -> None:
+    assert wants_svg(accept) is svg
+
+
+def test_a_game_without_a_picture_is_406(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(type(JOLLY_CARGO), "svg", lambda self, view: None)
+    with pytest.raises(Problem) as caught:
+        picture("jolly-cargo", {"phase": "play"}, "active")
+    assert caught.value.status == 406 and caught.value.code == "picture.unavailable"

@@ -97,7 +97,8 @@ def test_list_finished_game_scrubbing_and_dispute(server: ServerProcess, browser
     with ManifestClient(server.url) as api:
         finished = api.create("cargo-empire", players=["ann", "bob"])
         play(api, finished, rng=random.Random(5))
-        live = api.create("jolly-cargo", players=["cy", "di"])
+        # a hostile player name: shown as text, never run
+        live = api.create("jolly-cargo", players=["cy<img src=x onerror=window.pwned=1>", "di"])
         total = api.game(finished.id).version
 
         page = page_of(browser)
@@ -109,6 +110,9 @@ def test_list_finished_game_scrubbing_and_dispute(server: ServerProcess, browser
             live.id,
         }
         shot(page, "list")
+        assert "cy<img src=x onerror=window.pwned=1>" in page.inner_text("#games")
+        assert page.evaluate("window.pwned") is None
+        assert page.locator("#games img").count() == 0
         page.select_option("#filter-status", "finished")
         ready(page, "list")
         assert rows.count() == 1 and rows.first.get_attribute("data-id") == finished.id
