@@ -24,7 +24,7 @@ from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 
-from . import openapi
+from . import openapi, pictures
 from .assets import get_asset
 from .auditcache import AuditCache
 from .faults import Admission, BoundedPool, Faults, pg_session_settings
@@ -470,7 +470,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
             healthz,
             readyz,
             metrics,
+            *pictures.ROUTES,
         ],
+        before_request=pictures.negotiate,
         lifespan=[lifespan],
         middleware=[middleware, quota, hardening],
         request_max_body_size=settings.max_body,

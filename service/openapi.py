@@ -22,6 +22,7 @@ from .gameplay import CommandBody, CreateGame, JoinGame, MessageBody
 from .problems import PROBLEM_JSON
 
 JSON = "application/json"
+SVG = "image/svg+xml"
 REF = "#/components/schemas/{name}"
 
 _REASONS = {
@@ -30,6 +31,7 @@ _REASONS = {
     401: "A token is missing or is not a token of this server",
     403: "The token is valid but not for this game, seat or role",
     404: "No such game, event or endpoint",
+    406: "This game has no board picture (code picture.unavailable)",
     409: "The game's state forbids it now (stale expected_version, started, full, taken)",
     413: "The body is larger than MANIFEST_MAX_BODY",
     422: "The rules (or the lobby's) forbid it; the detail says why",
@@ -111,6 +113,14 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
     ),
     ("get", "/v1/keys"): (200, JSON, schemas.Keys, None, ()),
     ("get", "/v1/rules/{game_id}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
+    ("get", "/v1/games/{game_id}/board.svg"): (200, SVG, None, "optional", (*_TOKEN, 406)),
+    ("get", "/v1/games/{game_id}/replay/{n}/board.svg"): (
+        200,
+        SVG,
+        None,
+        "optional",
+        (*_TOKEN, 406),
+    ),
 }
 
 _IDEMPOTENCY_KEY = {

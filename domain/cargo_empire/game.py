@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from domain.kernel import Outcome, WiredGame, Wiring
@@ -15,6 +16,7 @@ from .legal import legal
 from .options import Options
 from .position import Position, position_of
 from .state import State
+from .svg import svg
 from .views import event_view, view
 
 
@@ -53,6 +55,9 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
                 "solo_target": COMPONENTS.solo_target if state.seats == 1 else None,
             },
         )
+
+    def svg(self, view: Mapping[str, Any]) -> str:
+        return svg(view)
 
     def position_seats(self, position: Position) -> int:
         return len(position.players)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from domain.kernel import Outcome, WiredGame, Wiring
@@ -14,6 +15,7 @@ from .legal import legal
 from .options import Options
 from .position import Position, position_of
 from .state import State
+from .svg import svg
 from .views import event_view, view
 
 
@@ -51,6 +53,9 @@ class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
                 "colours": [p.colour for p in state.players],
             },
         )
+
+    def svg(self, view: Mapping[str, Any]) -> str:
+        return svg(view)
 
     def position_seats(self, position: Position) -> int:
         return len(position.players)

@@ -116,6 +116,12 @@ class Game(ABC, Generic[S, C, E, O, P]):
     def position_seats(self, position: P) -> int:
         """How many seats a game started from ``position`` has."""
 
+    def svg(self, view: Mapping[str, Any]) -> str | None:
+        """A picture of ``view`` (what :meth:`view` returned for some viewer) as an SVG
+        document, or None when the game has no picture. Pure, and shows only what the view
+        holds, so hidden things stay hidden. Games override this (``domain/<game>/svg.py``)."""
+        return None
+
     # --- shared mechanics ------------------------------------------------------------------
     def fold(self, events: Iterable[E], state: S | None = None) -> S:
         for event in events:

@@ -1,0 +1,103 @@
+"""Shared bits of the games' board pictures (``domain/<game>/svg.py``).
+
+A game draws a *view* — the JSON-able dict its ``view`` returns for one viewer — never a state,
+so a picture can show nothing the viewer may not see. Pictures are plain SVG 1.1 text, pure and
+deterministic: the same view gives the same bytes. Every drawn piece carries a ``class`` and
+``data-*`` attributes naming what it is (``class="crate" data-colour="red"``) so that tests and
+scripts can read a picture back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+SVG_MEDIA_TYPE = "image/svg+xml"
+
+#: Colours shared by the pictures: players' and cargo colours by name.
+PALETTE: dict[str, str] = {
+    "red": "#d1382f",
+    "blue": "#2f6fd1",
+    "green": "#2f9e4f",
+    "yellow": "#e8c22a",
+    "brown": "#8a5a2b",
+    "white": "#f4f1ea",
+    "grey": "#8c8f94",
+    "orange": "#f08a24",
+    "purple": "#8a4fc7",
+    "black": "#2b2b2b",
+}
+#: Colours of seats 0..4 where a game has no colours of its own.
+SEAT_COLOURS: tuple[str, ...] = ("#d1382f", "#2f6fd1", "#2f9e4f", "#e8c22a", "#8a4fc7")
+
+
+def _num(value: float) -> str:
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return text if text != "-0" else "0"
+
+
+def _attrs(attrs: Mapping[str, Any]) -> str:
+    out = []
+    for key, value in attrs.items():
+        if value is None or value is False:
+            continue
+        name = key.rstrip("_").replace("_", "-")
+        text = _num(value) if isinstance(value, float) else str(value)
+        out.append(f" {name}={quoteattr(text)}")
+    return "".join(out)
+
+
+class Picture:
+    """An SVG document built element by element; ``str(picture)`` is the document."""
+
+    def __init__(self, width: float, height: float, title: str) -> None:
+        self.width = width
+        self.height = height
+        self._parts: list[str] = [f"<title>{escape(title)}</title>"]
+
+    def add(self, tag: str, text: str | None = None, **attrs: Any) -> None:
+        if text is None:
+            self._parts.append(f"<{tag}{_attrs(attrs)}/>")
+        else:
+            self._parts.append(f"<{tag}{_attrs(attrs)}>{escape(text)}</{tag}>")
+
+    def open(self, tag: str, **attrs: Any) -> None:
+        self._parts.append(f"<{tag}{_attrs(attrs)}>")
+
+    def close(self, tag: str) -> None:
+        self._parts.append(f"</{tag}>")
+
+    def text(self, x: float, y: float, text: str, **attrs: Any) -> None:
+        attrs.setdefault("text_anchor", "middle")
+        self.add("text", text, x=float(x), y=float(y), **attrs)
+
+    def __str__(self) -> str:
+        w, h = _num(self.width), _num(self.height)
+        return (
+            '<svg xmlns="http://www.w3.org/2000/svg" version="1.1" '
+            f'width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+            'font-family="DejaVu Sans, Verdana, sans-serif">' + "".join(self._parts) + "</svg>"
+        )
+
+
+def colour(name: str | None, default: str = "#999999") -> str:
+    """The fill of a named colour (a player's or a cargo's)."""
+    if name is None:
+        return default
+    return PALETTE.get(name, default)
+
+
+def seat_colour(seat: int | None) -> str:
+    if seat is None:
+        return "#999999"
+    return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+def notice(title: str, text: str) -> str:
+    """A small picture saying there is nothing to draw yet (e.g. a game waiting for players)."""
+    pic = Picture(420, 120, title)
+    pic.add("rect", x=0, y=0, width=420, height=120, rx=10, fill="#f7f3ea", stroke="#c9bfa8")
+    pic.text(210, 52, title, font_size=18, font_weight="bold")
+    pic.text(210, 80, text, font_size=13, fill="#555555")
+    return str(pic)

@@ -1,0 +1,345 @@
+// app.js — the Manifest viewer: a list of games, and a game page with the board picture,
+// a scrubber over every event, the event log, the audit verdict and dispute files.
+// Plain JavaScript modules, no build step; talks only to this server's REST API.
+
+import { Api } from "./api.js";
+import { verifyDispute } from "./verify.js";
+
+const app = document.getElementById("app");
+let stopPage = () => {};
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+function route() {
+  const [path, query = ""] = location.hash.replace(/^#/, "").split("?");
+  const params = new URLSearchParams(query);
+  return { parts: path.split("/").filter(Boolean), params };
+}
+
+function token() {
+  return sessionStorage.getItem("manifest.token") || "";
+}
+
+function time(at) {
+  if (!at) return "";
+  return at.replace("T", " ").replace(/(\.\d{3})\d*/, "$1").replace(/(Z|\+00:00)$/, " UTC");
+}
+
+function badge(text, cls) {
+  return h("span", { class: `badge ${cls || text}` }, text);
+}
+
+// --- the list of games ---------------------------------------------------------------------
+async function listPage(params) {
+  const api = new Api(token());
+  document.title = "Manifest — games";
+  const gameSel = h("select", { id: "filter-game" }, h("option", { value: "" }, "every game"));
+  const statusSel = h(
+    "select",
+    { id: "filter-status" },
+    ["", "open", "active", "finished"].map((s) => h("option", { value: s }, s || "any status")),
+  );
+  const body = h("tbody");
+  const more = h("button", { id: "more", hidden: true }, "more…");
+  const table = h(
+    "table",
+    { id: "games" },
+    h("thead", {}, h("tr", {}, ["game", "kind", "status", "players", "events", "created"].map((t) => h("th", {}, t)))),
+    body,
+  );
+  app.replaceChildren(
+    h("h1", {}, "Games"),
+    h("div", { class: "filters" }, h("label", {}, "game ", gameSel), h("label", {}, "status ", statusSel)),
+    h("div", { class: "card" }, table),
+    h("p", {}, more),
+  );
+  try {
+    for (const r of await api.json("/v1/rules")) gameSel.append(h("option", { value: r.game }, r.title));
+  } catch (error) {
+    app.append(h("p", { class: "error" }, String(error.message || error)));
+  }
+  gameSel.value = params.get("game") || "";
+  statusSel.value = params.get("status") || "";
+  let next = null;
+  let loads = 0;
+  async function load(reset) {
+    const mine = ++loads;
+    const q = new URLSearchParams();
+    if (gameSel.value) q.set("game", gameSel.value);
+    if (statusSel.value) q.set("status", statusSel.value);
+    if (!reset && next) q.set("cursor", next);
+    const page = await api.json(`/v1/games?${q}`);
+    if (mine !== loads) return; // a newer filter is loading
+    if (reset) body.replaceChildren();
+    for (const g of page.games) {
+      body.append(
+        h(
+          "tr",
+          { "data-id": g.id, "data-status": g.status, "data-game": g.game },
+          h("td", {}, h("a", { href: `#/games/${g.id}` }, g.id.slice(0, 8))),
+          h("td", {}, g.game),
+          h("td", {}, badge(g.status)),
+          h("td", {}, (g.players || []).map((p) => p ?? "—").join(", ")),
+          h("td", {}, g.version),
+          h("td", {}, time(g.created_at)),
+        ),
+      );
+    }
+    if (!body.children.length) body.append(h("tr", {}, h("td", { colspan: 6, class: "muted" }, "no games")));
+    next = page.next;
+    more.hidden = !next;
+    app.dataset.ready = "list";
+  }
+  const refilter = () => {
+    const q = new URLSearchParams();
+    if (gameSel.value) q.set("game", gameSel.value);
+    if (statusSel.value) q.set("status", statusSel.value);
+    history.replaceState(null, "", `#/${q.toString() ? "?" + q : ""}`);
+    app.dataset.ready = "";
+    load(true);
+  };
+  gameSel.addEventListener("change", refilter);
+  statusSel.addEventListener("change", refilter);
+  more.addEventListener("click", () => load(false));
+  await load(true);
+}
+
+// --- one game --------------------------------------------------------------------------------
+async function gamePage(id) {
+  const api = new Api(token());
+  let doc;
+  try {
+    doc = await api.json(`/v1/games/${id}`);
+  } catch (error) {
+    app.replaceChildren(h("p", { class: "error" }, `Game ${id}: ${error.message}`), h("a", { href: "#/" }, "← all games"));
+    return;
+  }
+  document.title = `Manifest — ${doc.game} ${id.slice(0, 8)}`;
+  const names = new Map(doc.seats.map((s) => [s.seat, s.name]));
+  let events = await api.allEvents(id);
+  let selected = events.length;
+  let following = true;
+  let boardRequest = 0;
+
+  const statusBadge = h("span", { id: "status" }, badge(doc.status));
+  const auditBox = h("span", { id: "audit" });
+  const board = h("div", { id: "board" });
+  const scrubber = h("input", { id: "scrubber", type: "range", min: 1, max: Math.max(1, events.length), value: selected });
+  const position = h("span", { id: "position" });
+  const first = h("button", { id: "first", title: "first event (Home)" }, "|◀");
+  const prev = h("button", { id: "prev", title: "previous event (←)" }, "◀");
+  const next = h("button", { id: "next", title: "next event (→)" }, "▶");
+  const last = h("button", { id: "last", title: "last event (End)" }, "▶|");
+  const log = h("tbody");
+  const logTable = h("table", { id: "log" }, h("thead", {}, h("tr", {}, ["#", "seat", "event", "time"].map((t) => h("th", {}, t)))), log);
+  const logBox = h("div", { class: "logbox" }, logTable);
+  const disputeBox = h("div", { id: "dispute" });
+  const disputeButton = h("button", { id: "dispute-open" }, "dispute file of this event");
+  const viewer = token() ? "as the seat of the given token" : "as a spectator";
+
+  app.replaceChildren(
+    h(
+      "div",
+      { class: "game-head" },
+      h("a", { href: "#/" }, "← all games"),
+      h("h1", {}, doc.game),
+      h("span", { class: "id" }, id),
+      statusBadge,
+      auditBox,
+      h("span", { class: "muted" }, `${doc.seats.map((s) => s.name ?? "open").join(" · ")} — viewed ${viewer}`),
+    ),
+    h(
+      "div",
+      { class: "layout" },
+      h("div", { class: "card" }, board, h("div", { class: "controls" }, first, prev, scrubber, next, last, position)),
+      h(
+        "div",
+        { class: "side" },
+        h("div", { class: "card" }, h("h2", {}, "Events"), logBox),
+        h("div", { class: "card" }, h("h2", {}, "Dispute file"), disputeButton, disputeBox),
+      ),
+    ),
+  );
+
+  function row(e) {
+    const seat = e.seat === null || e.seat === undefined ? "—" : `${e.seat}${names.get(e.seat) ? " " + names.get(e.seat) : ""}`;
+    return h(
+      "tr",
+      { "data-version": e.version, onclick: () => select(e.version) },
+      h("td", { class: "v" }, e.version),
+      h("td", {}, seat),
+      h("td", { class: "t" }, e.type),
+      h("td", { title: time(e.at) }, time(e.at).slice(11)),
+    );
+  }
+  log.replaceChildren(...events.map(row));
+
+  async function select(n) {
+    if (!events.length) return;
+    n = Math.max(1, Math.min(events.length, n));
+    selected = n;
+    following = n === events.length;
+    scrubber.max = events.length;
+    scrubber.value = n;
+    position.textContent = `event ${n} / ${events.length}`;
+    first.disabled = prev.disabled = n <= 1;
+    last.disabled = next.disabled = n >= events.length;
+    for (const tr of log.querySelectorAll("tr.selected")) tr.classList.remove("selected");
+    const tr = log.querySelector(`tr[data-version="${n}"]`);
+    if (tr) {
+      tr.classList.add("selected");
+      const top = tr.offsetTop - logTable.tHead.offsetHeight;
+      if (top < logBox.scrollTop || tr.offsetTop + tr.offsetHeight > logBox.scrollTop + logBox.clientHeight) {
+        logBox.scrollTop = Math.max(0, top - logBox.clientHeight / 2);
+      }
+    }
+    disputeBox.replaceChildren();
+    const mine = ++boardRequest;
+    try {
+      const svg = await api.svg(`/v1/games/${id}/replay/${n}/board.svg`);
+      if (mine !== boardRequest) return;
+      board.innerHTML = svg;
+      board.dataset.version = String(n);
+    } catch (error) {
+      if (mine === boardRequest) board.replaceChildren(h("p", { class: "error" }, error.message));
+    }
+  }
+
+  async function showDispute() {
+    const n = selected;
+    disputeBox.replaceChildren(h("p", { class: "muted" }, `loading the dispute file of event ${n}…`));
+    try {
+      const [dispute, keys] = await Promise.all([api.json(`/v1/games/${id}/audit/${n}`), api.json("/v1/keys")]);
+      const listed = events[n - 1] ? events[n - 1].hash : undefined;
+      const verdict = await verifyDispute(dispute, keys.keys, listed);
+      const c = dispute.command;
+      disputeBox.replaceChildren(
+        h(
+          "p",
+          {},
+          h(
+            "span",
+            { class: `badge verdict ${verdict.ok ? "ok" : "bad"}`, "data-ok": String(verdict.ok) },
+            verdict.ok ? "✓ verified in this browser" : "✗ NOT verified",
+          ),
+          " ",
+          h("span", { class: "muted" }, `event ${dispute.version}`),
+        ),
+        h("ul", { class: "checks", id: "proof-checks" }, verdict.checks.map((k) => h("li", { class: k.ok === null ? "na" : k.ok ? "yes" : "no" }, h("b", {}, k.check), ": ", k.detail))),
+        c
+          ? h(
+              "dl",
+              { class: "kv" },
+              h("dt", {}, "command"), h("dd", {}, c.type || "—"),
+              h("dt", {}, "seat"), h("dd", {}, c.seat ?? "—"),
+              h("dt", {}, "received"), h("dd", {}, time(c.received_at)),
+              h("dt", {}, "idempotency key"), h("dd", {}, c.idempotency_key ?? "—"),
+              h("dt", {}, "outcome"), h("dd", {}, c.outcome),
+            )
+          : h("p", { class: "muted" }, "set-up or lobby event: no command"),
+        h("h2", {}, "Rule checks (server)"),
+        h("ul", { class: "checks", id: "rule-checks" }, dispute.checks.map((k) => h("li", { class: k.ok ? "yes" : "no" }, h("b", {}, k.check), ": ", k.detail))),
+        h("details", {}, h("summary", {}, "command as submitted"), h("pre", {}, JSON.stringify(c ? c.body : null, null, 2))),
+        h("details", {}, h("summary", {}, "whole dispute file"), h("pre", {}, JSON.stringify(dispute, null, 2))),
+      );
+    } catch (error) {
+      disputeBox.replaceChildren(h("p", { class: "error" }, error.message || String(error)));
+    }
+  }
+
+  async function showAudit() {
+    try {
+      const report = await api.json(`/v1/games/${id}/audit`);
+      const problems = report.problems || [];
+      auditBox.replaceChildren(
+        report.ok
+          ? badge("audit ✓ chain, rules and seed verified", "ok")
+          : badge(`audit ✗ ${problems.length} problem${problems.length === 1 ? "" : "s"}`, "bad"),
+      );
+      auditBox.dataset.ok = String(report.ok);
+    } catch (error) {
+      auditBox.replaceChildren(badge(`audit: ${error.message}`, "bad"));
+    }
+  }
+
+  scrubber.addEventListener("input", () => select(Number(scrubber.value)));
+  first.addEventListener("click", () => select(1));
+  prev.addEventListener("click", () => select(selected - 1));
+  next.addEventListener("click", () => select(selected + 1));
+  last.addEventListener("click", () => select(events.length));
+  disputeButton.addEventListener("click", showDispute);
+  const keys = (e) => {
+    if (e.target instanceof HTMLInputElement && e.target.type !== "range") return;
+    const moves = { ArrowLeft: selected - 1, ArrowRight: selected + 1, Home: 1, End: events.length };
+    if (e.key in moves) {
+      e.preventDefault();
+      select(moves[e.key]);
+    }
+  };
+  document.addEventListener("keydown", keys);
+
+  let stopStream = () => {};
+  if (doc.status === "finished") {
+    showAudit();
+  } else {
+    statusBadge.append(" ", badge("live", "live"));
+    let busy = Promise.resolve();
+    stopStream = api.follow(
+      id,
+      (live) => {
+        busy = busy.then(async () => {
+          if (live.version <= events.length && live.status === doc.status) return;
+          const fresh = await api.allEvents(id, events.length);
+          const wasFollowing = following;
+          events = events.concat(fresh.filter((e) => e.version > events.length));
+          log.append(...fresh.map(row));
+          if (live.status !== doc.status) {
+            doc.status = live.status;
+            statusBadge.replaceChildren(badge(live.status));
+            if (live.status === "finished") showAudit();
+            else statusBadge.append(" ", badge("live", "live"));
+          }
+          await select(wasFollowing ? events.length : selected);
+        });
+      },
+      (error) => statusBadge.append(" ", badge(`stream: ${error.message}`, "bad")),
+    );
+  }
+  stopPage = () => {
+    stopStream();
+    document.removeEventListener("keydown", keys);
+  };
+  await select(selected);
+  app.dataset.ready = "game";
+}
+
+async function render() {
+  stopPage();
+  stopPage = () => {};
+  app.dataset.ready = "";
+  const { parts, params } = route();
+  if (params.get("token") !== null) sessionStorage.setItem("manifest.token", params.get("token"));
+  document.getElementById("token").value = token();
+  if (parts[0] === "games" && parts[1]) await gamePage(parts[1]);
+  else await listPage(params);
+}
+
+document.getElementById("token-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  sessionStorage.setItem("manifest.token", document.getElementById("token").value.trim());
+  render();
+});
+window.addEventListener("hashchange", render);
+render();

@@ -1,0 +1,73 @@
+"""The third-party example (``examples/``): its typed client and bot play whole games of every
+hosted game over HTTP through ``/legal``, and what they read back is consistent — the final
+document, the audit verdict, and the board pictures of the finished game."""
+
+from __future__ import annotations
+
+import random
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from examples.bot import play
+from examples.client import ApiError, ManifestClient
+
+from .serverproc import ServerProcess
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize(("game", "seats"), [("jolly-cargo", 2), ("cargo-empire", 1)])
+def test_bot_plays_a_whole_game_through_the_client(
+    server: ServerProcess, game: str, seats: int
+) -> None:
+    with ManifestClient(server.url) as api:
+        created = api.create(game, players=[f"bot{i}" for i in range(seats)])
+        assert created.status == "active" and len(created.seats) == seats
+        done = play(api, created, rng=random.Random(7))
+        assert done.status == "finished" and done.result is not None
+        assert len(done.result["scores"]) == seats
+        report = api.audit(created.id)
+        assert report["ok"], report["problems"]
+        events = list(api.events(created.id))
+        assert [e["version"] for e in events] == list(range(1, done.version + 1))
+        assert api.replay_at(created.id, done.version)["view"] == done.view
+        root = ET.fromstring(api.board_svg(created.id))
+        assert root.tag.endswith("svg")
+        listed = api.games(game=game, status="finished")
+        assert created.id in [g["id"] for g in listed["games"]]
+
+
+def test_finished_game_shows_the_crates_that_were_face_down(server: ServerProcess) -> None:
+    """A picture of the crate set-up is face down while the game is live, in colour once it
+    is over (everyone sees everything then)."""
+    with ManifestClient(server.url) as api:
+        created = api.create("jolly-cargo", players=["a", "b"])
+        seat0 = api.seat(created, 0)
+        legal = seat0.legal(created.id)
+        placed = seat0.command(created.id, legal.commands[0], expected_version=legal.version)
+        n = placed.version
+        live = ET.fromstring(api.board_svg(created.id, n))
+        assert len([e for e in live.iter() if "face-down" in (e.get("class") or "")]) == 1
+        play(api, created, rng=random.Random(3))
+        after = ET.fromstring(api.board_svg(created.id, n))
+        crates = [e for e in after.iter() if (e.get("class") or "").split() == ["crate"]]
+        assert len(crates) == 1 and crates[0].get("data-colour") in (
+            "red",
+            "blue",
+            "green",
+            "yellow",
+        )
+
+
+def test_client_raises_problems(server: ServerProcess) -> None:
+    with ManifestClient(server.url) as api:
+        with pytest.raises(ApiError) as caught:
+            api.game("no-such-game")
+        assert caught.value.status == 404 and caught.value.code == "game.not_found"
+        created = api.create("jolly-cargo", players=["a", "b"])
+        (waiting,) = api.game(created.id).to_act
+        other = api.seat(created, 1 - waiting)
+        with pytest.raises(ApiError) as caught:
+            other.command(created.id, {"type": "place_crate", "square": "c3"})
+        assert caught.value.code.startswith("rule."), caught.value

@@ -1,0 +1,161 @@
+"""Board pictures over HTTP: ``/board.svg``, ``/replay/{n}/board.svg`` and ``Accept:
+image/svg+xml`` on the JSON paths serve the caller's view drawn by the game — face-down crates
+stay face down for spectators and seats, an auditor of a finished game sees every colour."""
+
+from __future__ import annotations
+
+import asyncio
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import httpx
+import pytest
+
+from domain.jolly_cargo import JOLLY_CARGO
+from service.pictures import picture, wants_svg
+from service.problems import Problem
+
+from .apihelp import assert_problem, auth
+from .serverproc import ServerProcess
+
+pytestmark = pytest.mark.integration
+SVG = "image/svg+xml"
+BROWSER_IMG_ACCEPT = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+
+
+def classes(svg: str, cls: str) -> list[ET.Element]:
+    root = ET.fromstring(svg)
+    return [e for e in root.iter() if cls in (e.get("class") or "").split()]
+
+
+def test_pictures_of_a_live_game(server: ServerProcess) -> None:
+    asyncio.run(_live(server))
+
+
+async def _place(client: httpx.AsyncClient, base: str, tokens: list[str], n: int) -> None:
+    for _ in range(n):
+        doc = (await client.get(base)).json()
+        seat = doc["to_act"][0]
+        legal = (await client.get(base + "/legal", headers=auth(tokens[seat]))).json()
+        r = await client.post(
+            base + "/commands",
+            headers=auth(tokens[seat]),
+            json={"command": legal["commands"][0], "expected_version": legal["version"]},
+        )
+        assert r.status_code == 200, r.text
+
+
+async def _live(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        r = await client.post(
+            "/v1/games", json={"game": "jolly-cargo", "seats": 3, "players": ["a", "b", "c"]}
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        tokens = [s["token"] for s in created["seats"]]
+        await _place(client, base, tokens, 5)
+        doc = (await client.get(base)).json()
+        assert doc["view"]["phase"] == "crates"
+
+        r = await client.get(base + "/board.svg")
+        assert r.status_code == 200, r.text
+        assert r.headers["content-type"].startswith(SVG)
+        assert "accept" in r.headers["vary"].lower()
+        assert len(classes(r.text, "face-down")) == 5
+        assert not [c for c in classes(r.text, "crate") if c.get("data-colour")]
+        # the same picture through content negotiation, for a spectator and for a seat
+        negotiated = await client.get(base, headers={"Accept": SVG})
+        assert negotiated.headers["content-type"].startswith(SVG)
+        assert negotiated.text == r.text
+        as_img = await client.get(base, headers={"Accept": BROWSER_IMG_ACCEPT})
+        assert as_img.text == r.text
+        seat_svg = await client.get(base + "/board.svg", headers=auth(tokens[1]))
+        assert len(classes(seat_svg.text, "face-down")) == 5
+        seat_neg = await client.get(base, headers={**auth(tokens[1]), "Accept": SVG})
+        assert seat_neg.text == seat_svg.text
+        # JSON stays the default, and wins a tie
+        for accept in (None, "*/*", "application/json", "application/json, image/svg+xml"):
+            headers = {} if accept is None else {"Accept": accept}
+            j = await client.get(base, headers=headers)
+            assert j.headers["content-type"].startswith("application/json"), accept
+            assert j.json()["id"] == created["id"]
+
+        # replay pictures: after each event, the view the JSON replay holds
+        version = doc["version"]
+        for n in range(1, version + 1):
+            replay = (await client.get(f"{base}/replay/{n}")).json()
+            picture = await client.get(f"{base}/replay/{n}/board.svg")
+            assert picture.status_code == 200, picture.text
+            same = await client.get(f"{base}/replay/{n}", headers={"Accept": SVG})
+            assert same.text == picture.text
+            view: dict[str, Any] | None = replay["view"]
+            expected = 0 if not view else len(view["crates"])
+            assert len(classes(picture.text, "face-down")) == expected
+            if view:
+                assert picture.text == JOLLY_CARGO.svg(view)
+            ET.fromstring(picture.text)
+
+        # errors are problem documents, whatever the Accept header
+        assert_problem(await client.get(f"{base}/replay/{version + 1}/board.svg"), 404)
+        assert_problem(await client.get(f"{base}/replay/0", headers={"Accept": SVG}), 404)
+        assert_problem(await client.get("/v1/games/no-such-game/board.svg"), 404, "game.not_found")
+        assert_problem(await client.get(base + "/board.svg", headers=auth("forged")), 401)
+        for n in ("-1", "99999999999999999999999", "1e3", "x"):
+            bad = await client.get(f"{base}/replay/{n}/board.svg")
+            assert bad.status_code in (400, 404), (n, bad.status_code)
+            assert_problem(bad, bad.status_code)
+        # the viewer's files, and nothing beside them
+        page = await client.get("/viewer/")
+        assert page.status_code == 200 and "app.js" in page.text
+        for module in ("app.js", "api.js", "verify.js"):
+            js = await client.get(f"/viewer/{module}")
+            assert js.headers["content-type"].startswith("text/javascript"), module
+        for escape in ("/viewer/..%2fpictures.py", "/viewer/%2e%2e/pictures.py"):
+            r = await client.get(escape)
+            assert r.status_code == 404, (escape, r.status_code)
+            assert "SVG_MEDIA_TYPE" not in r.text
+        assert_problem(await client.get(base, headers={**auth("forged"), "Accept": SVG}), 401)
+
+
+def test_open_game_picture_is_a_notice(server: ServerProcess) -> None:
+    async def run() -> None:
+        async with server.async_client() as client:
+            r = await client.post("/v1/games", json={"game": "cargo-empire", "seats": 2})
+            created = r.json()
+            picture = await client.get(f"/v1/games/{created['id']}/board.svg")
+            assert picture.status_code == 200, picture.text
+            assert "waiting for players" in picture.text
+            ET.fromstring(picture.text)
+            schema = (await client.get("/schema/openapi.json")).json()
+            assert "/v1/games/{game_id}/board.svg" in schema["paths"]
+            assert "/v1/games/{game_id}/replay/{n}/board.svg" in schema["paths"]
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize(
+    ("accept", "svg"),
+    [
+        (None, False),
+        ("*/*", False),
+        ("application/json", False),
+        ("image/svg+xml", True),
+        ("image/*", True),
+        ("application/json, image/svg+xml", False),
+        ("application/json;q=0.5, image/svg+xml", True),
+        ("image/svg+xml;q=0.1, application/json;q=0.2", False),
+        ("image/svg+xml;q=oops", False),
+        (BROWSER_IMG_ACCEPT, True),
+        ("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", False),
+    ],
+)
+def test_accept_negotiation(accept: str | None, svg: bool) -> None:
+    assert wants_svg(accept) is svg
+
+
+def test_a_game_without_a_picture_is_406(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(type(JOLLY_CARGO), "svg", lambda self, view: None)
+    with pytest.raises(Problem) as caught:
+        picture("jolly-cargo", {"phase": "play"}, "active")
+    assert caught.value.status == 406 and caught.value.code == "picture.unavailable"
