@@ -123,6 +123,13 @@ def _text(name: str, text: str) -> str | None:
     return text or None
 
 
+def _key_source(name: str, text: str) -> str:
+    word = text.strip().lower()
+    if word not in ("", "config", "database"):
+        raise SettingsError(f"{name} must be config or database, not {text!r}")
+    return word
+
+
 def _path(name: str, text: str) -> Path:
     if not text:
         raise SettingsError(f"{name} must name a directory")
@@ -142,6 +149,7 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "catchup_seconds": ("MANIFEST_CATCHUP_SECONDS", "5", _seconds(0.1, 3600)),
     "migrations": ("MANIFEST_MIGRATIONS", "", _text),
     "signing_key": ("MANIFEST_SIGNING_KEY", "", _text),
+    "signing_key_source": ("MANIFEST_SIGNING_KEY_SOURCE", "", _key_source),
     "pg_connect_timeout": ("MANIFEST_PG_CONNECT_TIMEOUT", "3", _seconds(0.1, 300)),
     "pg_acquire_timeout": ("MANIFEST_PG_ACQUIRE_TIMEOUT", "2", _seconds(0.05, 300)),
     "pg_lock_timeout": ("MANIFEST_PG_LOCK_TIMEOUT", "2", _seconds(0.05, 300)),
@@ -212,17 +220,6 @@ class Settings(msgspec.Struct, frozen=True):
             field: parse(name, e.get(name) or default)
             for field, (name, default, parse) in SPECS.items()
         }
-        values["signing_key_source"] = _signing_key_source(e)
+        if not values["signing_key_source"]:  # production (PG_DSN set) needs a configured key
+            values["signing_key_source"] = "config" if values["pg_dsn"] else "database"
         return cls(**values)
-
-
-def _signing_key_source(e: Mapping[str, str]) -> str:
-    """``config`` or ``database``: explicit, else ``config`` whenever PG_DSN is set."""
-    source = e.get("MANIFEST_SIGNING_KEY_SOURCE", "").strip().lower()
-    if not source:
-        return "config" if e.get("PG_DSN") else "database"
-    if source not in ("config", "database"):
-        raise SettingsError(
-            f"MANIFEST_SIGNING_KEY_SOURCE must be config or database, not {source!r}"
-        )
-    return source
