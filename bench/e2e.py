@@ -55,6 +55,7 @@ import msgspec
 
 from bench import move_work
 from tests.support.servers import free_port, fresh_database, postgres_dsn, redis_url
+from tests.support.sockets import connections_by_process, listeners
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "e2e-latest.json"
@@ -237,6 +238,7 @@ def cpu_snapshot(server_pid: int) -> dict[str, float]:
     for pid, (_, comm, cpu) in procs.items():
         if pid in server_tree:
             out["server"] += cpu
+            out[f"pid{pid}"] = cpu
         elif pid in ours and comm == "postgres":
             out["postgres"] += cpu
         elif pid in ours and comm.startswith("redis-server"):
@@ -247,7 +249,16 @@ def cpu_snapshot(server_pid: int) -> dict[str, float]:
 
 def cpu_report(before: dict[str, float], after: dict[str, float], seconds: float) -> dict[str, Any]:
     """Cores used per component over the window (1.0 = one core fully busy)."""
-    used = {k: round((after[k] - before[k]) / seconds, 2) for k in before if k != "machine_total"}
+    used: dict[str, Any] = {
+        k: round((after[k] - before[k]) / seconds, 2)
+        for k in before
+        if k != "machine_total" and not k.startswith("pid")
+    }
+    # Each server process's share (the supervisor and every worker): an idle worker shows here.
+    used["server_processes"] = sorted(
+        (round((after[k] - before.get(k, 0.0)) / seconds, 2) for k in after if k.startswith("pid")),
+        reverse=True,
+    )
     cores = os.cpu_count() or 1
     used["machine_cores"] = cores
     used["machine_busy"] = round((after["machine_busy"] - before["machine_busy"]) / seconds, 2)
@@ -286,14 +297,19 @@ class Server:
         text = self.log_path.read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
-    async def wait_ready(self, probe: Callable[[Connection], Awaitable[bool]]) -> None:
+    async def wait_ready(
+        self, probe: Callable[[Connection], Awaitable[bool]], workers: int = 1
+    ) -> None:
+        """Until ``probe`` succeeds and ``workers`` sockets listen on the port: a worker
+        listens once its application has started (``service.workers``), and connections
+        opened before every worker listens would all stay with the ones that do."""
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.name} exited ({self.proc.returncode}):\n{self.tail()}")
             conn = Connection("127.0.0.1", self.port)
             try:
-                if await probe(conn):
+                if listeners(self.port) >= workers and await probe(conn):
                     return
             except (OSError, asyncio.IncompleteReadError, HttpError):
                 pass
@@ -320,6 +336,14 @@ class Server:
         self._log.close()
         with contextlib.suppress(OSError):
             self.log_path.unlink()
+
+
+def server_pids(root: int) -> set[int]:
+    procs = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    return _descendants(children, root)
 
 
 @contextlib.contextmanager
@@ -358,6 +382,7 @@ async def run_load(
         return cpu_report(before, cpu_snapshot(server_pid), seconds)
 
     cpu = await sample()
+    cpu["connections_by_process"] = connections_by_process(port, server_pids(server_pid))
     done, pending = await asyncio.wait(tasks, timeout=DRAIN_TIMEOUT_S)
     for task in pending:
         task.cancel()
@@ -498,7 +523,7 @@ def measure_ceiling(args: argparse.Namespace, env: dict[str, str]) -> dict[str, 
     with server("ceiling", argv, env, port) as proc:
 
         async def go() -> tuple[Recorder, dict[str, Any]]:
-            await proc.wait_ready(_probe_ceiling)
+            await proc.wait_ready(_probe_ceiling, args.workers)
             clients = [ceiling_client(i) for i in range(args.games)]
             return await run_load(clients, port, args.warmup, args.seconds, proc.pid)
 
@@ -528,7 +553,7 @@ def measure_e2e(args: argparse.Namespace, env: dict[str, str]) -> dict[str, Any]
     with server("manifest", argv, env, port) as proc:
 
         async def go() -> tuple[Recorder, dict[str, Any]]:
-            await proc.wait_ready(_probe_manifest)
+            await proc.wait_ready(_probe_manifest, args.workers)
             clients = [bot_client(i, args.seed * 100_003 + i) for i in range(args.games)]
             return await run_load(clients, port, args.warmup, args.seconds, proc.pid)
 
@@ -559,7 +584,8 @@ def _lat(d: dict[str, Any]) -> str:
 
 def _cpu(d: dict[str, Any]) -> str:
     return (
-        f"client {d['client']}  server {d['server']}  postgres {d['postgres']}  "
+        f"client {d['client']}  server {d['server']} (by process {d['server_processes']}, "
+        f"connections {d['connections_by_process']})  postgres {d['postgres']}  "
         f"redis {d['redis']}  other processes {d['other']}  = {d['machine_busy']} of "
         f"{d['machine_cores']} cores"
     )
