@@ -154,6 +154,7 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
         return await history.export(game_id)
     finally:
         await projections.close()
+        await manifest.store.close_replica()
         await pool.close()
 
 

@@ -3,6 +3,7 @@
 | variable | default | meaning |
 |---|---|---|
 | ``PG_DSN`` | unset | PostgreSQL URL; unset = an embedded PostgreSQL in ``MANIFEST_DATA_DIR`` |
+| ``PG_READ_DSN`` | unset | a streaming read replica for history reads (events, replay, audit) |
 | ``REDIS_URL`` | unset | Redis URL; unset = projections kept in-process |
 | ``MANIFEST_REDIS_PREFIX`` | ``mf`` | prefix of every Redis key and channel |
 | ``MANIFEST_DATA_DIR`` | ``.manifest`` | embedded PostgreSQL's data and the server key |
@@ -32,6 +33,7 @@ import msgspec
 
 class Settings(msgspec.Struct, frozen=True):
     pg_dsn: str | None = None
+    pg_read_dsn: str | None = None
     redis_url: str | None = None
     redis_prefix: str = "mf"
     data_dir: Path = Path(".manifest")
@@ -49,6 +51,7 @@ class Settings(msgspec.Struct, frozen=True):
         e = os.environ if env is None else env
         return cls(
             pg_dsn=e.get("PG_DSN") or None,
+            pg_read_dsn=e.get("PG_READ_DSN") or None,
             redis_url=e.get("REDIS_URL") or None,
             redis_prefix=e.get("MANIFEST_REDIS_PREFIX", "mf"),
             data_dir=Path(e.get("MANIFEST_DATA_DIR", ".manifest")),
