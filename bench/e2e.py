@@ -1,6 +1,7 @@
 """End-to-end throughput and latency of bot games over HTTP, beside the machine's ceiling.
 
     .venv/bin/python -m bench.e2e [--games 64] [--seconds 20] [--workers 1] [--warmup 5]
+                                  [--rate R|half] [--long-moves 2000]
 
 Starts a throwaway PostgreSQL 15 and Redis (``tests/support/servers.py``; ``PG_DSN`` /
 ``REDIS_URL`` are used instead when set) and a fresh database, then measures, with one and the
@@ -14,19 +15,26 @@ hand-written so the client costs little of the CPU it shares with the server):
    to act (the seat of the last ``turn_began`` event in the previous answer, else the seat that
    moved last; the other seat when that one has nothing to do), then ``POST /commands`` with a
    uniformly random legal command and ``expected_version``. A move is one accepted
-   ``POST /commands``. A finished game is replaced by a new one in its slot.
+   ``POST /commands``. A finished game is replaced by a new one in its slot;
+3. with ``--rate``, open loop on the same server: moves offered at R per second (``half``: half
+   the moves/s just measured), evenly spaced, taken by the ``--games`` bots; a move's latency
+   runs from its offer to its accepted answer, so queueing counts (p50/p99 reported);
+4. with ``--long-moves N`` (default 2,000; 0 skips), one game played alone past move N, and
+   the server's CPU per move at moves 10–109, 500–599, 1000–1099, 1900–1999 (flat or not).
 
-Both phases run ``--warmup`` seconds before the measured window. The report gives requests/s,
-moves/s, p50/p99 latencies, the ratio moves/s ÷ ceiling requests/s against the targets
-(≥ 1,000 moves/s and ≥ 0.5 of the ceiling), and where the CPU went during each window (client,
-server processes, PostgreSQL, Redis). The numbers are also written, per worker count, to
-``bench/results/e2e-latest.json``. After the phases, ``bench.move_work`` times the pure work of
-a move in this process and the report gives the ratio this workload allows at best: a move's
-requests each as cheap as a ceiling request, plus that work (``bound``).
-``--only ceiling|e2e`` runs one phase and prints it as JSON
-(nothing saved). Nothing is asserted; every process started is stopped, also on failure or
-SIGTERM. The machine is shared with whatever else runs: the report warns when other processes
-took CPU during a window.
+Phases 1–3 run ``--warmup`` seconds before the measured window. The servers are probed only once
+every worker listens (``--workers``: one ``SO_REUSEPORT`` socket each), so the load's
+connections are spread over all of them; the report gives each server process's CPU and the
+connections each holds. The report gives requests/s, moves/s, p50/p99 latencies, the ratio
+moves/s ÷ ceiling requests/s against the targets (≥ 1,000 moves/s and ≥ 0.5 of the ceiling), and
+where the CPU went during each window (client, server processes, PostgreSQL, Redis). The numbers
+are also written, per worker count, to ``bench/results/e2e-latest.json``. After the phases,
+``bench.move_work`` times the pure work of a move in this process and the report gives the ratio
+this workload allows at best: a move's requests each as cheap as a ceiling request, plus that
+work (``bound``). ``--only ceiling|e2e`` runs one phase and prints it as JSON (nothing saved).
+Nothing is asserted; every process started is stopped, also on failure or SIGTERM. The machine
+is shared with whatever else runs: the report warns when other processes took CPU during a
+window.
 """
 
 from __future__ import annotations
