@@ -88,3 +88,14 @@ def test_a_port_in_use_stops_the_server_at_once(fresh_database: str, redis_url: 
         taken.close()
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+
+
+def test_sigterm_stops_every_worker(server_two_workers: ServerProcess) -> None:
+    _wait_listeners(server_two_workers.port, 2)
+    workers = _workers(server_two_workers)
+    assert len(workers) == 2
+    assert server_two_workers.stop(timeout=60) == 0  # an orderly exit, not a kill
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert listeners(server_two_workers.port) == 0
