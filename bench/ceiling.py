@@ -67,7 +67,15 @@ def main() -> None:
     args = parser.parse_args()
     from service.workers import serve
 
-    serve("bench.ceiling:create_app", args.host, args.port, args.workers)  # as manifest serve
+    serve(  # as manifest serve
+        "bench.ceiling:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="warning",
+        access_log=False,
+    )
 
 
 if __name__ == "__main__":

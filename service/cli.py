@@ -102,8 +102,16 @@ def serve(args: argparse.Namespace) -> None:
     # uvicorn shuts down on SIGTERM, restores the handler it found and raises the signal
     # again: make that handler an orderly exit, so the embedded PostgreSQL is stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    # Several workers: each listens on its own SO_REUSEPORT socket (service/workers.py).
-    workers.serve("service.app:create_app", args.host, args.port, args.workers)
+    # uvicorn.run's arguments; several workers each listen on their own SO_REUSEPORT socket.
+    workers.serve(
+        "service.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="warning",
+        access_log=False,
+    )
 
 
 def _check_signing_key(settings: Settings) -> None:

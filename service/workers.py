@@ -53,12 +53,12 @@ def _worker(app: str, host: str, port: int, options: dict[str, Any]) -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
-def serve(app: str, host: str, port: int, workers: int) -> None:
-    """Serve ``app`` (an import string naming an application factory) the way ``manifest
-    serve`` does: one uvicorn process, or :func:`run` with ``workers`` processes."""
+def serve(app: str, *, host: str, port: int, workers: int = 1, **options: Any) -> None:
+    """``uvicorn.run(app, host=..., port=..., workers=..., **options)``, except that several
+    workers each listen on their own socket (:func:`run`). ``options`` go to
+    ``uvicorn.Config`` (``factory``, ``log_level``, ``http``, ...)."""
     import uvicorn
 
-    options: dict[str, Any] = {"factory": True, "log_level": "warning", "access_log": False}
     if workers <= 1:
         uvicorn.run(app, host=host, port=port, **options)
     else:

@@ -1,4 +1,4 @@
-"""migrations/0004: the events table partitioned by HASH (game_id), migrated in place — games
+"""migrations/0005: the events table partitioned by HASH (game_id), migrated in place — games
 stored before the migration keep every event byte for byte, and keep playing after it; the
 constraints, the append statement and immutability mean what they meant."""
 
@@ -25,16 +25,17 @@ from .test_store import append, new_game
 pytestmark = pytest.mark.integration
 
 PARTITIONS = 16
+PARTITIONING = "0005_events_partitioned.sql"
 KIND = "SELECT relkind::text FROM pg_class WHERE relname = 'events'"
 ROWS = "SELECT game_id, version, type, data::text, seat, command_id, recorded_at, prev_hash, hash"
 
 
-def _before_0004(tmp_path: Path) -> Path:
-    """The migrations directory as it was before 0004."""
+def _before_partitioning(tmp_path: Path) -> Path:
+    """The migrations directory as it was before the partitioning."""
     old = tmp_path / "migrations"
     old.mkdir()
     for path in sorted(DEFAULT_DIR.glob("*.sql")):
-        if path.name < "0004":
+        if path.name < PARTITIONING:
             shutil.copy(path, old / path.name)
     return old
 
@@ -47,8 +48,8 @@ def test_existing_games_survive_the_migration_and_keep_playing(
     fresh_database: str, tmp_path: Path
 ) -> None:
     async def body() -> None:
-        applied = await migrate(fresh_database, _before_0004(tmp_path))
-        assert "0004_events_partitioned.sql" not in applied
+        applied = await migrate(fresh_database, _before_partitioning(tmp_path))
+        assert PARTITIONING not in applied
         pool = await asyncpg.create_pool(fresh_database, min_size=1, max_size=4)
         conn = await asyncpg.connect(fresh_database)
         try:
@@ -59,7 +60,7 @@ def test_existing_games_survive_the_migration_and_keep_playing(
             before = await _rows(conn)
             assert await conn.fetchval(KIND) == "r"
 
-            assert await migrate(fresh_database) == ["0004_events_partitioned.sql"]
+            assert (await migrate(fresh_database))[0] == PARTITIONING
 
             assert await conn.fetchval(KIND) == "p"
             strategy = await conn.fetchval(

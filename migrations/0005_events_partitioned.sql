@@ -1,4 +1,4 @@
--- 0004_events_partitioned: the event log partitioned by game (declarative HASH partitions on
+-- 0005_events_partitioned: the event log partitioned by game (declarative HASH partitions on
 -- game_id), so that no single table or index grows with every event of every game: a game's
 -- reads and appends touch one partition (the planner prunes on game_id = $1), vacuum and index
 -- maintenance work partition by partition, and a partition can later be split or moved without
