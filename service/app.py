@@ -313,7 +313,11 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
     # server, history reads fall back to the primary (EventStore.read_history).
     read_pool = (
         await asyncpg.create_pool(
-            settings.pg_read_dsn, min_size=0, max_size=settings.pg_pool, command_timeout=30
+            settings.pg_read_dsn,
+            min_size=0,
+            max_size=settings.pg_pool,
+            timeout=3,  # connect: a replica that does not answer is skipped, not waited for
+            command_timeout=30,
         )
         if settings.pg_read_dsn
         else None

@@ -29,6 +29,7 @@ msgspec, so the store works whatever JSON codecs the pool's connections have.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -71,6 +72,10 @@ __all__ = [
 ]
 
 
+#: Seconds history reads skip a read replica that has just failed (go to the primary at once).
+REPLICA_RETRY_S = 5.0
+
+
 class EventStore:
     """Games, their events, commands, secrets and seat tokens, on an ``asyncpg.Pool``.
 
@@ -92,6 +97,8 @@ class EventStore:
         self.read_pool = read_pool
         #: How :meth:`read_history` was answered: replica, fallback_behind, fallback_error.
         self.history_reads: dict[str, int] = {}
+        #: ``time.monotonic()`` before which the replica, having just failed, is not tried.
+        self.replica_retry_at = 0.0
         self._clock: Callable[[], datetime] = clock if clock is not None else db.utc_now
 
     async def close_replica(self) -> None:
@@ -251,9 +258,13 @@ class EventStore:
         must be in the answer. Events are immutable, so an event the replica has is the very
         event the primary has: a replica's answer can be incomplete (it lags), never different.
         It is used only when complete; otherwise — or when the replica cannot be reached — the
-        primary answers. A history read is therefore never staler than the primary's row.
+        primary answers (after a failure, for :data:`REPLICA_RETRY_S` seconds without trying
+        the replica). A history read is therefore never staler than the primary's row.
         """
         if self.read_pool is None:
+            return await self.read(game_id, after=after, limit=limit)
+        if time.monotonic() < self.replica_retry_at:  # it failed a moment ago: do not wait on it
+            self._count("fallback_error")
             return await self.read(game_id, after=after, limit=limit)
         wanted = max(0, through - after if limit is None else min(limit, through - after))
         try:
@@ -261,6 +272,7 @@ class EventStore:
                 events = await db.read_events(conn, db.game_uuid(game_id), after, limit)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
             outcome = "fallback_error"
+            self.replica_retry_at = time.monotonic() + REPLICA_RETRY_S
         else:
             if len(events) >= wanted:
                 self._count("replica")

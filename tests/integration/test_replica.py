@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -146,11 +147,26 @@ def test_an_unreachable_replica_falls_back_to_the_primary(
             await append(store, game.id, {"n": 1})
             assert len(await store.read_history(game.id, through=1)) == 1
             assert store.history_reads == {"fallback_error": 1}
+            # For a few seconds the replica is not tried again: straight to the primary.
+            assert store.replica_retry_at > time.monotonic()
+            store.read_pool = _Untouchable()
+            assert len(await store.read_history(game.id, through=1)) == 1
+            assert store.history_reads == {"fallback_error": 2}
+            store.read_pool, store.replica_retry_at = reads, 0.0  # the pause is over
+            assert len(await store.read_history(game.id, through=1)) == 1
+            assert store.history_reads == {"fallback_error": 3}  # tried, and failed again
         finally:
             await reads.close()
             await pool.close()
 
     asyncio.run(body())
+
+
+class _Untouchable:
+    """A read pool that fails the test if it is used at all."""
+
+    def acquire(self) -> Any:
+        raise AssertionError("the replica was tried while it was to be skipped")
 
 
 def _metric(text: str, outcome: str) -> float:
