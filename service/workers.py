@@ -46,11 +46,14 @@ def reuseport_socket(host: str, port: int) -> socket.socket:
 
 def _worker(app: str, host: str, port: int, options: dict[str, Any]) -> None:
     import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
 
     sock = reuseport_socket(host, port)
-    config = uvicorn.Config(app, **options)
+    server = uvicorn.Server(uvicorn.Config(app, **options))
     # Server.run listens on the socket after the application's startup, and handles SIGTERM.
-    uvicorn.Server(config).run(sockets=[sock])
+    server.run(sockets=[sock])
+    if not server.started:  # the application did not start (its lifespan failed)
+        sys.exit(STARTUP_FAILURE)
 
 
 def serve(app: str, *, host: str, port: int, workers: int = 1, **options: Any) -> None:

@@ -14,6 +14,7 @@ import time
 import httpx
 import pytest
 
+from tests.support.servers import free_port
 from tests.support.sockets import connections_by_process, listeners
 
 from .serverproc import ROOT, ServerProcess, server_env
@@ -99,3 +100,20 @@ def test_sigterm_stops_every_worker(server_two_workers: ServerProcess) -> None:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
     assert listeners(server_two_workers.port) == 0
+
+
+def test_workers_that_cannot_start_stop_the_server(redis_url: str) -> None:
+    """No database: each worker's start-up fails; the server exits (3), it does not respawn
+    failing workers for ever."""
+    nowhere = f"postgresql://postgres@127.0.0.1:{free_port()}/none"
+    port = str(free_port())
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--port", port, "--workers", "2"],
+        cwd=ROOT,
+        env=server_env(nowhere, redis_url, "tnodb"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "failed to start" in done.stderr
