@@ -5,9 +5,9 @@
 One endpoint, ``POST /ceiling``: decode a small JSON body, one asyncpg INSERT (into
 ``ceiling(id bigserial, body jsonb)``, which ``bench.e2e`` creates beforehand), one Redis SET,
 answer a small JSON. It runs under uvicorn exactly as ``manifest serve`` does
-(``uvicorn.run(factory=True, workers=N)``, uvicorn's default loop and HTTP implementation, no
-access log), with the same asyncpg pool size, so the two measurements differ only in what the
-real server does per request.
+(``service.workers.serve``: N workers on SO_REUSEPORT sockets, uvicorn's default loop and HTTP
+implementation, no access log), with the same asyncpg pool size, so the two measurements
+differ only in what the real server does per request.
 """
 
 from __future__ import annotations
@@ -60,17 +60,14 @@ def create_app() -> Litestar:
 
 
 def main() -> None:
-    import uvicorn
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
-    from service.cli import tcp_nodelay_for_workers
+    from service.workers import serve
 
-    tcp_nodelay_for_workers()  # the same uvicorn set-up as ``manifest serve``
-    uvicorn.run(
+    serve(  # as manifest serve
         "bench.ceiling:create_app",
         factory=True,
         host=args.host,

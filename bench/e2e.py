@@ -1,6 +1,7 @@
 """End-to-end throughput and latency of bot games over HTTP, beside the machine's ceiling.
 
     .venv/bin/python -m bench.e2e [--games 64] [--seconds 20] [--workers 1] [--warmup 5]
+                                  [--rate R|half] [--long-moves 2000]
 
 Starts a throwaway PostgreSQL 15 and Redis (``tests/support/servers.py``; ``PG_DSN`` /
 ``REDIS_URL`` are used instead when set) and a fresh database, then measures, with one and the
@@ -14,19 +15,26 @@ hand-written so the client costs little of the CPU it shares with the server):
    to act (the seat of the last ``turn_began`` event in the previous answer, else the seat that
    moved last; the other seat when that one has nothing to do), then ``POST /commands`` with a
    uniformly random legal command and ``expected_version``. A move is one accepted
-   ``POST /commands``. A finished game is replaced by a new one in its slot.
+   ``POST /commands``. A finished game is replaced by a new one in its slot;
+3. with ``--rate``, open loop on the same server: moves offered at R per second (``half``: half
+   the moves/s just measured), evenly spaced, taken by the ``--games`` bots; a move's latency
+   runs from its offer to its accepted answer, so queueing counts (p50/p99 reported);
+4. with ``--long-moves N`` (default 2,000; 0 skips), one game played alone past move N, and
+   the server's CPU per move at moves 10–109, 500–599, 1000–1099, 1900–1999 (flat or not).
 
-Both phases run ``--warmup`` seconds before the measured window. The report gives requests/s,
-moves/s, p50/p99 latencies, the ratio moves/s ÷ ceiling requests/s against the targets
-(≥ 1,000 moves/s and ≥ 0.5 of the ceiling), and where the CPU went during each window (client,
-server processes, PostgreSQL, Redis). The numbers are also written, per worker count, to
-``bench/results/e2e-latest.json``. After the phases, ``bench.move_work`` times the pure work of
-a move in this process and the report gives the ratio this workload allows at best: a move's
-requests each as cheap as a ceiling request, plus that work (``bound``).
-``--only ceiling|e2e`` runs one phase and prints it as JSON
-(nothing saved). Nothing is asserted; every process started is stopped, also on failure or
-SIGTERM. The machine is shared with whatever else runs: the report warns when other processes
-took CPU during a window.
+Phases 1–3 run ``--warmup`` seconds before the measured window. The servers are probed only once
+every worker listens (``--workers``: one ``SO_REUSEPORT`` socket each), so the load's
+connections are spread over all of them; the report gives each server process's CPU and the
+connections each holds. The report gives requests/s, moves/s, p50/p99 latencies, the ratio
+moves/s ÷ ceiling requests/s against the targets (≥ 1,000 moves/s and ≥ 0.5 of the ceiling), and
+where the CPU went during each window (client, server processes, PostgreSQL, Redis). The numbers
+are also written, per worker count, to ``bench/results/e2e-latest.json``. After the phases,
+``bench.move_work`` times the pure work of a move in this process and the report gives the ratio
+this workload allows at best: a move's requests each as cheap as a ceiling request, plus that
+work (``bound``). ``--only ceiling|e2e`` runs one phase and prints it as JSON (nothing saved).
+Nothing is asserted; every process started is stopped, also on failure or SIGTERM. The machine
+is shared with whatever else runs: the report warns when other processes took CPU during a
+window.
 """
 
 from __future__ import annotations
@@ -55,6 +63,7 @@ import msgspec
 
 from bench import move_work
 from tests.support.servers import free_port, fresh_database, postgres_dsn, redis_url
+from tests.support.sockets import connections_by_process, listeners
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "e2e-latest.json"
@@ -237,6 +246,7 @@ def cpu_snapshot(server_pid: int) -> dict[str, float]:
     for pid, (_, comm, cpu) in procs.items():
         if pid in server_tree:
             out["server"] += cpu
+            out[f"pid{pid}"] = cpu
         elif pid in ours and comm == "postgres":
             out["postgres"] += cpu
         elif pid in ours and comm.startswith("redis-server"):
@@ -247,7 +257,16 @@ def cpu_snapshot(server_pid: int) -> dict[str, float]:
 
 def cpu_report(before: dict[str, float], after: dict[str, float], seconds: float) -> dict[str, Any]:
     """Cores used per component over the window (1.0 = one core fully busy)."""
-    used = {k: round((after[k] - before[k]) / seconds, 2) for k in before if k != "machine_total"}
+    used: dict[str, Any] = {
+        k: round((after[k] - before[k]) / seconds, 2)
+        for k in before
+        if k != "machine_total" and not k.startswith("pid")
+    }
+    # Each server process's share (the supervisor and every worker): an idle worker shows here.
+    used["server_processes"] = sorted(
+        (round((after[k] - before.get(k, 0.0)) / seconds, 2) for k in after if k.startswith("pid")),
+        reverse=True,
+    )
     cores = os.cpu_count() or 1
     used["machine_cores"] = cores
     used["machine_busy"] = round((after["machine_busy"] - before["machine_busy"]) / seconds, 2)
@@ -286,14 +305,19 @@ class Server:
         text = self.log_path.read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
-    async def wait_ready(self, probe: Callable[[Connection], Awaitable[bool]]) -> None:
+    async def wait_ready(
+        self, probe: Callable[[Connection], Awaitable[bool]], workers: int = 1
+    ) -> None:
+        """Until ``probe`` succeeds and ``workers`` sockets listen on the port: a worker
+        listens once its application has started (``service.workers``), and connections
+        opened before every worker listens would all stay with the ones that do."""
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.name} exited ({self.proc.returncode}):\n{self.tail()}")
             conn = Connection("127.0.0.1", self.port)
             try:
-                if await probe(conn):
+                if listeners(self.port) >= workers and await probe(conn):
                     return
             except (OSError, asyncio.IncompleteReadError, HttpError):
                 pass
@@ -320,6 +344,14 @@ class Server:
         self._log.close()
         with contextlib.suppress(OSError):
             self.log_path.unlink()
+
+
+def server_pids(root: int) -> set[int]:
+    procs = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    return _descendants(children, root)
 
 
 @contextlib.contextmanager
@@ -358,6 +390,7 @@ async def run_load(
         return cpu_report(before, cpu_snapshot(server_pid), seconds)
 
     cpu = await sample()
+    cpu["connections_by_process"] = connections_by_process(port, server_pids(server_pid))
     done, pending = await asyncio.wait(tasks, timeout=DRAIN_TIMEOUT_S)
     for task in pending:
         task.cancel()
@@ -383,66 +416,120 @@ def ceiling_client(slot: int) -> Client:
     return client
 
 
+class Bot:
+    """One bot slot: plays CARGO games one after another on its connection. ``move`` makes
+    one move: ``GET /legal`` for the seat it expects to act (the seat of the last
+    ``turn_began`` in the previous answer, else the seat that moved last; the other seat when
+    that one has nothing to do), then ``POST /commands`` with a legal command and
+    ``expected_version``; a finished game is replaced by a new one. ``prefer`` (a command
+    type) is chosen whenever legal, else a uniformly random legal command."""
+
+    def __init__(self, slot: int, seed: int, prefer: str | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.prefer = prefer
+        self.create = _encode(
+            {
+                "game": GAME,
+                "seats": 2,
+                "options": {"crate_placement": "random"},
+                "players": [f"bot{slot}a", f"bot{slot}b"],
+            }
+        )
+        self.base: str | None = None
+        self.tokens: list[str] = []
+        self.seat = 0
+        self.known: dict[str, Any] | None = None
+        #: Accepted moves in the current game (the last one made is move number ``moves``).
+        self.moves = 0
+
+    async def new_game(self, conn: Connection, rec: Recorder) -> None:
+        status, payload = await timed(rec, "create", conn, "POST", "/v1/games", self.create)
+        if status != 201:
+            raise HttpError(f"POST /v1/games answered {status}: {payload[:300]!r}")
+        game = _decode(payload)
+        rec.count("games_started", time.perf_counter())
+        self.base = f"/v1/games/{game['id']}"
+        self.tokens = [s["token"] for s in game["seats"]]
+        self.seat, self.known, self.moves = 0, None, 0
+
+    def choose(self, commands: list[Any]) -> Any:
+        if self.prefer is not None:
+            for command in commands:
+                if command["type"] == self.prefer:
+                    return command
+        return self.rng.choice(commands)
+
+    async def move(self, conn: Connection, rec: Recorder) -> None:
+        """Until one command is accepted."""
+        while True:
+            if self.base is None:
+                await self.new_game(conn, rec)
+            assert self.base is not None
+            legal: dict[str, Any] | None = self.known
+            self.known = None
+            order = [self.seat] + [s for s in range(len(self.tokens)) if s != self.seat]
+            for candidate in [] if legal else order:
+                status, payload = await timed(
+                    rec, "legal", conn, "GET", self.base + "/legal", token=self.tokens[candidate]
+                )
+                if status != 200:
+                    raise HttpError(f"GET legal answered {status}: {payload[:300]!r}")
+                doc = _decode(payload)
+                if doc["commands"]:
+                    self.seat, legal = candidate, doc
+                    break
+            if legal is None:  # nobody can act: over (or a projection behind: look again)
+                status, payload = await timed(
+                    rec, "game", conn, "GET", self.base, token=self.tokens[0]
+                )
+                if _decode(payload)["status"] == "finished":
+                    rec.count("games_finished", time.perf_counter())
+                    self.base = None
+                continue
+            body = _encode(
+                {"command": self.choose(legal["commands"]), "expected_version": legal["version"]}
+            )
+            status, payload = await timed(
+                rec, "command", conn, "POST", self.base + "/commands", body, self.tokens[self.seat]
+            )
+            if status == 200:
+                rec.count("moves", time.perf_counter())
+                self.moves += 1
+                # The answer says who acts next and, if it is still this seat, what it may do:
+                # only when the turn passes does the bot need GET /legal.
+                answer = _decode(payload, type=_Accepted)
+                if self.seat in answer.to_act and answer.legal:
+                    self.known = {"version": answer.version, "commands": answer.legal}
+                elif answer.to_act:
+                    self.seat = answer.to_act[0]
+                return
+            if status >= 500:
+                raise HttpError(f"POST commands answered {status}: {payload[:300]!r}")
+
+
 def bot_client(slot: int, seed: int) -> Client:
-    rng = random.Random(seed)
-    create = _encode(
-        {
-            "game": GAME,
-            "seats": 2,
-            "options": {"crate_placement": "random"},
-            "players": [f"bot{slot}a", f"bot{slot}b"],
-        }
-    )
+    """Closed loop: the next move as soon as the last one is answered."""
+    bot = Bot(slot, seed)
 
     async def client(conn: Connection, rec: Recorder, until: float) -> None:
         while time.perf_counter() < until:
-            status, payload = await timed(rec, "create", conn, "POST", "/v1/games", create)
-            if status != 201:
-                raise HttpError(f"POST /v1/games answered {status}: {payload[:300]!r}")
-            game = _decode(payload)
-            rec.count("games_started", time.perf_counter())
-            base = f"/v1/games/{game['id']}"
-            tokens = [s["token"] for s in game["seats"]]
-            seat = 0
-            known: dict[str, Any] | None = None
-            while time.perf_counter() < until:
-                legal: dict[str, Any] | None = known
-                known = None
-                for candidate in (
-                    [] if legal else [seat] + [s for s in range(len(tokens)) if s != seat]
-                ):
-                    status, payload = await timed(
-                        rec, "legal", conn, "GET", base + "/legal", token=tokens[candidate]
-                    )
-                    if status != 200:
-                        raise HttpError(f"GET legal answered {status}: {payload[:300]!r}")
-                    doc = _decode(payload)
-                    if doc["commands"]:
-                        seat, legal = candidate, doc
-                        break
-                if legal is None:  # nobody can act: over (or a projection behind: look again)
-                    status, payload = await timed(rec, "game", conn, "GET", base, token=tokens[0])
-                    if _decode(payload)["status"] == "finished":
-                        rec.count("games_finished", time.perf_counter())
-                        break
-                    continue
-                body = _encode(
-                    {"command": rng.choice(legal["commands"]), "expected_version": legal["version"]}
-                )
-                status, payload = await timed(
-                    rec, "command", conn, "POST", base + "/commands", body, tokens[seat]
-                )
-                if status == 200:
-                    rec.count("moves", time.perf_counter())
-                    # The answer says who acts next and, if it is still this seat, what it may do:
-                    # only when the turn passes does the bot need GET /legal.
-                    answer = _decode(payload, type=_Accepted)
-                    if seat in answer.to_act and answer.legal:
-                        known = {"version": answer.version, "commands": answer.legal}
-                    elif answer.to_act:
-                        seat = answer.to_act[0]
-                elif status >= 500:
-                    raise HttpError(f"POST commands answered {status}: {payload[:300]!r}")
+            await bot.move(conn, rec)
+
+    return client
+
+
+def open_loop_client(slot: int, seed: int, offers: asyncio.Queue[float]) -> Client:
+    """Open loop: takes the time a move was offered from ``offers`` and makes that move; its
+    latency runs from the offer (so time spent waiting for a free bot counts)."""
+    bot = Bot(slot, seed)
+
+    async def client(conn: Connection, rec: Recorder, until: float) -> None:
+        while True:
+            offered = await offers.get()
+            if offered > until:
+                return
+            await bot.move(conn, rec)
+            rec.request("offered_move", offered, time.perf_counter(), 200)
 
     return client
 
@@ -498,7 +585,7 @@ def measure_ceiling(args: argparse.Namespace, env: dict[str, str]) -> dict[str, 
     with server("ceiling", argv, env, port) as proc:
 
         async def go() -> tuple[Recorder, dict[str, Any]]:
-            await proc.wait_ready(_probe_ceiling)
+            await proc.wait_ready(_probe_ceiling, args.workers)
             clients = [ceiling_client(i) for i in range(args.games)]
             return await run_load(clients, port, args.warmup, args.seconds, proc.pid)
 
@@ -528,11 +615,23 @@ def measure_e2e(args: argparse.Namespace, env: dict[str, str]) -> dict[str, Any]
     with server("manifest", argv, env, port) as proc:
 
         async def go() -> tuple[Recorder, dict[str, Any]]:
-            await proc.wait_ready(_probe_manifest)
+            await proc.wait_ready(_probe_manifest, args.workers)
             clients = [bot_client(i, args.seed * 100_003 + i) for i in range(args.games)]
             return await run_load(clients, port, args.warmup, args.seconds, proc.pid)
 
         rec, cpu = asyncio.run(go())
+        closed = _closed_loop_result(args, rec, cpu)
+        rate = _offered_rate(args.rate, closed["moves_per_s"])
+        if rate:
+            closed["open_loop"] = asyncio.run(open_loop(args, port, proc.pid, rate))
+        if args.long_moves:
+            closed["long_game"] = asyncio.run(long_game(port, proc.pid, args.long_moves))
+    return closed
+
+
+def _closed_loop_result(
+    args: argparse.Namespace, rec: Recorder, cpu: dict[str, Any]
+) -> dict[str, Any]:
     moves = rec.counts.get("moves", 0)
     requests = sum(len(v) for v in rec.latencies.values())
     return {
@@ -550,6 +649,91 @@ def measure_e2e(args: argparse.Namespace, env: dict[str, str]) -> dict[str, Any]
     }
 
 
+def _offered_rate(option: str | None, closed_moves_per_s: float) -> float | None:
+    """``--rate``: moves/s, or ``half`` (half the closed loop's moves/s measured just now)."""
+    if not option:
+        return None
+    if option == "half":
+        return round(closed_moves_per_s / 2, 1) or None
+    return float(option)
+
+
+async def open_loop(
+    args: argparse.Namespace, port: int, server_pid: int, rate: float
+) -> dict[str, Any]:
+    """Moves offered at ``rate`` per second, evenly spaced, whether or not earlier ones were
+    answered; ``--games`` bots take them. A move's latency runs from its offer to its
+    accepted answer (GET /legal included), so a server that falls behind shows as latency
+    rather than as a lower rate (no coordinated omission)."""
+    offers: asyncio.Queue[float] = asyncio.Queue()
+    bots = [open_loop_client(i, args.seed * 7_919 + i, offers) for i in range(args.games)]
+
+    async def offer(conn: Connection, rec: Recorder, until: float) -> None:
+        start, i = time.perf_counter(), 0
+        while (at := start + i / rate) <= until:
+            if (wait := at - time.perf_counter()) > 0:
+                await asyncio.sleep(wait)
+            offers.put_nowait(at)
+            i += 1
+        for _ in bots:
+            offers.put_nowait(float("inf"))
+
+    rec, cpu = await run_load([*bots, offer], port, args.warmup, args.seconds, server_pid)
+    return {
+        "offered_moves_per_s": rate,
+        "moves_per_s": round(rec.counts.get("moves", 0) / args.seconds, 1),
+        "move_latency_ms": percentiles(rec.latencies.get("offered_move", [])),
+        "command_latency_ms": percentiles(rec.latencies.get("command", [])),
+        "cpu_cores": cpu,
+    }
+
+
+#: Moves of one long game whose cost ``long_game`` reports: 50 moves starting at each.
+LONG_GAME_BUCKETS = (10, 500, 1000, 1900)
+LONG_GAME_BUCKET = 100
+
+
+async def long_game(port: int, server_pid: int, moves: int) -> dict[str, Any]:
+    """One game played move after move by one client, nothing else running: the cost of its
+    moves number 10–109, 500–599, 1000–1099, 1900–1999 (those within ``moves``): the server's
+    CPU per move and the POST /commands latency. The bot ends its turn whenever it may, so the
+    game outlasts ``moves`` (a random CARGO game ends after 1,300–2,200 events)."""
+    bot = Bot(0, 4_242, prefer="end_turn")
+    conn = Connection("127.0.0.1", port)
+    rec = Recorder(Window(0.0, float("inf")))
+    buckets: list[dict[str, Any]] = []
+    try:
+        await bot.new_game(conn, rec)
+        game = bot.base
+        for first in (b for b in LONG_GAME_BUCKETS if b + LONG_GAME_BUCKET <= moves + 1):
+            while bot.moves < first - 1:
+                await bot.move(conn, rec)
+            rec.latencies.clear()
+            before = cpu_snapshot(server_pid)["server"]
+            while bot.moves < first - 1 + LONG_GAME_BUCKET:
+                await bot.move(conn, rec)
+            if bot.base != game:
+                raise RuntimeError(f"the long game ended before move {bot.moves}")
+            cpu = cpu_snapshot(server_pid)["server"] - before
+            buckets.append(
+                {
+                    "moves": f"{first}-{first + LONG_GAME_BUCKET - 1}",
+                    "server_cpu_us_per_move": round(cpu / LONG_GAME_BUCKET * 1e6),
+                    "command_latency_ms": percentiles(rec.latencies.get("command", [])),
+                }
+            )
+    finally:
+        await conn.close()
+    first_cost, last_cost = (
+        buckets[0]["server_cpu_us_per_move"],
+        buckets[-1]["server_cpu_us_per_move"],
+    )
+    return {
+        "buckets": buckets,
+        "last_over_first_cpu": round(last_cost / first_cost, 2) if first_cost else None,
+    }
+
+
 # --- report ----------------------------------------------------------------------------------
 def _lat(d: dict[str, Any]) -> str:
     if d["p50"] is None:
@@ -559,7 +743,8 @@ def _lat(d: dict[str, Any]) -> str:
 
 def _cpu(d: dict[str, Any]) -> str:
     return (
-        f"client {d['client']}  server {d['server']}  postgres {d['postgres']}  "
+        f"client {d['client']}  server {d['server']} (by process {d['server_processes']}, "
+        f"connections {d['connections_by_process']})  postgres {d['postgres']}  "
         f"redis {d['redis']}  other processes {d['other']}  = {d['machine_busy']} of "
         f"{d['machine_cores']} cores"
     )
@@ -590,7 +775,11 @@ def report(result: dict[str, Any]) -> str:
         f"          statuses: {json.dumps(e['statuses'])}",
         f"          cpu cores: {_cpu(e['cpu_cores'])}",
         "",
-        f"ratio     e2e moves/s ÷ ceiling req/s = {result['ratio']:.3f}",
+        *_open_loop_lines(e.get("open_loop")),
+        *_long_game_lines(e.get("long_game")),
+        f"ratio     e2e moves/s ÷ ceiling req/s = {result['ratio']:.3f}   server cores: "
+        f"ceiling {c['cpu_cores']['server']}, e2e {e['cpu_cores']['server']} "
+        f"(workers={result['workers']})",
         *_bound_lines(result["bound"]),
         *(
             [
@@ -605,6 +794,30 @@ def report(result: dict[str, Any]) -> str:
         f"ratio {'MET' if t['ratio_met'] else 'NOT MET'}",
     ]
     return "\n".join(lines)
+
+
+def _open_loop_lines(o: dict[str, Any] | None) -> list[str]:
+    if not o:
+        return []
+    return [
+        f"open loop {o['offered_moves_per_s']:>9,.1f} moves/s offered, {o['moves_per_s']:,.1f} "
+        f"answered   move from offer   {_lat(o['move_latency_ms'])}",
+        f"          {'':>9} {'':7}   POST /commands    {_lat(o['command_latency_ms'])}",
+        f"          cpu cores: {_cpu(o['cpu_cores'])}",
+    ]
+
+
+def _long_game_lines(g: dict[str, Any] | None) -> list[str]:
+    if not g:
+        return []
+    parts = [
+        f"{b['moves']}: {b['server_cpu_us_per_move']} µs, p50 {b['command_latency_ms']['p50']} ms"
+        for b in g["buckets"]
+    ]
+    return [
+        "long game server cpu per move, POST /commands p50 (one game alone): " + "; ".join(parts),
+        f"          last ÷ first = {g['last_over_first_cpu']} (1.0 = flat)",
+    ]
 
 
 def _bound_lines(b: dict[str, Any] | None) -> list[str]:
@@ -656,6 +869,16 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before the window")
     parser.add_argument("--workers", type=int, default=1, help="uvicorn workers (both servers)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices")
+    parser.add_argument(
+        "--rate",
+        help="also run open loop: moves offered per second, or 'half' (of the closed loop's)",
+    )
+    parser.add_argument(
+        "--long-moves",
+        type=int,
+        default=2000,
+        help="also play one game this many moves long, alone, and report its cost (0: skip)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON results file")
     parser.add_argument(
         "--only", choices=["ceiling", "e2e"], help="run one phase (printed as JSON, not saved)"
@@ -687,6 +910,8 @@ def _measure(
             "MANIFEST_DATA_DIR": data_dir,
             # 64 bot games from one address: the load generator is not a hostile client
             **{f"MANIFEST_QUOTA_{k}": "0" for k in ("CREATE", "COMMANDS", "MESSAGES", "READS")},
+            # A throwaway database: the generated key kept in it signs (as in development).
+            "MANIFEST_SIGNING_KEY_SOURCE": "database",
         }
         try:
             asyncio.run(_create_ceiling_table(dsn))

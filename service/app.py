@@ -368,7 +368,20 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         if settings.redis_url
         else MemoryStore()
     )
-    store = EventStore(pool)
+    # The replica's pool opens no connection up front: an unreachable replica does not stop the
+    # server, history reads fall back to the primary (EventStore.read_history).
+    read_pool = (
+        await asyncpg.create_pool(
+            settings.pg_read_dsn,
+            min_size=0,
+            max_size=settings.pg_pool,
+            timeout=settings.pg_connect_timeout,  # a replica that does not answer is skipped
+            command_timeout=30,
+        )
+        if settings.pg_read_dsn
+        else None
+    )
+    store = EventStore(pool, read_pool=read_pool)
     projector = Projector(
         projections,
         lambda game_id, after: store.read(game_id, after=after),
@@ -377,6 +390,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
     try:
         signer = await load_signer(pool, settings.signing_key, source=settings.signing_key_source)
     except BaseException:
+        await store.close_replica()
         await pool.close()
         raise
     manifest = Manifest(
@@ -422,6 +436,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             await worker
             await manifest.projector.drain(timeout=2 * settings.redis_timeout)
             await projections.close()
+            await manifest.store.close_replica()
             await pool.close()
 
     def middleware(app: Any) -> Any:

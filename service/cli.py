@@ -83,29 +83,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def tcp_nodelay_for_workers() -> None:
-    """With several workers, uvicorn binds the listening socket itself with protocol 0, and
-    asyncio then never sets TCP_NODELAY on accepted connections: every keep-alive response
-    waits for a delayed ACK (~40 ms; uvicorn issue #3149). Re-wrap the socket as TCP."""
-    import socket
-
-    from uvicorn.config import Config
-
-    bind = Config.bind_socket
-
-    def bind_tcp(self: Config) -> socket.socket:
-        sock = bind(self)
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.proto == 0:
-            tcp = socket.socket(sock.family, sock.type, socket.IPPROTO_TCP, fileno=sock.detach())
-            tcp.set_inheritable(True)
-            return tcp
-        return sock
-
-    Config.bind_socket = bind_tcp  # type: ignore[method-assign]
-
-
 def serve(args: argparse.Namespace) -> None:
-    import uvicorn
+    from . import workers
 
     settings = Settings.from_env()
     _check_signing_key(settings)
@@ -123,8 +102,8 @@ def serve(args: argparse.Namespace) -> None:
     # uvicorn shuts down on SIGTERM, restores the handler it found and raises the signal
     # again: make that handler an orderly exit, so the embedded PostgreSQL is stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    tcp_nodelay_for_workers()
-    uvicorn.run(
+    # uvicorn.run's arguments; several workers each listen on their own SO_REUSEPORT socket.
+    workers.serve(
         "service.app:create_app",
         factory=True,
         host=args.host,
@@ -186,6 +165,7 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
         return await history.export(game_id)
     finally:
         await projections.close()
+        await manifest.store.close_replica()
         await pool.close()
 
 

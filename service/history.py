@@ -11,7 +11,7 @@ import msgspec
 from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Viewer
 from domain.kernel import seat as seat_viewer
 from projections.platform_events import is_platform
-from projections.replay import Replayer
+from projections.replay import SNAPSHOT_EVERY, Replayer
 from projections.store import StoreUnavailable
 from projections.table import Table, fold_stream, game_document
 
@@ -35,7 +35,18 @@ class History:
 
     @classmethod
     def of(cls, manifest: Manifest) -> History:
-        return cls(manifest, manifest.replayer)
+        """History over ``manifest``; its replay seeks read the replica when there is one."""
+        store = manifest.store
+
+        async def read_range(game_id: str, after: int, limit: int | None) -> list[StoredEvent]:
+            # A seek asks only for events it knows exist (n ≤ the primary's version).
+            if limit is None:
+                return await store.read(game_id, after=after)
+            return await store.read_history(
+                game_id, after=after, limit=limit, through=after + limit
+            )
+
+        return cls(manifest, Replayer(manifest.replayer.store, read_range, SNAPSHOT_EVERY))
 
     async def _caller(self, game_id: str, token: str | None) -> tuple[GameRow, int | None, Viewer]:
         seat = await self.manifest.seat_for(game_id, token)
@@ -53,7 +64,9 @@ class History:
         row, seat, viewer = await self._caller(game_id, token)
         limit = max(1, min(limit, MAX_PAGE))
         after = max(0, after)
-        events = await self.store.read(game_id, after=after, limit=limit)
+        events = await self.store.read_history(
+            game_id, after=after, limit=limit, through=row.version
+        )
         table = await self._table_for_redaction(game_id)
         page = [event_json(e, redacted(table, e, viewer, seat)) for e in events]
         last = events[-1].version if events else after
@@ -95,7 +108,9 @@ class History:
         table: Table | None = None
         after = 0
         while after < row.version:
-            events = await self.store.read(game_id, after=after, limit=500)
+            events = await self.store.read_history(
+                game_id, after=after, limit=500, through=row.version
+            )
             if not events:
                 break
             for event in events:
@@ -116,7 +131,7 @@ class History:
         row = await self.store.get_game(game_id)
         if row is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
-        events = await self.store.read(game_id)
+        events = await self.store.read_history(game_id, through=row.version)
         commands = await self.store.commands(game_id)
         seed = await self.store.seed(game_id)
         return row, events, commands, seed

@@ -23,6 +23,12 @@ LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 COMMANDS = Counter("manifest_commands_total", "Commands by outcome", ["game", "outcome"])
+HISTORY_READS = Counter(
+    "manifest_history_reads_total",
+    "History reads of events by where they were answered (PG_READ_DSN): replica, or the primary "
+    "because the replica was behind (fallback_behind) or unreachable (fallback_error)",
+    ["outcome"],
+)
 
 _ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _NUMBER = re.compile(r"/\d+(?=/|$)")

@@ -8,6 +8,7 @@ Configuration table lists the same).
 | variable | default | meaning |
 |---|---|---|
 | ``PG_DSN`` | unset | PostgreSQL URL; unset = an embedded PostgreSQL in ``MANIFEST_DATA_DIR`` |
+| ``PG_READ_DSN`` | unset | a streaming read replica for history reads (events, replay, audit) |
 | ``REDIS_URL`` | unset | Redis URL; unset = projections kept in-process |
 | ``MANIFEST_REDIS_PREFIX`` | ``mf`` | prefix of every Redis key and channel |
 | ``MANIFEST_DATA_DIR`` | ``.manifest`` | embedded PostgreSQL's data and the server key |
@@ -139,6 +140,7 @@ def _path(name: str, text: str) -> Path:
 #: field -> (variable, default text, parser). The one place defaults are written.
 SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "pg_dsn": ("PG_DSN", "", _text),
+    "pg_read_dsn": ("PG_READ_DSN", "", _text),
     "redis_url": ("REDIS_URL", "", _text),
     "redis_prefix": ("MANIFEST_REDIS_PREFIX", "mf", _prefix),
     "data_dir": ("MANIFEST_DATA_DIR", ".manifest", _path),
@@ -180,6 +182,7 @@ def _default(field: str) -> Any:
 
 class Settings(msgspec.Struct, frozen=True):
     pg_dsn: str | None = _default("pg_dsn")
+    pg_read_dsn: str | None = _default("pg_read_dsn")
     redis_url: str | None = _default("redis_url")
     redis_prefix: str = _default("redis_prefix")
     data_dir: Path = _default("data_dir")

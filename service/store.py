@@ -29,15 +29,19 @@ msgspec, so the store works whatever JSON codecs the pool's connections have.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
+
 from . import pgrows as db
 from .chain import ZERO_HASH, canonical, verify_chain
 from .locked import Locked
+from .observability import HISTORY_READS
 from .records import (
     AppendResult,
     CommandRecord,
@@ -68,6 +72,10 @@ __all__ = [
 ]
 
 
+#: Seconds history reads skip a read replica that has just failed (go to the primary at once).
+REPLICA_RETRY_S = 5.0
+
+
 class EventStore:
     """Games, their events, commands, secrets and seat tokens, on an ``asyncpg.Pool``.
 
@@ -75,11 +83,27 @@ class EventStore:
     ``received_at``.
     """
 
-    def __init__(self, pool: Any, *, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        pool: Any,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        read_pool: Any = None,
+    ) -> None:
         self._pool = pool
         #: The pool, for statements the store does not wrap (``service.optimistic``).
         self.pool = pool
+        #: A read replica's pool (``PG_READ_DSN``) for :meth:`read_history`, or None.
+        self.read_pool = read_pool
+        #: How :meth:`read_history` was answered: replica, fallback_behind, fallback_error.
+        self.history_reads: dict[str, int] = {}
+        #: ``time.monotonic()`` before which the replica, having just failed, is not tried.
+        self.replica_retry_at = 0.0
         self._clock: Callable[[], datetime] = clock if clock is not None else db.utc_now
+
+    async def close_replica(self) -> None:
+        if self.read_pool is not None:
+            await self.read_pool.close()
 
     # ------------------------------------------------------------------ games
 
@@ -274,6 +298,43 @@ class EventStore:
         """Events with version > ``after`` in version order (at most ``limit``); [] if none."""
         async with self._pool.acquire() as conn:
             return await db.read_events(conn, db.game_uuid(game_id), after, limit)
+
+    async def read_history(
+        self, game_id: str | uuid.UUID, *, through: int, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """Like :meth:`read`, from the read replica when there is one and it is not behind.
+
+        ``through`` is a version the caller knows the game has reached (from the primary, e.g.
+        its ``games`` row): every event after ``after`` up to ``through`` (at most ``limit``)
+        must be in the answer. Events are immutable, so an event the replica has is the very
+        event the primary has: a replica's answer can be incomplete (it lags), never different.
+        It is used only when complete; otherwise — or when the replica cannot be reached — the
+        primary answers (after a failure, for :data:`REPLICA_RETRY_S` seconds without trying
+        the replica). A history read is therefore never staler than the primary's row.
+        """
+        if self.read_pool is None:
+            return await self.read(game_id, after=after, limit=limit)
+        if time.monotonic() < self.replica_retry_at:  # it failed a moment ago: do not wait on it
+            self._count("fallback_error")
+            return await self.read(game_id, after=after, limit=limit)
+        wanted = max(0, through - after if limit is None else min(limit, through - after))
+        try:
+            async with self.read_pool.acquire() as conn:
+                events = await db.read_events(conn, db.game_uuid(game_id), after, limit)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+            outcome = "fallback_error"
+            self.replica_retry_at = time.monotonic() + REPLICA_RETRY_S
+        else:
+            if len(events) >= wanted:
+                self._count("replica")
+                return events
+            outcome = "fallback_behind"
+        self._count(outcome)
+        return await self.read(game_id, after=after, limit=limit)
+
+    def _count(self, outcome: str) -> None:
+        self.history_reads[outcome] = self.history_reads.get(outcome, 0) + 1
+        HISTORY_READS.labels(outcome).inc()
 
     @asynccontextmanager
     async def lock(self, game_id: str | uuid.UUID) -> AsyncIterator[Locked]:

@@ -139,32 +139,76 @@ def local_postgres() -> Iterator[str]:
         initdb = [str(bindir / "initdb"), "-D", str(data), "-U", PG_SUPERUSER, "-A", "trust"]
         _run(_as_pg_user([*initdb, "-E", "UTF8", "--no-locale", "--no-sync"]), "initdb", tmp)
         port = free_port()
-        settings = {
-            "listen_addresses": "127.0.0.1",
-            "port": str(port),
-            "unix_socket_directories": str(tmp),
-            "max_connections": "200",
-            "fsync": "off",
-            "synchronous_commit": "off",
-            "full_page_writes": "off",
-        }
-        argv = [str(bindir / "postgres"), "-D", str(data)]
-        for key, value in settings.items():
-            argv += ["-c", f"{key}={value}"]
-        proc = subprocess.Popen(
-            _as_pg_user(argv), cwd=tmp, stdin=subprocess.DEVNULL, stdout=log, stderr=log
-        )
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not _pg_ready(bindir, port):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                raise ServerUnavailable(
-                    f"postgres did not come up on 127.0.0.1:{port}\n{_tail(tmp / 'postgres.log')}"
-                )
-            time.sleep(0.05)
+        proc = _start_postgres(bindir, data, tmp, log, port)
         createdb = [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port)]
         _run([*createdb, "-U", PG_SUPERUSER, PG_TEST_DB], "createdb", tmp)
         yield f"postgresql://{PG_SUPERUSER}@127.0.0.1:{port}/{PG_TEST_DB}"
+    finally:
+        if proc is not None:
+            _stop_postgres(proc, data)
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _start_postgres(
+    bindir: Path, data: Path, tmp: Path, log: Any, port: int
+) -> subprocess.Popen[bytes]:
+    """``postgres`` on ``data`` (a primary, or a standby if it holds standby.signal), listening
+    on 127.0.0.1:``port``; returns once it accepts connections."""
+    settings = {
+        "listen_addresses": "127.0.0.1",
+        "port": str(port),
+        "unix_socket_directories": str(tmp),
+        "max_connections": "200",
+        "fsync": "off",
+        "synchronous_commit": "off",
+        "full_page_writes": "off",
+    }
+    argv = [str(bindir / "postgres"), "-D", str(data)]
+    for key, value in settings.items():
+        argv += ["-c", f"{key}={value}"]
+    proc = subprocess.Popen(
+        _as_pg_user(argv), cwd=tmp, stdin=subprocess.DEVNULL, stdout=log, stderr=log
+    )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not _pg_ready(bindir, port):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            log.flush()
+            _stop_postgres(proc, data)
+            raise ServerUnavailable(
+                f"postgres did not come up on 127.0.0.1:{port}\n{_tail(tmp / 'postgres.log')}"
+            )
+        time.sleep(0.05)
+    return proc
+
+
+@contextlib.contextmanager
+def streaming_replica(primary_dsn: str) -> Iterator[str]:
+    """A hot standby of ``primary_dsn``'s server (one this harness started: local binaries,
+    trust authentication): ``pg_basebackup -X stream -R`` into a temporary directory, then
+    ``postgres`` on it, streaming WAL from the primary. Yields the DSN of the same database on
+    the replica. Pause it with ``SELECT pg_wal_replay_pause()`` (on the replica) to make it lag.
+    """
+    bindir = pg_bindir()
+    if bindir is None:
+        raise ServerUnavailable(f"PostgreSQL {PG_VERSION} binaries not found")
+    primary = urlsplit(primary_dsn)
+    tmp = Path(tempfile.mkdtemp(prefix="manifest-pg-replica-"))
+    data = tmp / "data"
+    proc: subprocess.Popen[bytes] | None = None
+    log = (tmp / "postgres.log").open("wb")
+    try:
+        if _is_root():
+            shutil.chown(tmp, PG_SUPERUSER, PG_SUPERUSER)
+        backup = [
+            str(bindir / "pg_basebackup"),
+            *("-h", "127.0.0.1", "-p", str(primary.port), "-U", PG_SUPERUSER),
+            *("-D", str(data), "-X", "stream", "-R", "-c", "fast", "--no-sync"),
+        ]
+        _run(_as_pg_user(backup), "pg_basebackup", tmp)
+        port = free_port()
+        proc = _start_postgres(bindir, data, tmp, log, port)
+        yield urlunsplit(primary._replace(netloc=f"{PG_SUPERUSER}@127.0.0.1:{port}"))
     finally:
         if proc is not None:
             _stop_postgres(proc, data)

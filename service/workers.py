@@ -1,0 +1,125 @@
+"""Several uvicorn workers, each with its own listening socket (``SO_REUSEPORT``).
+
+uvicorn's own multi-worker mode binds one socket in the supervisor and shares it: a connection
+belongs to whichever worker calls ``accept`` first, and asyncio accepts everything queued in one
+go. Keep-alive clients open their connections once, so whatever split happens at that moment
+lasts for the whole life of the connections — and a burst of connections that arrives while one
+worker is still starting (its lifespan opening pools) all lands on the workers already
+serving. ``bench.e2e --workers 2`` measured exactly that: one busy worker, one idle.
+
+Here every worker binds its own socket to the same address with ``SO_REUSEPORT`` and listens
+only once its application has started, and the kernel spreads new connections over the sockets
+that listen by a hash of the connection's addresses — independent of which process wakes first.
+``ss -ltn sport = :PORT`` lists one listening socket per serving worker (``bench.e2e`` waits for
+all of them before it connects). Linux ≥ 3.9; every worker runs under the same user.
+
+The supervisor binds the address first (also with ``SO_REUSEPORT``, never listening) so that a
+port in use fails at once, restarts a worker that dies, and on SIGTERM/SIGINT stops them all
+(each finishes its requests: uvicorn's graceful shutdown).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+#: Seconds a stopping worker gets for its graceful shutdown before it is killed.
+STOP_TIMEOUT_S = 30.0
+
+
+def reuseport_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port) with SO_REUSEADDR and SO_REUSEPORT, not listening.
+
+    Created with ``IPPROTO_TCP`` so that asyncio sets TCP_NODELAY on accepted connections
+    (with protocol 0 it does not, and every keep-alive response waits for a delayed ACK)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    return sock
+
+
+def _worker(app: str, host: str, port: int, options: dict[str, Any]) -> None:
+    import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
+
+    sock = reuseport_socket(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, **options))
+    # Server.run listens on the socket after the application's startup, and handles SIGTERM.
+    server.run(sockets=[sock])
+    if not server.started:  # the application did not start (its lifespan failed)
+        sys.exit(STARTUP_FAILURE)
+
+
+def serve(app: str, *, host: str, port: int, workers: int = 1, **options: Any) -> None:
+    """``uvicorn.run(app, host=..., port=..., workers=..., **options)``, except that several
+    workers each listen on their own socket (:func:`run`). ``options`` go to
+    ``uvicorn.Config`` (``factory``, ``log_level``, ``http``, ...)."""
+    import uvicorn
+
+    if workers <= 1:
+        uvicorn.run(app, host=host, port=port, **options)
+    else:
+        run(app, host, port, workers, **options)
+
+
+def run(app: str, host: str, port: int, workers: int, **options: Any) -> None:
+    """Run ``workers`` processes serving ``app`` (an import string; ``options`` go to
+    ``uvicorn.Config``) on host:port until SIGTERM or SIGINT. A worker whose application fails
+    to start stops them all (exit status 3, as uvicorn's)."""
+    from uvicorn.config import STARTUP_FAILURE
+
+    try:
+        holder = reuseport_socket(host, port)  # fails now if the port is taken
+    except OSError as error:
+        print(f"manifest: cannot listen on {host}:{port}: {error}", file=sys.stderr)
+        sys.exit(1)
+    port = holder.getsockname()[1]
+    context = multiprocessing.get_context("spawn")
+    stopping = failed = False
+
+    def start() -> Any:
+        proc = context.Process(
+            target=_worker, args=(app, host, port, options), name="manifest-worker"
+        )
+        proc.start()
+        return proc
+
+    def stop(*_: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    procs = [start() for _ in range(workers)]
+    try:
+        while not stopping:
+            time.sleep(0.2)
+            for i, proc in enumerate(procs):
+                if not proc.is_alive() and proc.exitcode == STARTUP_FAILURE:
+                    print(f"manifest: worker {proc.pid} failed to start", file=sys.stderr)
+                    stopping = failed = True
+                elif not proc.is_alive() and not stopping:
+                    print(
+                        f"manifest: worker {proc.pid} exited ({proc.exitcode}); starting another",
+                        file=sys.stderr,
+                    )
+                    procs[i] = start()
+    finally:
+        for proc in procs:
+            if proc.is_alive() and proc.pid is not None:
+                proc.terminate()  # SIGTERM: uvicorn's graceful shutdown
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        for proc in procs:
+            proc.join(max(0.0, deadline - time.monotonic()))
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        holder.close()
+    if failed:
+        sys.exit(STARTUP_FAILURE)
