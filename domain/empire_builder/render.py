@@ -13,6 +13,7 @@ one is given.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Iterable, Mapping
@@ -59,20 +60,14 @@ def svg(view: Mapping[str, Any]) -> str | None:
     return _draw(sections, trains, lines)
 
 
-def _draw(
-    sections: Iterable[tuple[int, int, int]],
-    trains: Iterable[tuple[int, int, list[str]]],
-    lines: list[str],
-) -> str:
-    """The map, then track ``sections`` (seat, milepost, milepost), ``trains`` (seat, milepost,
-    loads) and text ``lines`` in a panel below the map."""
+@functools.cache
+def _layers() -> tuple[list[tuple[float, float]], float, float, str, str]:
+    """The map's mileposts' coordinates, its size, and its two constant layers — land, roads
+    and rivers under the track; terrain marks and cities over it — drawn once per process."""
     xs = [_xy(m) for m in range(MAP.size)]
     width = max(x for x, _ in xs) + 20
     map_height = max(y for _, y in xs) + 20
-    height = map_height + (16 * len(lines) + 10 if lines else 0)
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}"'
-        f' viewBox="0 0 {width:.0f} {height:.0f}">',
+    under = [
         f'<rect width="{width:.0f}" height="{map_height:.0f}" fill="#dbe9f4"/>',
         '<g stroke="#f4efe1" stroke-width="15" stroke-linecap="round">',
     ]
@@ -80,43 +75,62 @@ def _draw(
         for b in MAP.adjacent[a]:
             if a < b:
                 (x1, y1), (x2, y2) = xs[a], xs[b]
-                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+                under.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
         for b in MAP.inside[a]:
             if a < b:
                 (x1, y1), (x2, y2) = xs[a], xs[b]
-                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
-    out.append("</g>")
+                under.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+    under.append("</g>")
     for key, colour in [(k, "#3a7bd5") for k in MAP.river] + [(k, "#7fb2e5") for k in MAP.inlet]:
         a, b = edge_ends(key)
         (x1, y1), (x2, y2) = xs[a], xs[b]
         mx, my, dx, dy = (x1 + x2) / 2, (y1 + y2) / 2, (y2 - y1) / 2.5, (x1 - x2) / 2.5
-        out.append(f'<line x1="{mx - dx:.1f}" y1="{my - dy:.1f}" x2="{mx + dx:.1f}"'
-                   f' y2="{my + dy:.1f}" stroke="{colour}" stroke-width="2.5"/>')
-    for seat, a, b in sections:
-        (x1, y1), (x2, y2) = xs[a], xs[b]
-        out.append(f'<line class="track" data-seat="{seat}" data-from="{a}" data-to="{b}"'
-                   f' x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke-width="3"'
-                   f' stroke="{PLAYER_COLOURS[seat % 6]}"/>')
+        under.append(f'<line x1="{mx - dx:.1f}" y1="{my - dy:.1f}" x2="{mx + dx:.1f}"'
+                     f' y2="{my + dy:.1f}" stroke="{colour}" stroke-width="2.5"/>')
+    over = []
     for m, (x, y) in enumerate(xs):
         t = MAP.terrain[m]
         if t == MOUNTAIN:
-            out.append(f'<path d="M{x - 3.5} {y + 3}L{x} {y - 3.5}L{x + 3.5} {y + 3}Z"/>')
+            over.append(f'<path d="M{x - 3.5} {y + 3}L{x} {y - 3.5}L{x + 3.5} {y + 3}Z"/>')
         elif t == 0:
-            out.append(f'<circle cx="{x}" cy="{y}" r="1.3"/>')
+            over.append(f'<circle cx="{x}" cy="{y}" r="1.3"/>')
     for city in sorted(MAP.cities.values(), key=lambda c: c.name):
         x, y = xs[city.mileposts[0]]
         if city.size == "major":
             r = SCALE * 0.75
             pts = " ".join(f"{x + r * math.cos(math.radians(30 + 60 * i)):.1f},"
                            f"{y + r * math.sin(math.radians(30 + 60 * i)):.1f}" for i in range(6))
-            out.append(f'<polygon points="{pts}" fill="#f28c28" fill-opacity="0.8"'
-                       ' stroke="#a0521d"/>')
+            over.append(f'<polygon points="{pts}" fill="#f28c28" fill-opacity="0.8"'
+                        ' stroke="#a0521d"/>')
         else:
             fill = "#f28c28" if MAP.terrain[city.mileposts[0]] == MEDIUM else "#f5d142"
-            out.append(f'<circle cx="{x}" cy="{y}" r="5" fill="{fill}" stroke="#555"/>')
+            over.append(f'<circle cx="{x}" cy="{y}" r="5" fill="{fill}" stroke="#555"/>')
         size = 11 if MAP.terrain[city.mileposts[0]] == MAJOR else 8
-        out.append(f'<text x="{x + 6}" y="{y - 6}" font-family="sans-serif" font-size="{size}"'
-                   f' fill="#222">{city.name}</text>')
+        over.append(f'<text x="{x + 6}" y="{y - 6}" font-family="sans-serif" font-size="{size}"'
+                    f' fill="#222">{city.name}</text>')
+    return xs, width, map_height, "\n".join(under), "\n".join(over)
+
+
+def _draw(
+    sections: Iterable[tuple[int, int, int]],
+    trains: Iterable[tuple[int, int, list[str]]],
+    lines: list[str],
+) -> str:
+    """The map, then track ``sections`` (seat, milepost, milepost), ``trains`` (seat, milepost,
+    loads) and text ``lines`` in a panel below the map."""
+    xs, width, map_height, under, over = _layers()
+    height = map_height + (16 * len(lines) + 10 if lines else 0)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}"'
+        f' viewBox="0 0 {width:.0f} {height:.0f}">',
+        under,
+    ]
+    for seat, a, b in sections:
+        (x1, y1), (x2, y2) = xs[a], xs[b]
+        out.append(f'<line class="track" data-seat="{seat}" data-from="{a}" data-to="{b}"'
+                   f' x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke-width="3"'
+                   f' stroke="{PLAYER_COLOURS[seat % 6]}"/>')
+    out.append(over)
     for seat, m, loads in trains:
         x, y = xs[m]
         out.append(f'<rect class="train" data-seat="{seat}" data-milepost="{m}"'
