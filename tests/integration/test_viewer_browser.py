@@ -342,3 +342,41 @@ def test_follow_a_live_game_with_a_seat_token(server: ServerProcess, browser: Br
         assert len(crates) == moves and all("data-colour" not in p for p in crates)
         shot(page, "live")
         assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_curious_cargo_and_empire_builder_boards_in_the_viewer(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The viewer shows the other two games' pictures as the server draws them: Empire Builder
+    track and trains, Curious Cargo trucks and goods, and a seat token's own truck cards."""
+    cc_position = {"at": "turn", "phase": "trucking", "players": [
+        {"cards": ["T17", "T05"], "board": [{"tile": "S2r1", "at": "b3", "rot": 0}],
+         "forklift": 1, "shipping_lane": [{"card": "T10", "rear": 1, "goods": {"2": "red"}}]},
+        {"cards": ["T22"]}]}
+    eb_position = {"players": [
+        {"money": 48, "cards": [0, 1, 2], "track": [[812, 813, 814]], "turns": 4, "train": 813},
+        {"money": 60, "cards": [3, 4, 5], "loads": ["Coal"], "train": 1206, "speed": 12,
+         "turns": 3}], "first": 0, "turn_number": 7}
+    with ManifestClient(server.url) as api:
+        eb = api.create("empire-builder", players=["gil", "hal"], position=eb_position)
+        cc = api.create("curious-cargo", players=["ivy", "jo"], position=cc_position)
+        page = page_of(browser)
+        for created in (eb, cc):
+            page.goto(f"{server.url}/viewer/#/games/{created.id}")
+            ready(page, "game")
+            version = api.game(created.id).version
+            board_at(page, version)
+            shown: list[str] = page.evaluate(DOM_PIECES)
+            assert shown == pieces(api.board_svg(created.id, version))
+            if created is eb:
+                assert sum(p.startswith("track|") for p in shown) == 2
+                assert "train|data-loads=Coal|data-milepost=1206|data-seat=1" in shown
+        shot(page, "curious-cargo")
+        assert page.locator("#board svg g[data-truck='T10']").count() == 1
+        assert "cards: 2" in page.inner_html("#board") and "T17" not in page.inner_html("#board")
+        page.goto(f"{server.url}/viewer/#/games/{cc.id}?token={cc.seats[0].token}")
+        ready(page, "game")
+        board_at(page, api.game(cc.id).version)
+        assert "cards: T17, T05" in page.inner_html("#board")
+        assert "T22" not in page.inner_html("#board")
+        assert page.errors == []  # type: ignore[attr-defined]
