@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from domain.kernel import Game, Outcome, Rng, Viewer
@@ -14,6 +15,7 @@ from .legal import legal
 from .options import Options
 from .position import Position, position_of
 from .state import State
+from .svg import svg
 from .views import event_view, view
 
 
@@ -57,6 +59,9 @@ class CuriousCargo(Game[State, Command, ev.E, Options, Position]):
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
         return view(state, viewer)
+
+    def svg(self, view: Mapping[str, Any]) -> str:
+        return svg(view)
 
     def event_view(self, event: ev.E, viewer: Viewer) -> dict[str, Any]:
         return event_view(event, viewer)

@@ -1,13 +1,20 @@
-"""A pure SVG picture of a position: both boards (heights, coloured lines, active docks), the
-lanes with their trucks and goods, the shipping boards, tokens and the track.
+"""A pure SVG picture of a view: both boards (heights, coloured lines, active docks), the lanes
+with their trucks and goods, the shipping boards, tokens and the track.
 
-``render(state)`` returns the SVG text; every drawn thing carries ``data-*`` attributes naming
-what it shows (square, piece, dock, truck card, good), so tests and viewers can read it back.
-No hidden information is drawn (truck cards in hand are shown as a count)."""
+``svg(view)`` draws what one viewer's view holds (``views.view``; the game's ``svg`` hook), so
+nothing hidden from that viewer can appear: truck cards in hand are drawn by name only where the
+view shows them (the seat's own, an auditor's), as a count otherwise. ``render(state)`` draws a
+position as a spectator sees it, through the same code. Every drawn thing carries ``data-*``
+attributes naming what it shows (square, piece, dock, truck card, good), so tests and viewers can
+read it back."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
+
+from domain.kernel import SpectatorViewer
 
 from .components import (
     COLOURS,
@@ -25,8 +32,8 @@ from .components import (
     WALLS,
     xy,
 )
-from .lines import active_docks, layout
-from .state import Player, State, TruckInLane, stars
+from .state import State
+from .views import view as view_of
 
 CELL = 36
 LANE = 30
@@ -61,11 +68,11 @@ def _street_y(street: int) -> int:
     return 40 + (RANKS - street) * CELL
 
 
-def _board(out: list[str], ox: int, seat: int, p: Player) -> None:
-    lay = layout(p.board)
-    active = active_docks(lay.top)
+def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any]) -> None:
+    squares: Mapping[str, Mapping[str, Any]] = p["squares"]
+    docks: Mapping[str, Mapping[str, Any]] = p["docks"]
     out.append(_open("g", data_seat=seat))
-    title = f"Seat {seat}: forklift {p.forklift}, stars {stars(p)}, scaffolds {p.scaffolds}"
+    title = f"Seat {seat}: forklift {p['forklift']}, stars {p['stars']}, scaffolds {p['scaffolds']}"
     out.append(_el("text", title, x=ox + LANE, y=24, font_size=14))
     for r in range(1, RANKS + 1):
         for f in FILES:
@@ -73,7 +80,7 @@ def _board(out: list[str], ox: int, seat: int, p: Player) -> None:
             x, y = _square_xy(ox, sq)
             fill = "#555" if sq in MACHINE_SQUARES else "#222" if sq in WALLS else "#cfe8e4"
             out.append(_el("rect", x=x, y=y, width=CELL, height=CELL, fill=fill, stroke="#8ab"))
-            if sq in GEARS and sq not in lay.heights:
+            if sq in GEARS and sq not in squares:
                 out.append(
                     _el(
                         "circle",
@@ -92,7 +99,7 @@ def _board(out: list[str], ox: int, seat: int, p: Player) -> None:
         out.append(_el("circle", cx=cx, cy=cy, r=4, fill=INK[port.colour]))
     for dock in DOCKS:
         x, y = _square_xy(ox, dock.square)
-        colour = active.get(dock.id)
+        active = bool(docks.get(dock.id, {}).get("active"))
         out.append(
             _el(
                 "rect",
@@ -100,18 +107,19 @@ def _board(out: list[str], ox: int, seat: int, p: Player) -> None:
                 y=y + 2,
                 width=CELL - 4,
                 height=CELL - 4,
-                fill="#ffd54a" if colour else "#eee",
+                fill="#ffd54a" if active else "#eee",
                 stroke="#333",
                 data_dock=dock.id,
-                data_active=str(colour is not None).lower(),
+                data_active=str(active).lower(),
             )
         )
         out.append(_el("text", str(dock.street), x=x + 10, y=y + 23, font_size=13))
-    for sq in sorted(lay.heights):
+    for sq in sorted(squares):
         x, y = _square_xy(ox, sq)
         cx, cy = x + CELL // 2, y + CELL // 2
+        square = squares[sq]
         out.append(
-            _open("g", data_square=sq, data_piece=lay.top_piece[sq], data_height=lay.heights[sq])
+            _open("g", data_square=sq, data_piece=square["piece"], data_height=square["height"])
         )
         out.append(
             _el(
@@ -124,30 +132,30 @@ def _board(out: list[str], ox: int, seat: int, p: Player) -> None:
                 stroke="#a08850",
             )
         )
-        for seg in lay.top[sq]:
+        for seg in square["segments"]:
             path = " ".join(
                 f"M{cx},{cy} L{cx + STEP[e][0] * CELL // 2},{cy - STEP[e][1] * CELL // 2}"
-                for e in seg.edges
+                for e in seg["edges"]
             )
             out.append(
                 _el(
                     "path",
                     d=path,
-                    stroke=INK[seg.colour],
+                    stroke=INK[seg["colour"]],
                     stroke_width=6,
                     stroke_linecap="round",
-                    data_colour=seg.colour,
+                    data_colour=seg["colour"],
                 )
             )
-        out.append(_el("text", str(lay.heights[sq]), x=x + 3, y=y + 11, font_size=9))
+        out.append(_el("text", str(square["height"]), x=x + 3, y=y + 11, font_size=9))
         out.append("</g>")
-    _lane(out, ox, "shipping", p.shipping_lane)
-    _lane(out, ox + LANE + len(FILES) * CELL, "receiving", p.receiving_lane)
+    _lane(out, ox, "shipping", p["shipping_lane"])
+    _lane(out, ox + LANE + len(FILES) * CELL, "receiving", p["receiving_lane"])
     _shipping_board(out, ox, p)
     out.append("</g>")
 
 
-def _lane(out: list[str], x: int, kind: str, lane: list[TruckInLane]) -> None:
+def _lane(out: list[str], x: int, kind: str, lane: list[Mapping[str, Any]]) -> None:
     out.append(
         _el(
             "rect",
@@ -160,10 +168,11 @@ def _lane(out: list[str], x: int, kind: str, lane: list[TruckInLane]) -> None:
         )
     )
     for t in lane:
-        truck = TRUCKS[t.card]
-        out.append(_open("g", data_truck=t.card, data_rear=t.rear, data_lane=kind))
+        truck = TRUCKS[t["card"]]
+        goods: Mapping[str, str] = t["goods"]
+        out.append(_open("g", data_truck=t["card"], data_rear=t["rear"], data_lane=kind))
         for slot, space in enumerate(truck.layout):
-            y = _street_y(t.rear + slot)
+            y = _street_y(t["rear"] + slot)
             out.append(
                 _el(
                     "rect",
@@ -179,7 +188,7 @@ def _lane(out: list[str], x: int, kind: str, lane: list[TruckInLane]) -> None:
                 out.append(
                     _el("path", d=f"M{x + 4},{y + 4} L{x + LANE - 6},{y + CELL - 4}", stroke="#222")
                 )
-            good = t.goods.get(slot)
+            good = goods.get(str(slot))
             if good is not None:
                 out.append(
                     _el(
@@ -195,12 +204,12 @@ def _lane(out: list[str], x: int, kind: str, lane: list[TruckInLane]) -> None:
         out.append("</g>")
 
 
-def _shipping_board(out: list[str], ox: int, p: Player) -> None:
+def _shipping_board(out: list[str], ox: int, p: Mapping[str, Any]) -> None:
     y0 = 60 + RANKS * CELL
     for row, colour in enumerate(COLOURS):
         y = y0 + row * 26
         for i, value in enumerate(COLUMNS):
-            shipped = i < p.shipped[colour]
+            shipped = i < p["shipped"].get(colour, 0)
             out.append(
                 _el(
                     "circle",
@@ -215,7 +224,7 @@ def _shipping_board(out: list[str], ox: int, p: Player) -> None:
                 )
             )
         for i, value in enumerate(RECEIVING_SLOTS):
-            got = i < p.received[colour]
+            got = i < p["received"].get(colour, 0)
             out.append(
                 _el(
                     "circle",
@@ -229,26 +238,37 @@ def _shipping_board(out: list[str], ox: int, p: Player) -> None:
                     data_filled=str(got).lower(),
                 )
             )
-    storage = " | ".join(",".join(s) or "-" for s in p.storage)
+    storage = " | ".join(",".join(s) or "-" for s in p["storage"])
+    tokens, splitters = p["tokens"], p["splitters"]
+    # truck cards by name only where this view shows them; hidden ones as a count
+    cards = p["card_count"] if p.get("cards") is None else ", ".join(p["cards"]) or "-"
     lines = [
-        f"tokens: construction {p.construction}, trucking {p.trucking}; splitters red "
-        f"{p.splitters['red']}, teal {p.splitters['teal']}",
-        f"hand: {', '.join(p.hand) or '-'}; cards: {len(p.cards)}",
+        f"tokens: construction {tokens['construction']}, trucking {tokens['trucking']}; "
+        f"splitters red {splitters['red']}, teal {splitters['teal']}",
+        f"hand: {', '.join(p['hand']) or '-'}; cards: {cards}",
         f"storage: {storage}",
     ]
     for i, text in enumerate(lines):
         out.append(_el("text", text, x=ox, y=y0 + 64 + i * 16, font_size=11))
 
 
-def render(state: State) -> str:
+def svg(view: Mapping[str, Any]) -> str:
+    """The picture of one viewer's view (the game's ``svg`` hook)."""
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif">',
         _el("rect", width=WIDTH, height=HEIGHT, fill="#fff"),
     ]
-    for seat, p in enumerate(state.players):
-        _board(out, 10 + seat * (BOARD_W + 40), seat, p)
-    footer = f"round {state.round}, {state.phase}; bag {len(state.bag)}, deck {len(state.deck)}"
+    for p in view["players"]:
+        _board(out, 10 + p["seat"] * (BOARD_W + 40), p["seat"], p)
+    footer = (
+        f"round {view['round']}, {view['phase']}; bag {view['bag_size']}, deck {view['deck_size']}"
+    )
     out.append(_el("text", footer, x=10, y=HEIGHT - 8, font_size=11))
     out.append("</svg>")
     return "\n".join(out)
+
+
+def render(state: State) -> str:
+    """A position drawn as a spectator sees it (the README picture)."""
+    return svg(view_of(state, SpectatorViewer()))

@@ -1,4 +1,10 @@
-"""Draw the map, and optionally a game's tracks and trains, as SVG (pure: a string from values).
+"""Draw the map, and a game's tracks, trains and loads, as SVG (pure: a string from values).
+
+``svg(view)`` is the game's picture hook: it draws what one viewer's view holds (``views.view``:
+every seat's track sections, train, loads and money) over the shipped map the view names by hash;
+a view of another map gives None (no picture). ``render_position`` draws a position through the
+same code, as a spectator's view. Every drawn piece carries a ``class`` and ``data-*`` attributes
+(``class="track" data-seat="0" data-from="12" data-to="13"``, ``class="train"``, ``class="loads"``).
 
 ``python -m domain.empire_builder.render [OUT.svg] [--position POSITION.json]`` writes the map
 (to stdout without OUT), with the tracks and trains of a position (the documented JSON form) when
@@ -7,11 +13,15 @@ one is given.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
 
-from .board import MAJOR, MAP, MEDIUM, MOUNTAIN, SMALL, edge_ends
+from .board import MAJOR, MAP, MAP_HASH, MEDIUM, MOUNTAIN, SMALL, edge_ends
 
 SCALE = 22.0
 PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
@@ -28,72 +38,128 @@ def _xy(m: int) -> tuple[float, float]:
 def render(tracks: dict[int, int] | None = None, trains: dict[int, int] | None = None) -> str:
     """The SVG text: ``tracks`` maps an edge key to its owner's seat, ``trains`` a seat to its
     milepost."""
+    sections = [(seat, *edge_ends(key)) for key, seat in sorted((tracks or {}).items())]
+    return _draw(sections, [(seat, m, []) for seat, m in sorted((trains or {}).items())], [])
+
+
+def svg(view: Mapping[str, Any]) -> str | None:
+    """The picture of one viewer's view; None for a view of a map other than the shipped one."""
+    if view.get("map", {}).get("hash") != MAP_HASH:
+        return None
+    sections = [
+        (seat, a, b) for seat, owned in enumerate(view["tracks"]) for a, b in sorted(owned)
+    ]
+    players = view["players"]
+    trains = [(p["seat"], p["train"], p["loads"]) for p in players if p["train"] is not None]
+    lines = [
+        f"Seat {p['seat']}: {p['money']}M, loads: {', '.join(p['loads']) or '-'}"
+        f"{'' if p['train'] is not None else ', train not placed'}"
+        for p in players
+    ]
+    lines.append(f"phase {view['phase']}, turn {view['turn_number']}")
+    return _draw(sections, trains, lines)
+
+
+@functools.cache
+def _layers() -> tuple[list[tuple[float, float]], float, float, str, str]:
+    """The map's mileposts' coordinates, its size, and its two constant layers — land, roads
+    and rivers under the track; terrain marks and cities over it — drawn once per process."""
     xs = [_xy(m) for m in range(MAP.size)]
     width = max(x for x, _ in xs) + 20
-    height = max(y for _, y in xs) + 20
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}"'
-        f' viewBox="0 0 {width:.0f} {height:.0f}">',
-        f'<rect width="{width:.0f}" height="{height:.0f}" fill="#dbe9f4"/>',
+    map_height = max(y for _, y in xs) + 20
+    under = [
+        f'<rect width="{width:.0f}" height="{map_height:.0f}" fill="#dbe9f4"/>',
         '<g stroke="#f4efe1" stroke-width="15" stroke-linecap="round">',
     ]
     for a in range(MAP.size):
         for b in MAP.adjacent[a]:
             if a < b:
                 (x1, y1), (x2, y2) = xs[a], xs[b]
-                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+                under.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
         for b in MAP.inside[a]:
             if a < b:
                 (x1, y1), (x2, y2) = xs[a], xs[b]
-                out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
-    out.append("</g>")
+                under.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+    under.append("</g>")
     for key, colour in [(k, "#3a7bd5") for k in MAP.river] + [(k, "#7fb2e5") for k in MAP.inlet]:
         a, b = edge_ends(key)
         (x1, y1), (x2, y2) = xs[a], xs[b]
         mx, my, dx, dy = (x1 + x2) / 2, (y1 + y2) / 2, (y2 - y1) / 2.5, (x1 - x2) / 2.5
-        out.append(f'<line x1="{mx - dx:.1f}" y1="{my - dy:.1f}" x2="{mx + dx:.1f}"'
-                   f' y2="{my + dy:.1f}" stroke="{colour}" stroke-width="2.5"/>')
-    for key, seat in sorted((tracks or {}).items()):
-        a, b = edge_ends(key)
-        (x1, y1), (x2, y2) = xs[a], xs[b]
-        out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke-width="3"'
-                   f' stroke="{PLAYER_COLOURS[seat % 6]}"/>')
+        under.append(f'<line x1="{mx - dx:.1f}" y1="{my - dy:.1f}" x2="{mx + dx:.1f}"'
+                     f' y2="{my + dy:.1f}" stroke="{colour}" stroke-width="2.5"/>')
+    over = []
     for m, (x, y) in enumerate(xs):
         t = MAP.terrain[m]
         if t == MOUNTAIN:
-            out.append(f'<path d="M{x - 3.5} {y + 3}L{x} {y - 3.5}L{x + 3.5} {y + 3}Z"/>')
+            over.append(f'<path d="M{x - 3.5} {y + 3}L{x} {y - 3.5}L{x + 3.5} {y + 3}Z"/>')
         elif t == 0:
-            out.append(f'<circle cx="{x}" cy="{y}" r="1.3"/>')
+            over.append(f'<circle cx="{x}" cy="{y}" r="1.3"/>')
     for city in sorted(MAP.cities.values(), key=lambda c: c.name):
         x, y = xs[city.mileposts[0]]
         if city.size == "major":
             r = SCALE * 0.75
             pts = " ".join(f"{x + r * math.cos(math.radians(30 + 60 * i)):.1f},"
                            f"{y + r * math.sin(math.radians(30 + 60 * i)):.1f}" for i in range(6))
-            out.append(f'<polygon points="{pts}" fill="#f28c28" fill-opacity="0.8"'
-                       ' stroke="#a0521d"/>')
+            over.append(f'<polygon points="{pts}" fill="#f28c28" fill-opacity="0.8"'
+                        ' stroke="#a0521d"/>')
         else:
             fill = "#f28c28" if MAP.terrain[city.mileposts[0]] == MEDIUM else "#f5d142"
-            out.append(f'<circle cx="{x}" cy="{y}" r="5" fill="{fill}" stroke="#555"/>')
+            over.append(f'<circle cx="{x}" cy="{y}" r="5" fill="{fill}" stroke="#555"/>')
         size = 11 if MAP.terrain[city.mileposts[0]] == MAJOR else 8
-        out.append(f'<text x="{x + 6}" y="{y - 6}" font-family="sans-serif" font-size="{size}"'
-                   f' fill="#222">{city.name}</text>')
-    for seat, m in sorted((trains or {}).items()):
+        over.append(f'<text x="{x + 6}" y="{y - 6}" font-family="sans-serif" font-size="{size}"'
+                    f' fill="#222">{city.name}</text>')
+    return xs, width, map_height, "\n".join(under), "\n".join(over)
+
+
+def _draw(
+    sections: Iterable[tuple[int, int, int]],
+    trains: Iterable[tuple[int, int, list[str]]],
+    lines: list[str],
+) -> str:
+    """The map, then track ``sections`` (seat, milepost, milepost), ``trains`` (seat, milepost,
+    loads) and text ``lines`` in a panel below the map."""
+    xs, width, map_height, under, over = _layers()
+    height = map_height + (16 * len(lines) + 10 if lines else 0)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}"'
+        f' viewBox="0 0 {width:.0f} {height:.0f}">',
+        under,
+    ]
+    for seat, a, b in sections:
+        (x1, y1), (x2, y2) = xs[a], xs[b]
+        out.append(f'<line class="track" data-seat="{seat}" data-from="{a}" data-to="{b}"'
+                   f' x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke-width="3"'
+                   f' stroke="{PLAYER_COLOURS[seat % 6]}"/>')
+    out.append(over)
+    for seat, m, loads in trains:
         x, y = xs[m]
-        out.append(f'<rect x="{x - 4}" y="{y - 4}" width="8" height="8" stroke="#000"'
-                   f' fill="{PLAYER_COLOURS[seat % 6]}"/>')
+        out.append(f'<rect class="train" data-seat="{seat}" data-milepost="{m}"'
+                   f' data-loads={quoteattr(",".join(loads))} x="{x - 4}" y="{y - 4}"'
+                   f' width="8" height="8" stroke="#000" fill="{PLAYER_COLOURS[seat % 6]}"/>')
+        if loads:
+            out.append(f'<text class="loads" data-seat="{seat}" x="{x + 6}" y="{y + 12}"'
+                       f' font-family="sans-serif" font-size="8" fill="#000">'
+                       f"{escape(', '.join(loads))}</text>")
+    for i, line in enumerate(lines):
+        out.append(f'<text class="panel" x="10" y="{map_height + 16 * (i + 1):.0f}"'
+                   f' font-family="sans-serif" font-size="12" fill="#222">{escape(line)}</text>')
     out.append("</svg>\n")
     return "\n".join(out)
 
 
 def render_position(raw: bytes) -> str:
     """The map with the tracks and trains of a position (JSON bytes)."""
+    from domain.kernel import SpectatorViewer
+
     from .game import EMPIRE_BUILDER
     from .position import state_from_position
+    from .views import view
 
     state = state_from_position(EMPIRE_BUILDER.decode_position(raw))
-    trains = {s: p.train for s, p in enumerate(state.players) if p.train is not None}
-    return render(dict(state.track), trains)
+    picture = svg(view(state, SpectatorViewer()))
+    if picture is None:  # pragma: no cover - a view of this package's state names its own map
+        raise ValueError("the view names another map")
+    return picture
 
 
 def main(argv: list[str]) -> None:
@@ -113,4 +179,4 @@ if __name__ == "__main__":
     main(sys.argv[1:])
 
 
-__all__ = ["SMALL", "render"]
+__all__ = ["SMALL", "render", "svg"]

@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
+from domain.curious_cargo import CURIOUS_CARGO
+from domain.empire_builder import EMPIRE_BUILDER
 from domain.jolly_cargo import JOLLY_CARGO
 from service.pictures import picture, wants_svg
 from service.problems import Problem
@@ -159,3 +161,70 @@ def test_a_game_without_a_picture_is_406(monkeypatch: pytest.MonkeyPatch) -> Non
     with pytest.raises(Problem) as caught:
         picture("jolly-cargo", {"phase": "play"}, "active")
     assert caught.value.status == 406 and caught.value.code == "picture.unavailable"
+
+
+#: Positions to start from: Curious Cargo seats hold truck cards (hidden from everyone else),
+#: Empire Builder seat 0 has track and a train, seat 1 carries Coal.
+POSITIONS: dict[str, dict[str, Any]] = {
+    "curious-cargo": {"at": "turn", "phase": "trucking", "players": [
+        {"cards": ["T17", "T05"], "board": [{"tile": "S2r1", "at": "b3", "rot": 0}],
+         "forklift": 1, "shipping_lane": [{"card": "T10", "rear": 1, "goods": {"2": "red"}}]},
+        {"cards": ["T22"]}]},
+    "empire-builder": {"players": [
+        {"money": 48, "cards": [0, 1, 2], "track": [[812, 813, 814]], "turns": 4, "train": 813},
+        {"money": 60, "cards": [3, 4, 5], "loads": ["Coal"], "train": 1206, "speed": 12,
+         "turns": 3}], "first": 0, "turn_number": 7},
+}
+
+
+def test_curious_cargo_and_empire_builder_pictures(server: ServerProcess) -> None:
+    """Both games draw through the hook (no 406): each caller's picture is its own view drawn,
+    and a Curious Cargo seat's truck cards appear in its own picture only."""
+
+    async def run() -> None:
+        async with server.async_client() as client:
+            for game, rules in (
+                ("curious-cargo", CURIOUS_CARGO),
+                ("empire-builder", EMPIRE_BUILDER),
+            ):
+                r = await client.post(
+                    "/v1/games",
+                    json={"game": game, "seats": 2, "players": ["a", "b"],
+                          "position": POSITIONS[game]},
+                )
+                assert r.status_code == 201, r.text
+                created = r.json()
+                base = f"/v1/games/{created['id']}"
+                tokens = [s["token"] for s in created["seats"]]
+                pictures: dict[str, str] = {}
+                for who, headers in (
+                    ("spectator", {}),
+                    ("0", auth(tokens[0])),
+                    ("1", auth(tokens[1])),
+                ):
+                    doc = (await client.get(base, headers=headers)).json()
+                    picture = await client.get(base + "/board.svg", headers=headers)
+                    assert picture.status_code == 200, (game, picture.text)
+                    assert picture.headers["content-type"].startswith(SVG)
+                    assert picture.text == rules.svg(doc["view"])
+                    negotiated = await client.get(base, headers={**headers, "Accept": SVG})
+                    assert negotiated.text == picture.text
+                    ET.fromstring(picture.text)
+                    pictures[who] = picture.text
+                replay = await client.get(f"{base}/replay/1/board.svg")
+                assert replay.status_code == 200, replay.text
+                if game == "curious-cargo":
+                    assert "cards: T17, T05" in pictures["0"] and "cards: T22" in pictures["1"]
+                    for card in ("T17", "T05", "T22"):
+                        assert card not in pictures["spectator"], card
+                    assert "T22" not in pictures["0"] and "T17" not in pictures["1"]
+                    assert 'data-truck="T10"' in pictures["spectator"]
+                else:
+                    assert len(set(pictures.values())) == 1
+                    root = ET.fromstring(pictures["spectator"])
+                    tracks = [e for e in root.iter() if e.get("class") == "track"]
+                    assert len(tracks) == 2 and {e.get("data-seat") for e in tracks} == {"0"}
+                    trains = [e.get("data-loads") for e in root.iter() if e.get("class") == "train"]
+                    assert trains == ["", "Coal"]
+
+    asyncio.run(run())

@@ -7,6 +7,7 @@ Screenshots go to ``$MANIFEST_TEST_OUTPUT/screenshots`` (default ``test-output/`
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import shutil
@@ -14,13 +15,13 @@ import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from examples.bot import play
 from examples.client import ManifestClient
+from service.merkle import Tree
 
 from .serverproc import ROOT, ServerProcess
 
@@ -172,7 +173,10 @@ def test_list_finished_game_scrubbing_and_dispute(server: ServerProcess, browser
         verdict.wait_for()
         assert verdict.get_attribute("data-ok") == "true", page.inner_text("#dispute")
         marks = page.locator("#proof-checks li")
-        assert marks.count() >= 4
+        assert marks.count() >= 5
+        proof = page.inner_text("#proof-checks")
+        for name in ("link:", "events:", "inclusion:", "tree head:", "receipt:"):
+            assert name in proof, proof
         assert all(marks.nth(i).get_attribute("class") == "yes" for i in range(marks.count())), (
             page.inner_text("#proof-checks")
         )
@@ -181,37 +185,108 @@ def test_list_finished_game_scrubbing_and_dispute(server: ServerProcess, browser
 
 
 def test_verify_js_refuses_tampering(server: ServerProcess, browser: Browser) -> None:
+    """verify.js checks the RFC 9162 inclusion proof against the signed tree head: each
+    tampering fails exactly the check that covers it."""
     with ManifestClient(server.url) as api:
         created = api.create("cargo-empire", players=["solo"])
         play(api, created, rng=random.Random(1))
         dispute = api.dispute(created.id, 5)
+        last = api.dispute(created.id, api.game(created.id).version)
         keys = api.keys()
+    assert len(dispute["inclusion"]["path"]) >= 2
     page = page_of(browser)
     page.goto(server.url + "/viewer/")
     ready(page, "list")
     script = """async ([dispute, keys, change]) => {
       const { verifyDispute } = await import('/viewer/verify.js');
       const d = structuredClone(dispute);
-      const c = d.chain;
+      const p = d.inclusion, t = p.tree_head, c = d.chain;
+      const flip = (hex) => (hex[0] === '0' ? '1' : '0') + hex.slice(1);
       if (change === 'canonical') c.canonical = c.canonical.replace('"version":5', '"version":6');
-      if (change === 'link') d.chain.to_head[0].prev_hash = '00'.repeat(32);
-      if (change === 'head') { d.chain.head = '11'.repeat(32); d.receipt.head = d.chain.head; }
-      if (change === 'signature') d.receipt.signature = btoa('x'.repeat(64));
+      if (change === 'prev_hash') d.chain.prev_hash = flip(d.chain.prev_hash);
+      if (change === 'hash') d.chain.hash = flip(d.chain.hash);
+      if (change === 'path') p.path[1] = flip(p.path[1]);
+      if (change === 'path_short') p.path.pop();
+      if (change === 'path_long') p.path.push('00'.repeat(32));
+      if (change === 'index') p.leaf_index += 1;
+      if (change === 'root') t.root = flip(t.root);
+      if (change === 'size') { t.size += 1; p.tree_size += 1; }
+      if (change === 'signature') t.signature = btoa('x'.repeat(64));
       if (change === 'key') keys = [{ ...keys[0], public_key: btoa('y'.repeat(32)) }];
-      return (await verifyDispute(d, keys)).ok;
+      if (change === 'key_id') t.key_id = 'ffffffffffffffff';
+      if (change === 'game') { t.game = 'another'; }
+      if (change === 'receipt') d.receipt.signature = btoa('x'.repeat(64));
+      if (change === 'garbage') d.inclusion = 'nonsense';
+      const verdict = await verifyDispute(d, keys);
+      return [verdict.ok, verdict.checks.filter((c) => c.ok === false).map((c) => c.check)];
     }"""
-    results: dict[str, Any] = {
-        change: page.evaluate(script, [dispute, keys, change])
-        for change in ("none", "canonical", "link", "head", "signature", "key")
+    changes = {
+        "none": [True, []],
+        "canonical": [False, ["link"]],
+        "prev_hash": [False, ["link"]],
+        "hash": [False, ["link", "events", "inclusion"]],
+        "path": [False, ["inclusion"]],
+        "path_short": [False, ["inclusion"]],
+        "path_long": [False, ["inclusion"]],
+        "index": [False, ["inclusion"]],
+        "root": [False, ["inclusion", "tree head"]],
+        # a left leaf's path is the same in a tree one larger: the signature binds the size
+        "size": [False, ["tree head"]],
+        "signature": [False, ["tree head"]],
+        "key": [False, ["tree head", "receipt"]],
+        "key_id": [False, ["tree head"]],
+        "game": [False, ["tree head"]],
+        "receipt": [False, ["receipt"]],
+        "garbage": [False, ["format"]],
     }
-    assert results == {
-        "none": True,
-        "canonical": False,
-        "link": False,
-        "head": False,
-        "signature": False,
-        "key": False,
-    }
+    results = {change: page.evaluate(script, [dispute, keys, change]) for change in changes}
+    assert results == changes
+    # the last event: its hash is also the signed tree head's chain head
+    script_last = """async ([d, keys]) => {
+      const { verifyDispute } = await import('/viewer/verify.js');
+      const v = await verifyDispute(d, keys);
+      return [v.ok, v.checks.map((c) => c.check)];
+    }"""
+    ok, names = page.evaluate(script_last, [last, keys])
+    assert ok and "head" in names and "inclusion" in names
+
+
+def test_verify_js_inclusion_matches_the_servers_trees(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The browser's RFC 9162 verification accepts every audit path service/merkle.py builds
+    (every leaf of trees of 1 to 33 leaves) and refuses each at the next index, at its sibling's,
+    or for another leaf. (Not at another size: RFC 9162 paths of a left leaf are the same in
+    trees of several sizes, which is why the tree head's signature covers the size.)"""
+    cases = []
+    for size in range(1, 34):
+        leaves = [hashlib.sha256(f"{size}:{i}".encode()).digest() for i in range(size)]
+        tree = Tree(leaves)
+        root = tree.root().hex()
+        for index in range(size):
+            path = [h.hex() for h in tree.inclusion_proof(index)]
+            cases.append([index, size, tree.levels[0][index].hex(), path, root])
+    page = page_of(browser)
+    page.goto(server.url + "/viewer/")
+    ready(page, "list")
+    script = """async (cases) => {
+      const { verifyInclusion, hexToBytes } = await import('/viewer/verify.js');
+      const out = [];
+      for (const [index, size, leaf, path, root] of cases) {
+        const hashes = path.map(hexToBytes);
+        const at = (i, l) => verifyInclusion(i, size, hexToBytes(l), hashes, hexToBytes(root));
+        const other = (leaf[0] === '0' ? '1' : '0') + leaf.slice(1);
+        out.push([await at(index, leaf), await at(index + 1, leaf), await at(index, other),
+                  await at(index ^ 1, leaf)]);
+      }
+      return out;
+    }"""
+    results = page.evaluate(script, cases)
+    assert len(results) == len(cases) == 33 * 34 // 2
+    for (index, size, *_), (right, next_index, other, sibling) in zip(cases, results, strict=True):
+        assert right, (index, size)
+        assert not next_index and not other, (index, size)
+        assert not sibling, (index, size)
 
 
 def test_follow_a_live_game_with_a_seat_token(server: ServerProcess, browser: Browser) -> None:
@@ -266,4 +341,42 @@ def test_follow_a_live_game_with_a_seat_token(server: ServerProcess, browser: Br
         crates = [p for p in shown if p.startswith("crate ")]
         assert len(crates) == moves and all("data-colour" not in p for p in crates)
         shot(page, "live")
+        assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_curious_cargo_and_empire_builder_boards_in_the_viewer(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The viewer shows the other two games' pictures as the server draws them: Empire Builder
+    track and trains, Curious Cargo trucks and goods, and a seat token's own truck cards."""
+    cc_position = {"at": "turn", "phase": "trucking", "players": [
+        {"cards": ["T17", "T05"], "board": [{"tile": "S2r1", "at": "b3", "rot": 0}],
+         "forklift": 1, "shipping_lane": [{"card": "T10", "rear": 1, "goods": {"2": "red"}}]},
+        {"cards": ["T22"]}]}
+    eb_position = {"players": [
+        {"money": 48, "cards": [0, 1, 2], "track": [[812, 813, 814]], "turns": 4, "train": 813},
+        {"money": 60, "cards": [3, 4, 5], "loads": ["Coal"], "train": 1206, "speed": 12,
+         "turns": 3}], "first": 0, "turn_number": 7}
+    with ManifestClient(server.url) as api:
+        eb = api.create("empire-builder", players=["gil", "hal"], position=eb_position)
+        cc = api.create("curious-cargo", players=["ivy", "jo"], position=cc_position)
+        page = page_of(browser)
+        for created in (eb, cc):
+            page.goto(f"{server.url}/viewer/#/games/{created.id}")
+            ready(page, "game")
+            version = api.game(created.id).version
+            board_at(page, version)
+            shown: list[str] = page.evaluate(DOM_PIECES)
+            assert shown == pieces(api.board_svg(created.id, version))
+            if created is eb:
+                assert sum(p.startswith("track|") for p in shown) == 2
+                assert "train|data-loads=Coal|data-milepost=1206|data-seat=1" in shown
+        shot(page, "curious-cargo")
+        assert page.locator("#board svg g[data-truck='T10']").count() == 1
+        assert "cards: 2" in page.inner_html("#board") and "T17" not in page.inner_html("#board")
+        page.goto(f"{server.url}/viewer/#/games/{cc.id}?token={cc.seats[0].token}")
+        ready(page, "game")
+        board_at(page, api.game(cc.id).version)
+        assert "cards: T17, T05" in page.inner_html("#board")
+        assert "T22" not in page.inner_html("#board")
         assert page.errors == []  # type: ignore[attr-defined]

@@ -5,7 +5,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import msgspec
+
+from domain.curious_cargo import CURIOUS_CARGO
 from domain.curious_cargo.svg import render
+from domain.kernel import AuditorViewer, SeatViewer, SpectatorViewer, Viewer
 
 from .support import at, state
 
@@ -67,3 +71,40 @@ def test_the_documented_picture_is_current() -> None:
     """Regenerate with: render(at(SAMPLE).state) + "\\n" into docs/curious-cargo.svg."""
     path = Path(__file__).parents[3] / "docs" / "curious-cargo.svg"
     assert path.read_text("utf-8") == render(state(at(SAMPLE))) + "\n"
+
+
+def test_the_hook_draws_each_viewers_view_and_hides_what_it_hides() -> None:
+    """``CURIOUS_CARGO.svg(view)`` draws the view as served (JSON round trip): a seat sees its own
+    truck cards by name, the other seat and a spectator only the count of them."""
+    t = at({"phase": "trucking", "players": [
+        {"cards": ["T17", "T05"], "board": [{"tile": "S2r1", "at": "b3", "rot": 0}], "forklift": 1,
+         "shipping_lane": [{"card": "T10", "rear": 1, "goods": {"2": "red"}}]},
+        {"cards": ["T22"], "receiving_lane": [{"card": "T04", "rear": 3, "goods": {"1": "teal"}}]},
+    ]})
+    s = state(t)
+
+    def picture(viewer: Viewer) -> str:
+        served = msgspec.json.decode(msgspec.json.encode(CURIOUS_CARGO.view(s, viewer)))
+        out = CURIOUS_CARGO.svg(served)
+        assert out is not None
+        ET.fromstring(out)
+        return out
+
+    spectator = picture(SpectatorViewer())
+    assert spectator == render(s)
+    seat0, seat1, auditor = picture(SeatViewer(0)), picture(SeatViewer(1)), picture(AuditorViewer())
+    for card in ("T17", "T05", "T22"):
+        assert card not in spectator
+    assert "cards: T17, T05" in seat0 and "T22" not in seat0 and "cards: 1" in seat0
+    assert "cards: T22" in seat1 and "T17" not in seat1 and "cards: 2" in seat1
+    assert "cards: T17, T05" in auditor and "cards: T22" in auditor
+    # what is public is in every picture: boards, trucks and their goods
+    for out in (spectator, seat0, seat1):
+        root = ET.fromstring(out)
+        trucks = [g.get("data-truck") for g in root.iter(f"{NS}g") if g.get("data-truck")]
+        assert sorted(trucks) == ["T04", "T10"]
+        goods = sorted(c.get("data-good") or "" for c in root.iter(f"{NS}circle")
+                       if c.get("data-good"))
+        assert goods == ["red", "teal"]
+        assert [g.get("data-square") for g in root.iter(f"{NS}g") if g.get("data-square")] == [
+            "b3", "c3"]
