@@ -93,6 +93,7 @@ class EventStore:
         seed: bytes,
         host_token_hash: bytes,
         players: list[str | None],
+        message_key: bytes | None = None,
     ) -> GameRow:
         """A new game: status 'open', version 0, head 32 zero bytes, id a fresh uuid4."""
         if seats < 1:
@@ -114,10 +115,12 @@ class EventStore:
                 db.dumps(players),
             )
             await conn.execute(
-                "INSERT INTO secrets (game_id, seed, host_token_hash) VALUES ($1, $2, $3)",
+                "INSERT INTO secrets (game_id, seed, host_token_hash, message_key) "
+                "VALUES ($1, $2, $3, $4)",
                 gid,
                 seed,
                 host_token_hash,
+                message_key,
             )
         return db.game_row(r)
 
@@ -161,6 +164,13 @@ class EventStore:
 
     async def seed(self, game_id: str | uuid.UUID) -> bytes:
         return await self._secret(game_id, "seed")
+
+    async def message_key(self, game_id: str | uuid.UUID) -> bytes | None:
+        """The key private table talk is committed under (None for games created before)."""
+        value = await self._pool.fetchval(
+            "SELECT message_key FROM secrets WHERE game_id = $1", db.game_uuid(game_id)
+        )
+        return None if value is None else bytes(value)
 
     async def host_token_hash(self, game_id: str | uuid.UUID) -> bytes:
         return await self._secret(game_id, "host_token_hash")

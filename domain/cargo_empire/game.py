@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from domain.kernel import Game, Outcome, Rng, Viewer
+from domain.kernel import Game, Outcome, Rng, Secret, Viewer
 
 from . import events as ev
 from . import rules
@@ -15,7 +15,7 @@ from .legal import legal
 from .options import Options
 from .position import Position, position_of
 from .state import State
-from .views import event_view, view
+from .views import event_view, hidden, view
 
 
 class CargoEmpire(Game[State, Command, ev.E, Options, Position]):
@@ -74,6 +74,9 @@ class CargoEmpire(Game[State, Command, ev.E, Options, Position]):
 
     def event_view(self, event: ev.E, viewer: Viewer) -> dict[str, Any]:
         return event_view(event, viewer)
+
+    def hidden(self, event: ev.E) -> list[Secret]:
+        return hidden(event)
 
     def export_position(self, state: State) -> Position:
         return position_of(state)

@@ -3,6 +3,7 @@
 from .bots import BotGameStalled, play_random_game
 from .errors import CommandError, RuleError, UnknownGame
 from .game import Game, Outcome
+from .hidden import Secret
 from .rng import Rng, seed_commitment
 from .table import Record, Table
 from .typed import decoder, typed
@@ -30,6 +31,7 @@ __all__ = [
     "Rng",
     "RuleError",
     "SeatViewer",
+    "Secret",
     "SpectatorViewer",
     "Table",
     "UnknownGame",
