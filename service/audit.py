@@ -401,7 +401,8 @@ def _sealed_paths(value: Any, path: Path = ()) -> list[Path]:
 def _foldable(event: StoredEvent) -> StoredEvent:
     """A private message the auditor may not read folds as an empty one (nothing the rules
     depend on)."""
-    if event.type == MESSAGE and is_sealed(event.data.get("text")):
+    text = event.data.get("text") if event.type == MESSAGE else ""
+    if not isinstance(text, str):  # a commitment, or null (canonical form 1)
         return msgspec.structs.replace(event, data={**event.data, "text": ""})
     return event
 
