@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel import Secret, typed
+from domain.registry import get_game
 
 
 class LobbyCreated(
@@ -68,6 +69,16 @@ def message_visible_to(message: TableMessage, seat: int | None) -> bool:
     if message.to == "all":
         return True
     return seat is not None and (seat == message.seat or seat in message.to)
+
+
+def created_secrets(created: LobbyCreated) -> list[Secret]:
+    """A game started from a position carries it in ``lobby.created``: its hidden values (the
+    game's ``hidden_position``) are committed like an event's."""
+    if created.position is None:
+        return []
+    rules = get_game(created.game)
+    position = rules.decode_position(created.position)
+    return [Secret(("position", *s.path), s.seats) for s in rules.hidden_position(position)]
 
 
 def message_secrets(message: TableMessage) -> list[Secret]:

@@ -40,7 +40,7 @@ from .optimistic import append_command
 from .problems import Problem
 from .receipts import Signer
 from .records import CommandRecord, GameRow, NewEvent, StoredEvent
-from .ruling import Pending, accepted_answer, event_tag, fold_new, legal_bytes, rule
+from .ruling import accepted_answer, fold_new, legal_bytes, lobby_pending, rule
 from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
 from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
 
@@ -369,9 +369,8 @@ class Manifest:
         command_id: str | None,
     ) -> tuple[Table, list[StoredEvent]]:
         if locked.row.version == 0:
-            pending = [
-                Pending(1 + i, event_tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
-            ]
+            keys = await self.keys(locked.row.id)
+            pending = [lobby_pending(1 + i, e, keys) for i, e in enumerate(events)]
             table, folded = fold_collecting(None, pending, locked.row.id)
         else:
             base = await self._table_at(locked)

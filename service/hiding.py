@@ -23,11 +23,18 @@ from domain.kernel import AUDITOR, SPECTATOR, Secret, typed
 from domain.kernel import seat as seat_viewer
 from domain.kernel.hidden import get_at, public_form, salt, set_at
 from domain.registry import AnyGame
-from projections.platform_events import TableMessage, is_platform, message_secrets
+from projections.platform_events import (
+    LobbyCreated,
+    TableMessage,
+    created_secrets,
+    is_platform,
+    message_secrets,
+)
 
 #: The first canonical form with commitments (``service.chain``); new games are created in it.
 CANONICAL = 2
 MESSAGE = "table.message"
+CREATED = "lobby.created"
 
 
 class Keys(msgspec.Struct, frozen=True):
@@ -42,6 +49,8 @@ def secrets_of(rules: AnyGame, type: str, data: Any) -> list[Secret]:
     """The hidden values of a stored event (clear data)."""
     if type == MESSAGE:
         return message_secrets(typed(data, TableMessage))
+    if type == CREATED:
+        return created_secrets(typed(data, LobbyCreated))
     if is_platform(type):
         return []
     return rules.hidden(rules.decode_event(data))
@@ -97,11 +106,14 @@ def shown(
 def _legacy(
     rules: AnyGame, event: Any, secrets: list[Secret], seat: int | None, finished: bool
 ) -> Any:
-    """Canonical form 1: redacted as before, by the game's ``event_view``."""
-    if event.type == MESSAGE:
-        if _may_read(secrets[0], event.type, seat, finished):
-            return event.data
-        return {**event.data, "text": None}
+    """Canonical form 1: redacted as before, by the game's ``event_view`` (platform events:
+    what the caller may not read as null)."""
+    if is_platform(event.type):
+        data = event.data
+        for secret in secrets:
+            if not _may_read(secret, event.type, seat, finished):
+                data = set_at(data, secret.path, None)
+        return data
     viewer = AUDITOR if finished else SPECTATOR if seat is None else seat_viewer(seat)
     return rules.event_view(rules.decode_event(event.data), viewer)
 

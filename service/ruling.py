@@ -14,7 +14,13 @@ from typing import Any
 import msgspec
 
 from domain.kernel import Rng
-from projections.platform_events import SeedRevealed, TableMessage, message_secrets
+from projections.platform_events import (
+    LobbyCreated,
+    SeedRevealed,
+    TableMessage,
+    created_secrets,
+    message_secrets,
+)
 from projections.replay import fold_collecting
 from projections.table import Table, legal_document
 
@@ -59,6 +65,16 @@ def _pending(table: Table, version: int, event: Any, keys: Keys) -> Pending:
     else:
         secrets = table.rules.hidden(event)
     public = public_of(table.canonical, secrets, type, data, version, keys)
+    return Pending(version, type, data, public)
+
+
+def lobby_pending(version: int, event: Any, keys: Keys) -> Pending:
+    """A platform event of a game's first append (``lobby.created``, ``lobby.joined``) as it
+    will be stored, with its public form (a position's hidden values committed)."""
+    type, data = event_tag(event), msgspec.to_builtins(event)
+    if not isinstance(event, LobbyCreated):
+        return Pending(version, type, data)
+    public = public_of(event.canonical, created_secrets(event), type, data, version, keys)
     return Pending(version, type, data, public)
 
 

@@ -16,6 +16,10 @@ Hash chain (see :mod:`service.chain` for the exact construction)::
         order="sorted")
     hash_0 = 32 zero bytes;  hash_n = SHA-256(hash_{n-1} || canonical(event n))
 
+In canonical form 2 the ``data`` hashed is the event's public form, stored in ``events.public``
+(hidden values replaced by commitments; NULL when the event has none), ``data`` holding the
+clear event for folding.
+
 ``recorded_at`` comes from the application clock (one timestamp per append), in UTC with
 microsecond precision, which ``timestamptz`` stores exactly. Event data is normalized through
 PostgreSQL's ``jsonb`` before hashing, so the data read back hashes to the stored link.

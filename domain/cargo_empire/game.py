@@ -15,7 +15,7 @@ from .legal import legal
 from .options import Options
 from .position import Position, position_of
 from .state import State
-from .views import event_view, hidden, view
+from .views import event_view, hidden, hidden_position, view
 
 
 class CargoEmpire(Game[State, Command, ev.E, Options, Position]):
@@ -77,6 +77,9 @@ class CargoEmpire(Game[State, Command, ev.E, Options, Position]):
 
     def hidden(self, event: ev.E) -> list[Secret]:
         return hidden(event)
+
+    def hidden_position(self, position: Position) -> list[Secret]:
+        return hidden_position(position)
 
     def export_position(self, state: State) -> Position:
         return position_of(state)

@@ -13,6 +13,7 @@ from domain.kernel import Secret, Viewer, seat_of, sees_everything
 
 from . import events as ev
 from .board import CITIES, COMPONENTS, MAP, NAMES
+from .position import Position
 from .state import State
 
 
@@ -115,9 +116,14 @@ def hidden(event: ev.E) -> list[Secret]:
             if reason in ("origin", "destination")
         ]
     if isinstance(event, ev.PositionLoaded):
-        secrets = [Secret(("position", "deck"))]
-        for seat in range(len(event.position.players)):
-            secrets.append(Secret(("position", "players", seat, "hand"), (seat,)))
-            secrets.append(Secret(("position", "players", seat, "private"), (seat,)))
-        return secrets
+        return [Secret(("position", *s.path), s.seats) for s in hidden_position(event.position)]
     return []
+
+
+def hidden_position(position: Position) -> list[Secret]:
+    """A position's deck (nobody), and each player's hand and private city cards (theirs)."""
+    secrets = [Secret(("deck",))]
+    for seat in range(len(position.players)):
+        secrets.append(Secret(("players", seat, "hand"), (seat,)))
+        secrets.append(Secret(("players", seat, "private"), (seat,)))
+    return secrets

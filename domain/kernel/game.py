@@ -112,6 +112,11 @@ class Game(ABC, Generic[S, C, E, O, P]):
         """The hidden values of ``event`` (:mod:`domain.kernel.hidden`); default: none."""
         return []
 
+    def hidden_position(self, position: P) -> list[Secret]:
+        """The hidden values of a position (paths into its JSON data): a game started from it
+        carries it in ``lobby.created``, committed like an event's; default: none."""
+        return []
+
     @abstractmethod
     def export_position(self, state: S) -> P:
         """The position of ``state`` in the documented position form."""

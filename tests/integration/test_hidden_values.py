@@ -60,9 +60,21 @@ CANDIDATES: dict[tuple[str, Any], list[Any]] = {
     ("delivered", "bonus_for"): ["origin", "destination"],
     ("table.message", "text"): [SECRET_TEXT, "yes", "no"],
 }
-GAMES = {
+GAMES: dict[str, dict[str, Any]] = {
     "jolly-cargo": {"seats": 3, "options": {"crate_placement": "players"}},
     "cargo-empire": {"seats": 3, "options": None},
+    # started from a position: every hand and private card is in lobby.created too
+    "cargo-empire/position": {
+        "seats": 3,
+        "options": None,
+        "position": {
+            "players": [
+                {"hand": {"truck": 2, "train": 1, "ship": 0}, "private": [NAMES[0]]},
+                {"hand": {"truck": 0, "train": 2, "ship": 1}, "private": [NAMES[1]]},
+                {"hand": {"truck": 1, "train": 1, "ship": 1}, "private": [NAMES[2]]},
+            ],
+        },
+    },
 }
 
 
@@ -82,10 +94,11 @@ async def _create(manifest: Any, game: str) -> dict[str, Any]:
     spec = GAMES[game]
     created: dict[str, Any] = await manifest.create(
         CreateGame(
-            game=game,
+            game=game.split("/")[0],
             seats=spec["seats"],
             options=spec["options"],
             players=[f"p{i}" for i in range(spec["seats"])],
+            position=spec.get("position"),
         )
     )
     return created
@@ -191,8 +204,19 @@ def _keys_found(raw: list[bytes]) -> set[bytes]:
 
 
 # --- the attack --------------------------------------------------------------------------------
-def _brute_force(haul: Haul, game_id: str) -> dict[tuple[int, tuple[Any, ...]], Any]:
-    """Every hidden value the haul gives away: (version, path) -> value."""
+def _brute_force(
+    haul: Haul, game_id: str, truth: dict[tuple[int, tuple[Any, ...]], Any]
+) -> dict[tuple[int, tuple[Any, ...]], Any]:
+    """Every hidden value the haul gives away: (version, path) -> value. Every possible
+    value is tried, and always the true one (``truth``: from PostgreSQL) — a hand of a loaded
+    position has too many possible values to list, but if the true one does not verify, none
+    does."""
+
+    def candidates(e: dict[str, Any], p: tuple[Any, ...]) -> list[Any]:
+        values = list(CANDIDATES.get((e["type"], p[0]), []))
+        true = truth.get((e["version"], p), KeyError)
+        return values if true is KeyError or true in values else [*values, true]
+
     meta = {e.version: e for e in haul.export.events}
     found_keys = _keys_found(haul.raw)
     recovered: dict[tuple[int, tuple[Any, ...]], Any] = {}
@@ -205,7 +229,7 @@ def _brute_force(haul: Haul, game_id: str) -> dict[tuple[int, tuple[Any, ...]], 
             paths = [p for p in _null_secrets(e) if p]
         if not paths:
             continue
-        domains = [CANDIDATES[(e["type"], p[0])] for p in paths]
+        domains = [candidates(e, p) for p in paths]
         for combo in itertools.islice(itertools.product(*domains), 20_000):
             data = e["data"]
             for p, v in zip(paths, combo, strict=True):
@@ -227,7 +251,7 @@ def _brute_force(haul: Haul, game_id: str) -> dict[tuple[int, tuple[Any, ...]], 
             mark = get_at(e["data"], p)
             if not is_sealed(mark):
                 continue
-            for v in CANDIDATES[(e["type"], p[0])]:
+            for v in candidates(e, p):
                 for k in found_keys:
                     tried += 1
                     if commitment(k, v) == mark[COMMITMENT] or (
@@ -290,14 +314,21 @@ async def _live_attack(server: ServerProcess, game: str) -> None:
         clear = await _clear(server, game_id)
         secrets = [(e.version, s.path, s.seats) for e in clear for s in _secrets(e, game)]
         assert secrets, "the game has hidden values to attack"
-        assert {e.type for e in clear} >= (
-            {"crate_placed"} if game == "jolly-cargo" else {"cards_drawn", "cities_dealt"}
-        )
+        truth = {
+            (e.version, s.path): get_at(e.data, s.path) for e in clear for s in _secrets(e, game)
+        }
+        if "position" in game:  # the hands and private cards in lobby.created are hidden
+            assert (1, ("position", "players", 0, "hand"), (0,)) in secrets
+        assert {e.type for e in clear} >= {
+            "jolly-cargo": {"crate_placed"},
+            "cargo-empire": {"cards_drawn", "cities_dealt"},
+            "cargo-empire/position": {"position_loaded"},
+        }[game]
         for who in (None, 2):
             token = None if who is None else tokens[who]
             haul = await _fetch_all(client, game_id, token, own_moves=2)
             readable = {(v, p) for v, p, seats in secrets if who is not None and who in seats}
-            recovered = _brute_force(haul, game_id)
+            recovered = _brute_force(haul, game_id, truth)
             assert set(recovered) <= readable, sorted(set(recovered) - readable)[:5]
             assert not recovered  # what it may read is opened, not guessed
             blob = b"".join(haul.raw)
@@ -312,7 +343,7 @@ async def _live_attack(server: ServerProcess, game: str) -> None:
 
 
 def _secrets(event: StoredEvent, game: str) -> list[Any]:
-    return secrets_of(get_game(game), event.type, event.data)
+    return secrets_of(get_game(game.split("/")[0]), event.type, event.data)
 
 
 # --- 2. the control: the same attack breaks a game of canonical form 1 ---------------------------
@@ -330,7 +361,7 @@ async def _control(server: ServerProcess) -> None:
         game_id = created["id"]
         clear = {e.version: e for e in await _clear(server, game_id)}
         haul = await _fetch_all(client, game_id, None)
-        recovered = _brute_force(haul, game_id)
+        recovered = _brute_force(haul, game_id, {})
         placed = {
             (v, ("colour",)): e.data["colour"] for v, e in clear.items() if e.type == "crate_placed"
         }
@@ -374,7 +405,11 @@ async def _after_the_end(server: ServerProcess, game: str) -> None:
 
         export = haul.export
         victim = next(
-            e for e in export.events if e.public is not None and e.type != "table.message"
+            e
+            for e in export.events
+            if e.public is not None
+            and e.type != "table.message"
+            and (e.type, _sealed(e.public)[0][0]) in CANDIDATES
         )
         path = _sealed(victim.public)[0]
         other = next(
