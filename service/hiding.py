@@ -118,7 +118,7 @@ def _legacy(
     return rules.event_view(rules.decode_event(event.data), viewer)
 
 
-def sealed_paths(event: Any, rules: AnyGame, seat: int | None, finished: bool) -> bool:
+def withholds(event: Any, rules: AnyGame, seat: int | None, finished: bool) -> bool:
     """Does ``seat`` lack the opening of any hidden value of ``event``?"""
     return any(
         not _may_read(s, event.type, seat, finished)

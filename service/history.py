@@ -18,7 +18,7 @@ from projections.table import Table, fold_stream, game_document
 from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, Opening, audit
 from .chain import canonical_of, format_at, link
 from .gameplay import Manifest
-from .hiding import MESSAGE, Keys, sealed_paths, shown
+from .hiding import MESSAGE, Keys, shown, withholds
 from .problems import Problem
 from .records import CommandRecord, GameRow, StoredEvent
 from .ruling import event_json
@@ -183,7 +183,7 @@ class History:
         }
         # The canonical bytes hold only commitments (canonical form 2); in form 1 they hold the
         # clear data, so they are shown only to a caller who may read all of it.
-        disclose = event.public is not None or not sealed_paths(event, rules, caller, not live)
+        disclose = event.public is not None or not withholds(event, rules, caller, not live)
         return {
             "game": game_id,
             "version": n,
