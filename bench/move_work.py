@@ -35,6 +35,7 @@ from domain.kernel import Table as Played
 from projections.projector import table_fields
 from projections.table import Table
 from service.chain import ZERO_HASH, chain_events
+from service.hiding import CANONICAL
 from service.receipts import Signer
 from service.records import NewEvent
 from service.ruling import accepted_answer, legal_bytes, rule
@@ -55,6 +56,7 @@ def _new_table(seed: bytes) -> Table:
         names=["bot 0", "bot 1"],
         messages=[],
         state=played.state,
+        canonical=CANONICAL,
     )
 
 
@@ -83,7 +85,7 @@ def measure(moves: int = 3000, seed: int = 1) -> dict[str, Any]:
         ruling = rule(table, mover, command, game_seed)
         t2 = clock()
         new = ruling.table
-        events = [NewEvent(p.type, p.data) for p in ruling.pending]
+        events = [NewEvent(p.type, p.data, p.public) for p in ruling.pending]
         stored = chain_events(
             table.game_id, table.version, head, events, mover, str(uuid.uuid4()), datetime.now(UTC)
         )

@@ -14,16 +14,22 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import typed
+from domain.kernel import Secret, typed
+from domain.registry import get_game
 
 
-class LobbyCreated(msgspec.Struct, frozen=True, tag="lobby.created", tag_field="type"):
+class LobbyCreated(
+    msgspec.Struct, frozen=True, tag="lobby.created", tag_field="type", omit_defaults=True
+):
     game: str
     seats: int
     options: Any
     #: Hex SHA-256 of the game's secret seed (revealed when the game ends).
     seed_commitment: str
     position: Any = None
+    #: The canonical form of the game's events (``service.chain``): 1 (absent) = hidden values
+    #: hashed in the clear, as games created before version 2 were; 2 = salted commitments.
+    canonical: int = 1
 
 
 class LobbyJoined(msgspec.Struct, frozen=True, tag="lobby.joined", tag_field="type"):
@@ -57,8 +63,27 @@ def decode_platform(data: Any) -> PlatformEvent:
     return event
 
 
-def message_visible_to(message: TableMessage, seat: int | None, everything: bool) -> bool:
-    """Table talk is shown to its sender and addressees (everyone if sent to ``all``)."""
-    if everything or message.to == "all":
+def message_visible_to(message: TableMessage, seat: int | None) -> bool:
+    """Table talk is shown to its sender and addressees (everyone if sent to ``all``) — at any
+    time: a private message stays private after the game ends."""
+    if message.to == "all":
         return True
     return seat is not None and (seat == message.seat or seat in message.to)
+
+
+def created_secrets(created: LobbyCreated) -> list[Secret]:
+    """A game started from a position carries it in ``lobby.created``: its hidden values (the
+    game's ``hidden_position``) are committed like an event's."""
+    if created.position is None:
+        return []
+    rules = get_game(created.game)
+    position = rules.decode_position(created.position)
+    return [Secret(("position", *s.path), s.seats) for s in rules.hidden_position(position)]
+
+
+def message_secrets(message: TableMessage) -> list[Secret]:
+    """A private message's text is hidden, readable by its sender and addressees only, and
+    committed to under the game's message key (never revealed), not its seed."""
+    if message.to == "all":
+        return []
+    return [Secret(("text",), tuple(sorted({message.seat, *message.to})))]

@@ -44,6 +44,8 @@ class Table(msgspec.Struct):
     messages: list[TableMessage]
     #: The game's state (a Struct of the game's state type), None until the game starts.
     state: Any = None
+    #: The canonical form of the game's events (``LobbyCreated.canonical``).
+    canonical: int = 1
 
     @property
     def rules(self) -> AnyGame:
@@ -69,6 +71,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 status="open",
                 names=[None] * created.seats,
                 messages=[],
+                canonical=created.canonical,
             )
             continue
         if event.version != table.version + 1:
@@ -128,7 +131,6 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> dic
     state = table.state
     outcome = rules.outcome(state) if state is not None else None
     seat_no = int(key[5:]) if key.startswith("seat:") else None
-    everything = viewer == AUDITOR
     return {
         "id": table.game_id,
         "game": table.game,
@@ -141,7 +143,7 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> dic
         "messages": [
             msgspec.to_builtins(m)
             for m in table.messages
-            if message_visible_to(m, seat_no, everything)
+            if message_visible_to(m, seat_no)
         ],
     }
 

@@ -204,7 +204,17 @@ async def get_audit(request: Request[Any, Any, Any], game_id: str) -> Response[b
 @get("/v1/games/{game_id:str}/audit/{n:int}", summary="The dispute file of event n")
 async def get_dispute(request: Request[Any, Any, Any], game_id: str, n: int) -> dict[str, Any]:
     check_game_id(game_id)
-    return await _history(request).dispute(game_id, n)
+    return await _history(request).dispute(game_id, n, _token(request))
+
+
+@get(
+    "/v1/games/{game_id:str}/export",
+    summary="The whole game as one file for `manifest verify` (redacted for the caller)",
+)
+async def get_export(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+    check_game_id(game_id)
+    exported = await _history(request).export(game_id, _token(request))
+    return _raw(msgspec.json.encode(exported))
 
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
@@ -480,6 +490,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             get_replay,
             get_audit,
             get_dispute,
+            get_export,
             get_stream,
             keys,
             healthz,

@@ -10,7 +10,19 @@ Three checks:
   ``start``/``start_from_position`` and each accepted command's events by ``decide`` re-run on
   the state before it with the same generator ``Rng(seed, first version)``, compared byte for
   byte; platform events are checked against their commands too;
-* **seed** — the revealed seed hashes to the commitment published in ``lobby.created``.
+* **seed** — the revealed seed hashes to the commitment published in ``lobby.created``;
+* **commitments** (canonical form 2, :mod:`service.chain`) — every hidden value in the clear
+  opens its commitment in the chained (public) form: with the salt recomputed from the seed
+  (``HMAC-SHA256(seed, b"hide" ‖ u64be(version) ‖ path)``, :mod:`domain.kernel.hidden`) for a
+  game's values, or a given opening's salt (a private message, for its addressees); the clear
+  data equals the public form everywhere else; and, with the seed, every value the game
+  declares hidden (``Game.hidden``) is committed in the public form, not chained in the clear.
+  Values still sealed (a live game without its seed; private messages of others) are counted.
+
+An export (``manifest export``, ``GET /v1/games/{id}/export``) is what its caller may read:
+events in their public form, with the caller's openings. A game of canonical form 1 cannot show
+a caller the bytes hashed over values it may not read: those events are ``withheld`` and their
+links are taken as stored (listed in the chain report, ``unverified``).
 
 The first problem of each kind names its event; every problem found is listed.
 """
@@ -24,13 +36,26 @@ from typing import Any
 import msgspec
 
 from domain.kernel import CommandError, Rng, RuleError
+from domain.kernel.hidden import COMMITMENT, Path, commitment, get_at, is_sealed, salt, set_at
+from domain.registry import get_game
 from projections.platform_events import is_platform
 from projections.table import Table, copy_table, fold_stream
 
 from .chain import ZERO_HASH, event_hash
+from .hiding import CANONICAL, MESSAGE, secrets_of
 from .records import CommandRecord, StoredEvent
 
-EXPORT_FORMAT = "manifest.export.v1"
+#: v2: events are what the exporting caller may read (public forms, openings); v1 files (every
+#: event in the clear) still verify.
+EXPORT_FORMAT = "manifest.export.v2"
+
+
+class Opening(msgspec.Struct, frozen=True):
+    """The salt of a hidden value given in the clear (path into event ``version``'s data)."""
+
+    version: int
+    path: list[str | int]
+    salt: str
 
 
 class ExportedGame(msgspec.Struct):
@@ -51,6 +76,10 @@ class ExportFile(msgspec.Struct):
     commands: list[CommandRecord]
     #: The game's seed once revealed (a finished game); None for a live game.
     seed: bytes | None
+    #: Salts of the values given in the clear (their commitments are in the public forms).
+    openings: list[Opening] = []
+    #: Versions of canonical-form-1 events shown redacted: their links cannot be recomputed.
+    withheld: list[int] = []
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -72,12 +101,19 @@ class Auditor:
         commands: Sequence[CommandRecord],
         seed: bytes | None,
         head: bytes | None = None,
+        *,
+        message_key: bytes | None = None,
+        openings: Sequence[Opening] = (),
+        withheld: Sequence[int] = (),
     ) -> None:
         self.game_id = game_id
         self.events = list(events)
         self.commands = {c.id: c for c in commands}
         self.seed = seed
         self.head = head
+        self.message_key = message_key
+        self.openings = {(o.version, tuple(o.path)): o.salt for o in openings}
+        self.withheld = set(withheld)
         self.problems: list[Problem] = []
 
     def _problem(self, version: int | None, check: str, code: str, detail: str) -> None:
@@ -93,6 +129,8 @@ class Auditor:
                 bad = ("chain.gap", f"expected version {expected}, found {event.version}")
             elif bytes(event.prev_hash) != prev:
                 bad = ("chain.broken_link", "prev_hash is not the hash of the event before")
+            elif event.version in self.withheld:
+                pass  # redacted for this caller: the link is taken as stored
             elif event_hash(prev, event) != bytes(event.hash):
                 bad = ("chain.bad_hash", "the stored hash is not the hash of the stored event")
             if bad is not None:
@@ -113,6 +151,7 @@ class Auditor:
             "events": len(self.events),
             "head": prev.hex() if self.events else None,
             "first_bad": first_bad,
+            "unverified": sorted(self.withheld),
         }
 
     # --- seed --------------------------------------------------------------------------------
@@ -186,7 +225,9 @@ class Auditor:
                 commands_checked += 1
             try:
                 table = fold_stream(
-                    None if table is None else copy_table(table), group, self.game_id
+                    None if table is None else copy_table(table),
+                    [_foldable(e) for e in group],
+                    self.game_id,
                 )
             except Exception as error:  # a forged event may not even fold
                 self._problem(first.version, "adjudication", "adjudication.unfoldable", str(error))
@@ -248,11 +289,93 @@ class Auditor:
             events = rules.start(rules.decode_options(table.options), table.seats, rng)
         return [msgspec.to_builtins(e) for e in events]
 
+    # --- commitments ---------------------------------------------------------------------------
+    def canonical_form(self) -> int:
+        if self.events and self.events[0].type == "lobby.created":
+            value = self.events[0].data.get("canonical", 1)
+            return value if isinstance(value, int) else 0
+        return 1
+
+    def check_commitments(self) -> dict[str, Any]:
+        form = self.canonical_form()
+        out: dict[str, Any] = {"canonical": form, "opened": 0, "sealed": 0}
+        if form < CANONICAL or not self.events:
+            out["ok"] = None
+            return out
+        seed = self._adjudication_seed()
+        seed = seed if seed is not None and len(seed) == 32 else None
+        try:
+            rules = get_game(str(self.events[0].data.get("game")))
+        except Exception:
+            rules = None
+        first_bad: int | None = None
+        for event in self.events:
+            try:
+                finding = self._commitments_of(rules, event, seed, out)
+            except (CommandError, ValueError, KeyError, IndexError, TypeError) as error:
+                finding = ("commitment.unreadable", f"the hidden values do not read: {error}")
+            if finding is not None:
+                self._problem(event.version, "commitments", *finding)
+                first_bad = event.version if first_bad is None else first_bad
+        out["ok"] = first_bad is None
+        out["first_bad"] = first_bad
+        return out
+
+    def _salt(self, event: StoredEvent, path: Path, seed: bytes | None) -> bytes | None:
+        given = self.openings.get((event.version, path))
+        if given is not None:
+            return bytes.fromhex(given)
+        key = self.message_key if event.type == MESSAGE else seed
+        return None if key is None else salt(key, event.version, path)
+
+    def _commitments_of(
+        self, rules: Any, event: StoredEvent, seed: bytes | None, out: dict[str, Any]
+    ) -> tuple[str, str] | None:
+        """Why ``event``'s hidden values do not open their commitments (None if they do)."""
+        public = event.public
+        marks = [] if public is None else _sealed_paths(public)
+        data = event.data
+        opened = 0
+        for path in marks:
+            value, mark = get_at(data, path), get_at(public, path)
+            if is_sealed(value):
+                if value != mark:
+                    return "commitment.mismatch", f"{list(path)}: two different commitments"
+                out["sealed"] += 1
+                continue
+            key = self._salt(event, path, seed)
+            if key is None:
+                out["sealed"] += 1  # in the clear, but no salt to check it with
+                continue
+            if commitment(key, value) != mark[COMMITMENT]:
+                return "commitment.mismatch", f"{list(path)}: the value does not open it"
+            opened += 1
+        out["opened"] += opened
+        rebuilt = data
+        for path in marks:
+            rebuilt = set_at(rebuilt, path, get_at(public, path))
+        if public is not None and _canon(rebuilt) != _canon(public):
+            return "commitment.mismatch", "the data differs from its chained form"
+        if opened == len(marks) and rules is not None:  # every hidden value in the clear
+            declared = {s.path for s in secrets_of(rules, event.type, data)}
+            if declared != set(marks):
+                return (
+                    "commitment.missing",
+                    "the chained form does not commit exactly the values declared hidden",
+                )
+        return None
+
     def run(self) -> dict[str, Any]:
         chain = self.check_chain()
         adjudication = self.check_adjudication()
         seed = self.check_seed()
-        ok = chain["ok"] and adjudication["ok"] is not False and seed["ok"] is not False
+        commitments = self.check_commitments()
+        ok = (
+            chain["ok"]
+            and adjudication["ok"] is not False
+            and seed["ok"] is not False
+            and commitments["ok"] is not False
+        )
         return {
             "ok": bool(ok),
             "game": self.game_id,
@@ -260,8 +383,29 @@ class Auditor:
             "chain": chain,
             "adjudication": adjudication,
             "seed": seed,
+            "commitments": commitments,
             "problems": [msgspec.to_builtins(p) for p in self.problems],
         }
+
+
+def _sealed_paths(value: Any, path: Path = ()) -> list[Path]:
+    """The paths of every commitment in a public form."""
+    if is_sealed(value):
+        return [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _sealed_paths(v, (*path, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _sealed_paths(v, (*path, i))]
+    return []
+
+
+def _foldable(event: StoredEvent) -> StoredEvent:
+    """A private message the auditor may not read folds as an empty one (nothing the rules
+    depend on)."""
+    text = event.data.get("text") if event.type == MESSAGE else ""
+    if not isinstance(text, str):  # a commitment, or null (canonical form 1)
+        return msgspec.structs.replace(event, data={**event.data, "text": ""})
+    return event
 
 
 def _groups(events: Sequence[StoredEvent]) -> list[list[StoredEvent]]:
@@ -307,8 +451,34 @@ def audit(
     commands: Sequence[CommandRecord],
     seed: bytes | None,
     head: bytes | None = None,
+    *,
+    message_key: bytes | None = None,
+    openings: Sequence[Opening] = (),
+    withheld: Sequence[int] = (),
 ) -> dict[str, Any]:
-    return Auditor(game_id, events, commands, seed, head).run()
+    return Auditor(
+        game_id,
+        events,
+        commands,
+        seed,
+        head,
+        message_key=message_key,
+        openings=openings,
+        withheld=withheld,
+    ).run()
+
+
+def verify_export(exported: ExportFile) -> dict[str, Any]:
+    """``manifest verify``: audit an exported file, with no database."""
+    return audit(
+        exported.game.id,
+        exported.events,
+        exported.commands,
+        exported.seed,
+        exported.game.head,
+        openings=exported.openings,
+        withheld=exported.withheld,
+    )
 
 
 def receipt_matches(events: Sequence[StoredEvent], version: int, head_hex: str) -> bool:

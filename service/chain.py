@@ -18,6 +18,25 @@ Construction (fixed; changing it invalidates every stored chain)::
 
 Each events row stores ``prev_hash = hash_{n-1}`` and ``hash = hash_n``; ``games.head`` is the
 hash of the game's last event. :func:`verify_chain` recomputes all of it from stored rows.
+
+Canonical forms (versioned per game, in ``lobby.created``'s ``canonical`` field)::
+
+    1 (field absent) — "data" is the event's clear data. Games created before hidden values
+                       were committed. A hash over a face-down crate's colour or a private
+                       card lets anyone try every value, so their hidden values leak while live.
+    2                — "data" is the event's *public form*: its clear data with each hidden value
+                       (declared by the game, ``Game.hidden``; private table talk) replaced by
+                       {"commitment": hex(SHA-256(salt || value))}, salt = HMAC-SHA256(key,
+                       b"hide" || u64be(version) || path) — byte for byte in
+                       :mod:`domain.kernel.hidden`. Events without hidden values: unchanged.
+
+Every other byte is the same in both forms, so one verifier checks either: it hashes the stored
+public form (``events.public``) when there is one, else ``data``. Why a version and not a
+migration: a stored game's chain is what its players were given receipts for (heads signed by
+the server); re-hashing it into form 2 would invalidate every receipt and every exported copy,
+and re-chaining history is exactly what the audit exists to catch. Old games therefore keep
+verifying as they are (form 1); every game created since is form 2. The version is inside event
+1, so it is covered by the chain: a game cannot be passed off as the other form.
 """
 
 from __future__ import annotations
@@ -113,8 +132,13 @@ def chain_events(
     game, at_text = canonical_uuid(game_id), format_at(at)
     for i, event in enumerate(events):
         n = version + 1 + i
-        digest = link(prev, canonical_prepared(game, n, event.type, seat, cid, at_text, event.data))
-        stored.append(StoredEvent(game_id, n, event.type, event.data, seat, cid, at, prev, digest))
+        chained = event.data if event.public is None else event.public
+        digest = link(prev, canonical_prepared(game, n, event.type, seat, cid, at_text, chained))
+        stored.append(
+            StoredEvent(
+                game_id, n, event.type, event.data, seat, cid, at, prev, digest, event.public
+            )
+        )
         prev = digest
     return stored
 
@@ -140,10 +164,13 @@ class ChainedEvent(Protocol):
     def prev_hash(self) -> bytes: ...
     @property
     def hash(self) -> bytes: ...
+    @property
+    def public(self) -> Any: ...
 
 
 def canonical_of(event: ChainedEvent) -> bytes:
-    """The canonical bytes of a stored event (what its link hashes)."""
+    """The canonical bytes of a stored event (what its link hashes: its public form when it
+    has one, else its data)."""
     return canonical(
         event.game_id,
         event.version,
@@ -151,7 +178,7 @@ def canonical_of(event: ChainedEvent) -> bytes:
         event.seat,
         event.command_id,
         event.recorded_at,
-        event.data,
+        event.data if event.public is None else event.public,
     )
 
 

@@ -170,12 +170,9 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
 
 
 def _verify(path: str) -> dict[str, Any]:
-    from .audit import ExportFile, audit
+    from .audit import ExportFile, verify_export
 
-    exported = msgspec.json.decode(Path(path).read_bytes(), type=ExportFile)
-    return audit(
-        exported.game.id, exported.events, exported.commands, exported.seed, exported.game.head
-    )
+    return verify_export(msgspec.json.decode(Path(path).read_bytes(), type=ExportFile))
 
 
 def _verify_dispute(path: str, keys: str) -> dict[str, Any]:

@@ -50,13 +50,14 @@ from projections.table import Table, fold_stream, legal_document
 from . import rejections
 from .faults import Admission, Faults
 from .hardening import name_key, player_name
+from .hiding import CANONICAL, Keys
 from .lru import LRU
 from .observability import COMMANDS
 from .optimistic import append_command
 from .problems import Problem
 from .receipts import Signer
 from .records import CommandRecord, GameRow, NewEvent, StoredEvent
-from .ruling import Pending, accepted_answer, event_tag, fold_new, legal_bytes, rule
+from .ruling import accepted_answer, fold_new, legal_bytes, lobby_pending, rule
 from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
 from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
 
@@ -148,7 +149,10 @@ class Manifest:
         #: game id -> (head hash, table at that head)
         self._tables: LRU[str, tuple[bytes, Table]] = LRU(_CACHE_GAMES)
         self._seat_tokens: LRU[bytes, tuple[str, int]] = LRU(8 * _CACHE_GAMES)
-        self._seeds: LRU[str, bytes] = LRU(_CACHE_GAMES)
+        self._keys: LRU[str, Keys] = LRU(_CACHE_GAMES)
+        #: The canonical form new games are created in (``service.chain``; 1 only to test
+        #: that games created before commitments still verify).
+        self.canonical = CANONICAL
 
     async def _read_range(self, game_id: str, after: int, limit: int | None) -> list[StoredEvent]:
         return await self.store.read(game_id, after=after, limit=limit)
@@ -187,12 +191,16 @@ class Manifest:
             self._remember(table, head)
         return table
 
+    async def keys(self, game_id: str) -> Keys:
+        """The game's secret keys (seed and message key), cached."""
+        keys = self._keys.get(game_id)
+        if keys is None:
+            keys = Keys(await self.store.seed(game_id), await self.store.message_key(game_id))
+            self._keys.put(game_id, keys)
+        return keys
+
     async def _seed(self, game_id: str) -> bytes:
-        seed = self._seeds.get(game_id)
-        if seed is None:
-            seed = await self.store.seed(game_id)
-            self._seeds.put(game_id, seed)
-        return seed
+        return (await self.keys(game_id)).seed
 
     # --- authentication ----------------------------------------------------------------------
     async def seat_for(self, game_id: str, token: str | None) -> int | None:
@@ -262,6 +270,7 @@ class Manifest:
         if players is not None and len(players) != req.seats:
             raise Problem(422, "lobby.bad_players", f"name {req.seats} players, one per seat")
         seed = new_seed()
+        message_key = new_seed() if self.canonical >= CANONICAL else None
         # Dry run of the set-up, so bad options or positions never leave a game behind.
         _problem_from(lambda: self._opening(rules, options, position, req.seats, seed, 1))
         if position is not None and rules.position_seats(position) != req.seats:
@@ -284,15 +293,17 @@ class Manifest:
             invite_code=new_invite_code(),
             seed=seed,
             host_token_hash=token_hash(host_token),
+            message_key=message_key,
         ) as locked:
             row = locked.row
-            self._seeds.put(row.id, seed)
+            self._keys.put(row.id, Keys(seed, message_key))
             created = LobbyCreated(
                 rules.id,
                 req.seats,
                 msgspec.to_builtins(options),
                 seed_commitment(seed),
                 None if position is None else msgspec.to_builtins(position),
+                canonical=self.canonical,
             )
             pending: list[msgspec.Struct] = [created]
             for i, name in enumerate(players or []):
@@ -413,14 +424,13 @@ class Manifest:
         command_id: str | None,
     ) -> tuple[Table, list[StoredEvent]]:
         if locked.row.version == 0:
-            pending = [
-                Pending(1 + i, event_tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
-            ]
+            keys = await self.keys(locked.row.id)
+            pending = [lobby_pending(1 + i, e, keys) for i, e in enumerate(events)]
             table, folded = fold_collecting(None, pending, locked.row.id)
         else:
             base = await self._table_at(locked)
-            seed = await self._seed(locked.row.id)
-            table, pending, folded = fold_new(base, events, seed)
+            keys = await self.keys(locked.row.id)
+            table, pending, folded = fold_new(base, events, keys.seed, keys.messages)
         snapshots.update(folded)
         status = table.status if table.status != locked.row.status else None
         result = None
@@ -430,7 +440,7 @@ class Manifest:
         names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
         appended = await locked.append(
             expected_version=locked.row.version,
-            events=[NewEvent(p.type, p.data) for p in pending],
+            events=[NewEvent(p.type, p.data, p.public) for p in pending],
             seat=seat,
             command_id=command_id,
             status=status,
@@ -640,7 +650,7 @@ class Manifest:
                 game_id=a.game_id,
                 version=version,
                 head=head,
-                events=[NewEvent(p.type, p.data) for p in ruling.pending],
+                events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
                 seat=a.seat,
                 command_id=a.command_id,
                 at=datetime.now(UTC),
@@ -716,7 +726,7 @@ class Manifest:
     def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
         """The recorded answer (built inside the append, before the commit; a test makes it
         fail there to prove a rolled-back append leaves no trace)."""
-        return accepted_answer(self.signer, table, seat, stored)
+        return accepted_answer(self.signer, table, seat, stored, self._keys.get(table.game_id))
 
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
         check_game_id(game_id)

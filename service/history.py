@@ -10,17 +10,19 @@ import msgspec
 
 from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Viewer
 from domain.kernel import seat as seat_viewer
+from domain.registry import AnyGame
 from projections.platform_events import is_platform
 from projections.replay import SNAPSHOT_EVERY, Replayer
 from projections.store import StoreUnavailable
 from projections.table import Table, fold_stream, game_document
 
-from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, audit
+from .audit import EXPORT_FORMAT, ExportedGame, ExportFile, Opening, audit
 from .chain import canonical_of, format_at, link
 from .gameplay import Manifest
+from .hiding import MESSAGE, Keys, shown, withholds
 from .problems import Problem
 from .records import CommandRecord, GameRow, StoredEvent
-from .ruling import event_json, redacted
+from .ruling import event_json
 from .treeheads import TreeCache, inclusion
 
 MAX_PAGE = 1000
@@ -61,14 +63,16 @@ class History:
     async def events(
         self, game_id: str, token: str | None, after: int, limit: int
     ) -> dict[str, Any]:
-        row, seat, viewer = await self._caller(game_id, token)
+        row, seat, _ = await self._caller(game_id, token)
         limit = max(1, min(limit, MAX_PAGE))
         after = max(0, after)
         events = await self.store.read_history(
             game_id, after=after, limit=limit, through=row.version
         )
         table = await self._table_for_redaction(game_id)
-        page = [event_json(e, redacted(table, e, viewer, seat)) for e in events]
+        keys = await self.manifest.keys(game_id)
+        finished = row.status == "finished"
+        page = [_json(table.rules, e, seat, finished, keys) for e in events]
         last = events[-1].version if events else after
         return {"events": page, "next": last if last < row.version else None}
 
@@ -105,6 +109,7 @@ class History:
         row, seat, viewer = await self._caller(game_id, token)
         key = _key(seat)
         everything = viewer == AUDITOR
+        keys = await self.manifest.keys(game_id)
         table: Table | None = None
         after = 0
         while after < row.version:
@@ -118,7 +123,7 @@ class History:
                 doc = game_document(table, key, everything=everything)
                 line = {
                     "version": event.version,
-                    "event": event_json(event, redacted(table, event, viewer, seat)),
+                    "event": _json(table.rules, event, seat, everything, keys),
                     "view": doc["view"],
                 }
                 yield msgspec.json.encode(line) + b"\n"
@@ -138,21 +143,44 @@ class History:
 
     async def audit(self, game_id: str) -> dict[str, Any]:
         row, events, commands, seed = await self._material(game_id)
-        return audit(game_id, events, commands, seed, head=row.head)
+        keys = await self.manifest.keys(game_id)
+        return audit(game_id, events, commands, seed, head=row.head, message_key=keys.messages)
 
-    async def export(self, game_id: str) -> ExportFile:
+    async def export(self, game_id: str, token: str | None = None) -> ExportFile:
+        """The whole game as the caller may read it (``token``: a seat's; None: anyone's):
+        the events' public forms, their data with what the caller may read in the clear and
+        its openings, the commands redacted alike, and the seed once revealed."""
+        seat = await self.manifest.seat_for(game_id, token)
         row, events, commands, seed = await self._material(game_id)
+        finished = row.status == "finished"
+        rules = (await self._table_for_redaction(game_id)).rules if events else None
+        keys = await self.manifest.keys(game_id)
+        out: list[StoredEvent] = []
+        openings: list[Opening] = []
+        withheld: list[int] = []
+        for e in events:
+            data, opened = (e.data, []) if rules is None else shown(rules, e, seat, finished, keys)
+            if e.public is None and data != e.data:
+                withheld.append(e.version)  # canonical form 1: the bytes hashed are not shown
+            out.append(msgspec.structs.replace(e, data=data))
+            openings += [Opening(e.version, o["path"], o["salt"]) for o in opened]
+        by_id = {e.command_id: e for e in out if e.command_id is not None}
         return ExportFile(
             format=EXPORT_FORMAT,
             game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
-            events=events,
-            commands=commands,
-            seed=seed if row.status == "finished" else None,
+            events=out,
+            commands=[_redacted_command(c, seat, finished, by_id) for c in commands],
+            seed=seed if finished else None,
+            openings=openings,
+            withheld=withheld,
         )
 
-    async def dispute(self, game_id: str, n: int) -> dict[str, Any]:
+    async def dispute(self, game_id: str, n: int, token: str | None = None) -> dict[str, Any]:
         """The dispute file of event ``n``: who sent what, when; the state before; the checks
-        that made it legal; the events; the chain proof; the seat's rejected tries before."""
+        that made it legal; the events; the chain proof; the seat's rejected tries before —
+        everything redacted for the caller (``token``: a seat's; None: anyone) as its events
+        are."""
+        caller = await self.manifest.seat_for(game_id, token)
         row, events, commands, seed = await self._material(game_id)
         if not 1 <= n <= len(events):
             raise Problem(404, "audit.no_such_event", f"the game has events 1 to {len(events)}")
@@ -165,22 +193,33 @@ class History:
         # Anyone may ask for a dispute file: while the game is live it shows only what a
         # spectator may see (no full state, events and canonical bytes redacted).
         live = row.status != "finished"
-        table = await self._table_for_redaction(game_id) if live else None
-
-        def shown(e: StoredEvent) -> Any:
-            return e.data if table is None else redacted(table, e, SPECTATOR, None)
-
+        rules = (await self._table_for_redaction(game_id)).rules
+        keys = await self.manifest.keys(game_id)
+        shown_events = [_json(rules, e, caller, not live, keys) for e in decision]
+        by_id = {
+            e.command_id: msgspec.structs.replace(e, data=j["data"])
+            for e, j in zip(decision, shown_events, strict=True)
+            if e.command_id is not None
+        }
+        # The canonical bytes hold only commitments (canonical form 2); in form 1 they hold the
+        # clear data, so they are shown only to a caller who may read all of it.
+        disclose = event.public is not None or not withholds(event, rules, caller, not live)
         return {
             "game": game_id,
             "version": n,
-            "command": None if command is None else _command_json(command),
+            "command": None
+            if command is None
+            else _command_json(_redacted_command(command, caller, not live, by_id)),
             "state_before": self._state_before(before, command, live),
             "checks": self._checks(before, command, decision, seed, first),
-            "events": [event_json(e, shown(e)) for e in decision],
-            "chain": _chain_proof(events, n, shown(event) == event.data),
+            "events": shown_events,
+            "chain": _chain_proof(events, n, disclose),
             "inclusion": self._inclusion(game_id, events, n),
             "receipt": self.manifest.signer.receipt(game_id, row.version, row.head.hex()),
-            "rejected_before": [_command_json(c) for c in _rejected_before(commands, command)],
+            "rejected_before": [
+                _command_json(_redacted_command(c, caller, not live, by_id))
+                for c in _rejected_before(commands, command)
+            ],
         }
 
     def _inclusion(self, game_id: str, events: list[StoredEvent], n: int) -> dict[str, Any]:
@@ -284,6 +323,32 @@ class History:
 
 def _key(seat: int | None) -> str:
     return "spectator" if seat is None else f"seat:{seat}"
+
+
+def _json(
+    rules: AnyGame, event: StoredEvent, seat: int | None, finished: bool, keys: Keys
+) -> dict[str, Any]:
+    return event_json(event, *shown(rules, event, seat, finished, keys))
+
+
+def _redacted_command(
+    c: CommandRecord, seat: int | None, finished: bool, events: dict[str, StoredEvent]
+) -> CommandRecord:
+    """A recorded command as ``seat`` may read it. A private message's text is what the
+    caller reads in its event (its commitment, unless the caller was party to it); a refused
+    command's body and error detail are its seat's alone while the game is live (the detail
+    may describe the seat's hand, the body may be a guess at it)."""
+    if c.seat == seat:
+        return c
+    # The recorded answer holds the events as the sender read them (its own secrets): never.
+    c = msgspec.structs.replace(c, response=None)
+    if c.type == MESSAGE and isinstance(c.body, dict) and c.body.get("to") != "all":
+        event = events.get(c.id)
+        text = None if event is None else event.data.get("text")
+        return msgspec.structs.replace(c, body={**c.body, "text": text})
+    if c.outcome != "accepted" and not finished:
+        return msgspec.structs.replace(c, body=None, error_detail=None)
+    return c
 
 
 def _command_json(c: CommandRecord) -> dict[str, Any]:

@@ -66,9 +66,14 @@ class Locked:
         at = utc_micro(self._clock())
         game_id = self.row.id
         # Normalize through jsonb so that what we hash is exactly what reads back.
-        texts = await conn.fetchval(db.NORMALIZE_JSON, [db.dumps(e.data) for e in events])
+        publics = db.public_texts(events)
+        texts = await conn.fetchval(
+            db.NORMALIZE_JSON, [db.dumps(e.data) for e in events] + [p or "null" for p in publics]
+        )
+        texts, public_texts = texts[: len(events)], texts[len(events) :]
         normalized = [
-            NewEvent(e.type, msgspec.json.decode(t)) for e, t in zip(events, texts, strict=True)
+            NewEvent(type=e.type, data=msgspec.json.decode(t), public=db.loads(p) if q else None)
+            for e, t, p, q in zip(events, texts, public_texts, publics, strict=True)
         ]
         stored = chain_events(
             game_id, expected_version, self.row.head, normalized, seat, command_id, at
@@ -88,6 +93,7 @@ class Locked:
                     list(texts),
                     [e.prev_hash for e in stored],
                     [e.hash for e in stored],
+                    db.public_texts(stored),
                 )
                 r = await conn.fetchrow(
                     f"UPDATE games SET version = $2, head = $3, updated_at = $4, "

@@ -36,10 +36,12 @@ WITH moved AS (
  RETURNING id
 ), appended AS (
     INSERT INTO events (game_id, version, type, data, seat, command_id, recorded_at, prev_hash,
-                        hash)
-    SELECT moved.id, u.v, u.t, u.d::jsonb, $9::int, $10::uuid, $5::timestamptz, u.p, u.h
-      FROM moved, unnest($11::int[], $12::text[], $13::text[], $14::bytea[], $15::bytea[])
-           AS u(v, t, d, p, h)
+                        hash, public)
+    SELECT moved.id, u.v, u.t, u.d::jsonb, $9::int, $10::uuid, $5::timestamptz, u.p, u.h,
+           u.c::jsonb
+      FROM moved, unnest($11::int[], $12::text[], $13::text[], $14::bytea[], $15::bytea[],
+                         $21::text[])
+           AS u(v, t, d, p, h, c)
     RETURNING 1
 ), recorded AS (
     INSERT INTO commands (id, game_id, seat, idempotency_key, type, body, received_at, outcome,
@@ -89,10 +91,16 @@ async def append_command(
     at = utc_micro(at)
     if any(_has_float(e.data) for e in events):
         # jsonb may rewrite a float's digits: hash exactly what will read back.
+        publics = db.public_texts(events)
         async with pool.acquire() as conn:
-            texts = await conn.fetchval(db.NORMALIZE_JSON, [db.dumps(e.data) for e in events])
+            texts = await conn.fetchval(
+                db.NORMALIZE_JSON,
+                [db.dumps(e.data) for e in events] + [p or "null" for p in publics],
+            )
+        n = len(events)
         events = [
-            NewEvent(e.type, msgspec.json.decode(t)) for e, t in zip(events, texts, strict=True)
+            NewEvent(e.type, msgspec.json.decode(t), db.loads(p) if q else None)
+            for e, t, p, q in zip(events, texts[:n], texts[n:], publics, strict=True)
         ]
     stored = chain_events(game_id, version, head, events, seat, command_id, at)
     response = respond(stored)
@@ -119,6 +127,7 @@ async def append_command(
             db.dumps(body),
             received_at,
             db.dumps(response),
+            db.public_texts(stored),
         )
     except asyncpg.UniqueViolationError as error:
         if "commands_idempotency" in str(error):

@@ -31,7 +31,8 @@ GAME_COLS = (
     "players::text AS players, result::text AS result, created_at, updated_at"
 )
 EVENT_COLS = (
-    "game_id, version, type, data::text AS data, seat, command_id, recorded_at, prev_hash, hash"
+    "game_id, version, type, data::text AS data, seat, command_id, recorded_at, prev_hash, hash, "
+    "public::text AS public"
 )
 COMMAND_COLS = (
     "id, game_id, seat, idempotency_key, type, body::text AS body, received_at, outcome, "
@@ -48,9 +49,11 @@ NORMALIZE_JSON = (
     "ORDER BY i)"
 )
 INSERT_EVENTS = """
-INSERT INTO events (game_id, version, type, data, seat, command_id, recorded_at, prev_hash, hash)
-SELECT $1::uuid, u.v, u.t, u.d::jsonb, $2::int, $3::uuid, $4::timestamptz, u.p, u.h
-FROM unnest($5::int[], $6::text[], $7::text[], $8::bytea[], $9::bytea[]) AS u(v, t, d, p, h)
+INSERT INTO events (game_id, version, type, data, seat, command_id, recorded_at, prev_hash, hash,
+                    public)
+SELECT $1::uuid, u.v, u.t, u.d::jsonb, $2::int, $3::uuid, $4::timestamptz, u.p, u.h, u.c::jsonb
+FROM unnest($5::int[], $6::text[], $7::text[], $8::bytea[], $9::bytea[], $10::text[])
+     AS u(v, t, d, p, h, c)
 """
 
 
@@ -64,6 +67,11 @@ def dumps(value: Any) -> str:
 
 def loads(text: str | None) -> Any:
     return None if text is None else msgspec.json.decode(text)
+
+
+def public_texts(events: list[Any]) -> list[str | None]:
+    """Each event's public form as JSON text (None when it has none)."""
+    return [None if e.public is None else dumps(e.public) for e in events]
 
 
 def opt_str(value: Any) -> str | None:
@@ -108,6 +116,7 @@ def stored_event(r: Any) -> StoredEvent:
         recorded_at=r["recorded_at"],
         prev_hash=bytes(r["prev_hash"]),
         hash=bytes(r["hash"]),
+        public=loads(r["public"]),
     )
 
 

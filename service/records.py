@@ -13,6 +13,9 @@ class NewEvent(msgspec.Struct, frozen=True):
 
     type: str
     data: Any
+    #: The chained (public) form when the event has hidden values: ``data`` with each hidden
+    #: value replaced by its commitment (``domain.kernel.hidden``); None: ``data`` itself.
+    public: Any = None
 
 
 class StoredEvent(msgspec.Struct, frozen=True):
@@ -27,6 +30,13 @@ class StoredEvent(msgspec.Struct, frozen=True):
     recorded_at: datetime
     prev_hash: bytes
     hash: bytes
+    #: The chained form when it differs from ``data`` (see ``NewEvent.public``).
+    public: Any = None
+
+    @property
+    def chained(self) -> Any:
+        """The data the hash chain covers: the public form, or ``data`` when it has none."""
+        return self.data if self.public is None else self.public
 
 
 class GameRow(msgspec.Struct, frozen=True):

@@ -13,17 +13,18 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import AUDITOR, Rng, Viewer, typed
-from domain.kernel import seat as seat_viewer
+from domain.kernel import Rng
 from projections.platform_events import (
+    LobbyCreated,
     SeedRevealed,
     TableMessage,
-    is_platform,
-    message_visible_to,
+    created_secrets,
+    message_secrets,
 )
 from projections.replay import fold_collecting
 from projections.table import Table, legal_document
 
+from .hiding import Keys, public_of, shown
 from .receipts import Signer
 from .records import StoredEvent
 
@@ -36,6 +37,8 @@ class Pending(msgspec.Struct):
     version: int
     type: str
     data: Any
+    #: The chained form when the event has hidden values (``service.hiding.public_of``).
+    public: Any = None
 
 
 class Ruling(msgspec.Struct):
@@ -52,16 +55,38 @@ def event_tag(event: msgspec.Struct) -> str:
     return str(event.__struct_config__.tag)
 
 
+def _pending(table: Table, version: int, event: Any, keys: Keys) -> Pending:
+    """A typed event as it will be stored at ``version``, with its public form."""
+    type, data = event_tag(event), msgspec.to_builtins(event)
+    if isinstance(event, TableMessage):
+        secrets = message_secrets(event)
+    elif "." in type:
+        secrets = []
+    else:
+        secrets = table.rules.hidden(event)
+    public = public_of(table.canonical, secrets, type, data, version, keys)
+    return Pending(version, type, data, public)
+
+
+def lobby_pending(version: int, event: Any, keys: Keys) -> Pending:
+    """A platform event of a game's first append (``lobby.created``, ``lobby.joined``) as it
+    will be stored, with its public form (a position's hidden values committed)."""
+    type, data = event_tag(event), msgspec.to_builtins(event)
+    if not isinstance(event, LobbyCreated):
+        return Pending(version, type, data)
+    public = public_of(event.canonical, created_secrets(event), type, data, version, keys)
+    return Pending(version, type, data, public)
+
+
 def fold_new(
-    table: Table, events: list[Any], seed: bytes
+    table: Table, events: list[Any], seed: bytes, message_key: bytes | None = None
 ) -> tuple[Table, list[Pending], dict[int, bytes]]:
     """The table after ``events`` (typed, appended after ``table.version``), the events as
-    they will be stored — with ``seed.revealed`` when they finish the game — and the replay
-    snapshots folded on the way."""
+    they will be stored (with their public forms) — with ``seed.revealed`` when they finish
+    the game — and the replay snapshots folded on the way."""
     start = table.version + 1
-    pending = [
-        Pending(start + i, event_tag(e), msgspec.to_builtins(e)) for i, e in enumerate(events)
-    ]
+    keys = Keys(seed, message_key)
+    pending = [_pending(table, start + i, e, keys) for i, e in enumerate(events)]
     new, snapshots = fold_collecting(table, pending, table.game_id)
     if new.status == "finished" and table.status != "finished":
         # Commit-reveal: the seed is published with the events that end the game.
@@ -94,41 +119,42 @@ def legal_bytes(ruling: Ruling) -> bytes:
     return _encoder.encode({"version": ruling.table.version, "commands": ruling.legal})
 
 
-def event_json(event: StoredEvent, data: Any) -> dict[str, Any]:
+def event_json(
+    event: StoredEvent, data: Any, openings: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """An event as a caller reads it: ``data`` as the caller may read it (the public form,
+    with what the caller may read in the clear), and the ``openings`` (path and salt) of what
+    is in the clear, from which the caller recomputes the public form the hash covers."""
     return {
         "version": event.version,
         "type": event.type,
         "seat": event.seat,
         "at": event.recorded_at.isoformat().replace("+00:00", "Z"),
         "data": data,
+        "openings": openings or [],
         "hash": event.hash.hex(),
         "prev_hash": event.prev_hash.hex(),
     }
 
 
-def redacted(table: Table, event: StoredEvent, viewer: Viewer, seat: int | None) -> Any:
-    """An event's data as ``viewer`` may read it."""
-    if event.type == "table.message":
-        message = typed(event.data, TableMessage)
-        if message_visible_to(message, seat, viewer == AUDITOR):
-            return event.data
-        return {**event.data, "text": None}
-    if is_platform(event.type):
-        return event.data
-    rules = table.rules
-    return rules.event_view(rules.decode_event(event.data), viewer)
+def shown_json(
+    table: Table, event: StoredEvent, seat: int | None, keys: Keys | None
+) -> dict[str, Any]:
+    """``event_json`` of ``event`` as ``seat`` (None: anyone) may read it in ``table``'s game
+    now."""
+    data, openings = shown(table.rules, event, seat, table.status == "finished", keys)
+    return event_json(event, data, openings)
 
 
 def accepted_answer(
-    signer: Signer, table: Table, seat: int, stored: list[StoredEvent]
+    signer: Signer, table: Table, seat: int, stored: list[StoredEvent], keys: Keys | None = None
 ) -> dict[str, Any]:
     """The recorded answer to an accepted command: its events as the seat may see them, the
     new head and its receipt."""
-    viewer = AUDITOR if table.status == "finished" else seat_viewer(seat)
     head = stored[-1].hash.hex()
     return {
         "version": table.version,
-        "events": [event_json(e, redacted(table, e, viewer, seat)) for e in stored],
+        "events": [shown_json(table, e, seat, keys) for e in stored],
         "head": head,
         "receipt": signer.receipt(table.game_id, table.version, head),
     }

@@ -16,6 +16,10 @@ Hash chain (see :mod:`service.chain` for the exact construction)::
         order="sorted")
     hash_0 = 32 zero bytes;  hash_n = SHA-256(hash_{n-1} || canonical(event n))
 
+In canonical form 2 the ``data`` hashed is the event's public form, stored in ``events.public``
+(hidden values replaced by commitments; NULL when the event has none), ``data`` holding the
+clear event for folding.
+
 ``recorded_at`` comes from the application clock (one timestamp per append), in UTC with
 microsecond precision, which ``timestamptz`` stores exactly. Event data is normalized through
 PostgreSQL's ``jsonb`` before hashing, so the data read back hashes to the stored link.
@@ -117,6 +121,7 @@ class EventStore:
         invite_code: str,
         seed: bytes,
         host_token_hash: bytes,
+        message_key: bytes | None = None,
     ) -> AsyncIterator[Locked]:
         """A new game, held like :meth:`lock` inside the transaction that inserts it: seats,
         events and the start happen in that one transaction, so a failure anywhere leaves no
@@ -138,10 +143,12 @@ class EventStore:
                 db.dumps([None] * seats),
             )
             await conn.execute(
-                "INSERT INTO secrets (game_id, seed, host_token_hash) VALUES ($1, $2, $3)",
+                "INSERT INTO secrets (game_id, seed, host_token_hash, message_key) "
+                "VALUES ($1, $2, $3, $4)",
                 gid,
                 seed,
                 host_token_hash,
+                message_key,
             )
             locked = Locked(conn, db.game_row(r), self._clock)
             try:
@@ -159,6 +166,7 @@ class EventStore:
         seed: bytes,
         host_token_hash: bytes,
         players: list[str | None],
+        message_key: bytes | None = None,
     ) -> GameRow:
         """A new game: status 'open', version 0, head 32 zero bytes, id a fresh uuid4."""
         if seats < 1:
@@ -180,10 +188,12 @@ class EventStore:
                 db.dumps(players),
             )
             await conn.execute(
-                "INSERT INTO secrets (game_id, seed, host_token_hash) VALUES ($1, $2, $3)",
+                "INSERT INTO secrets (game_id, seed, host_token_hash, message_key) "
+                "VALUES ($1, $2, $3, $4)",
                 gid,
                 seed,
                 host_token_hash,
+                message_key,
             )
         return db.game_row(r)
 
@@ -236,6 +246,13 @@ class EventStore:
 
     async def seed(self, game_id: str | uuid.UUID) -> bytes:
         return await self._secret(game_id, "seed")
+
+    async def message_key(self, game_id: str | uuid.UUID) -> bytes | None:
+        """The key private table talk is committed under (None for games created before)."""
+        value = await self._pool.fetchval(
+            "SELECT message_key FROM secrets WHERE game_id = $1", db.game_uuid(game_id)
+        )
+        return None if value is None else bytes(value)
 
     async def host_token_hash(self, game_id: str | uuid.UUID) -> bytes:
         return await self._secret(game_id, "host_token_hash")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from domain.kernel import Outcome, WiredGame, Wiring
+from domain.kernel import Outcome, Secret, WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -17,7 +17,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
-from .views import event_view, view
+from .views import event_view, hidden, hidden_position, view
 
 
 class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
@@ -58,6 +58,12 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
 
     def svg(self, view: Mapping[str, Any]) -> str:
         return svg(view)
+
+    def hidden(self, event: ev.E) -> list[Secret]:
+        return hidden(event)
+
+    def hidden_position(self, position: Position) -> list[Secret]:
+        return hidden_position(position)
 
     def position_seats(self, position: Position) -> int:
         return len(position.players)

@@ -9,10 +9,11 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import Viewer, seat_of, sees_everything
+from domain.kernel import Secret, Viewer, seat_of, sees_everything
 
 from . import events as ev
 from .board import CITIES, COMPONENTS, MAP, NAMES
+from .position import Position
 from .state import State
 
 
@@ -98,3 +99,31 @@ def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:
             for reason in event.bonus_for
         ]
     return data
+
+
+def hidden(event: ev.E) -> list[Secret]:
+    """A hand's draws and private city cards, each card alone (how many is public), for their
+    seat only; a loaded position's hands and private cards (each for its seat) and deck; which
+    end of a delivery earned a city-card bonus, for the deliverer."""
+    if isinstance(event, ev.CardsDrawn):
+        return [Secret(("cards", i), (event.seat,)) for i in range(len(event.cards))]
+    if isinstance(event, ev.CitiesDealt):
+        return [Secret(("cities", i), (event.seat,)) for i in range(len(event.cities))]
+    if isinstance(event, ev.Delivered):
+        return [
+            Secret(("bonus_for", i), (event.seat,))
+            for i, reason in enumerate(event.bonus_for)
+            if reason in ("origin", "destination")
+        ]
+    if isinstance(event, ev.PositionLoaded):
+        return [Secret(("position", *s.path), s.seats) for s in hidden_position(event.position)]
+    return []
+
+
+def hidden_position(position: Position) -> list[Secret]:
+    """A position's deck (nobody), and each player's hand and private city cards (theirs)."""
+    secrets = [Secret(("deck",))]
+    for seat in range(len(position.players)):
+        secrets.append(Secret(("players", seat, "hand"), (seat,)))
+        secrets.append(Secret(("players", seat, "private"), (seat,)))
+    return secrets

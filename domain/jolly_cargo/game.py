@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from domain.kernel import Outcome, WiredGame, Wiring
+from domain.kernel import Outcome, Secret, WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -16,7 +16,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
-from .views import event_view, view
+from .views import event_view, hidden, view
 
 
 class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
@@ -56,6 +56,9 @@ class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
 
     def svg(self, view: Mapping[str, Any]) -> str:
         return svg(view)
+
+    def hidden(self, event: ev.E) -> list[Secret]:
+        return hidden(event)
 
     def position_seats(self, position: Position) -> int:
         return len(position.players)

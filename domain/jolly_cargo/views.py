@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import Viewer, sees_everything
+from domain.kernel import Secret, Viewer, sees_everything
 
 from . import board
 from . import events as ev
@@ -88,6 +88,14 @@ def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:
     if isinstance(event, ev.CratePlaced):
         data["colour"] = None  # face down until the ships are chosen
     return data
+
+
+def hidden(event: ev.E) -> list[Secret]:
+    """A placed crate's colour: face down, read by nobody until the game is over (the crates
+    turned up later show every colour on the board, not which placement drew which)."""
+    if isinstance(event, ev.CratePlaced):
+        return [Secret(("colour",))]
+    return []
 
 
 def render(state: State) -> str:

@@ -1,10 +1,21 @@
-"""The game kernel: the protocol every game implements and the mechanics they share."""
+"""The game kernel: the protocol every game implements and the mechanics they share.
+
+How a game declares hidden fields: override ``Game.hidden(event)`` to return a
+:class:`Secret` for each hidden value in the event — its path in the event's JSON data and the
+seats that may read it while the game is live (none: nobody) — and, if a position can hold
+hidden values, ``Game.hidden_position(position)`` alike. Nothing else: the service commits to
+those values in the hash chain, redacts and opens them for each caller on every endpoint, and
+the audit checks them after the end (:mod:`domain.kernel.hidden` has the rules and an example;
+``tests/domain/test_hidden.py`` checks every registered game hides at least what its
+``event_view`` redacts).
+"""
 
 from .bots import BotGameStalled, play_random_game
 from .copying import copier
 from .errors import CommandError, RuleError, UnknownGame
 from .folding import Folder
 from .game import Game, Outcome, WiredGame, Wiring
+from .hidden import Secret
 from .rng import Rng, seed_commitment
 from .table import Record, Table
 from .typed import decoder, typed
@@ -33,6 +44,7 @@ __all__ = [
     "Rng",
     "RuleError",
     "SeatViewer",
+    "Secret",
     "SpectatorViewer",
     "Table",
     "UnknownGame",

@@ -10,6 +10,11 @@ A game is a set of pure functions over plain values (msgspec Structs):
   and no randomness, so a stored stream always folds.
 * ``legal``, ``view``, ``event_view``, ``to_act``, ``outcome`` and ``export_position`` answer
   questions about a state.
+* ``hidden(event)`` declares the event's hidden values (paths into its JSON data, and the seats
+  that may read each while the game is live). The service puts only salted commitments to them
+  into the hash chain and every public byte, and opens them to their seats — and to everyone
+  once the game is over. A game with hidden information must override it (the default hides
+  nothing); see :mod:`domain.kernel.hidden` for how, and for the commitment construction.
 
 The shared mechanics (decoding commands and options, folding, JSON schemas) live here once.
 """
@@ -23,6 +28,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import msgspec
 
 from .errors import CommandError
+from .hidden import Secret
 from .rng import Rng
 from .typed import decoder, typed
 from .viewers import Viewer
@@ -107,6 +113,15 @@ class Game(ABC, Generic[S, C, E, O, P]):
     @abstractmethod
     def event_view(self, event: E, viewer: Viewer) -> dict[str, Any]:
         """An event as ``viewer`` may read it, hidden information redacted."""
+
+    def hidden(self, event: E) -> list[Secret]:
+        """The hidden values of ``event`` (:mod:`domain.kernel.hidden`); default: none."""
+        return []
+
+    def hidden_position(self, position: P) -> list[Secret]:
+        """The hidden values of a position (paths into its JSON data): a game started from it
+        carries it in ``lobby.created``, committed like an event's; default: none."""
+        return []
 
     @abstractmethod
     def export_position(self, state: S) -> P:

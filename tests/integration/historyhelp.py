@@ -170,6 +170,7 @@ def rechained(events: list[StoredEvent], changed: dict[int, Any]) -> list[Stored
     prev = ZERO_HASH
     for event in events:
         data = changed.get(event.version, event.data)
+        public = event.public if event.version not in changed else None
         body = canonical(
             event.game_id,
             event.version,
@@ -177,9 +178,11 @@ def rechained(events: list[StoredEvent], changed: dict[int, Any]) -> list[Stored
             event.seat,
             event.command_id,
             event.recorded_at,
-            data,
+            data if public is None else public,
         )
-        new = msgspec.structs.replace(event, data=data, prev_hash=prev, hash=link(prev, body))
+        new = msgspec.structs.replace(
+            event, data=data, public=public, prev_hash=prev, hash=link(prev, body)
+        )
         out.append(new)
         prev = new.hash
     return out
@@ -194,8 +197,8 @@ def rewrite(game_id: str, events: list[StoredEvent]) -> list[tuple[str, tuple[An
         statements.append(
             (
                 "INSERT INTO events (game_id, version, type, data, seat, command_id, "
-                "recorded_at, prev_hash, hash) "
-                "VALUES ($1::uuid, $2, $3, $4::jsonb, $5, $6::uuid, $7, $8, $9)",
+                "recorded_at, prev_hash, hash, public) "
+                "VALUES ($1::uuid, $2, $3, $4::jsonb, $5, $6::uuid, $7, $8, $9, $10::jsonb)",
                 (
                     game_id,
                     e.version,
@@ -206,6 +209,7 @@ def rewrite(game_id: str, events: list[StoredEvent]) -> list[tuple[str, tuple[An
                     e.recorded_at,
                     e.prev_hash,
                     e.hash,
+                    None if e.public is None else msgspec.json.encode(e.public).decode(),
                 ),
             )
         )

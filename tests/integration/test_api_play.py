@@ -21,6 +21,7 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from domain.kernel.hidden import is_sealed
 from domain.registry import all_games
 from service.chain import verify_chain
 from service.receipts import receipt_message
@@ -581,7 +582,8 @@ def _crate_colours(value: Any, path: str = "") -> list[tuple[str, Any]]:
 
 def test_face_down_crates_stay_hidden(server: ServerProcess) -> None:
     """While the players place face-down crates, no spectator or seat answer (game, legal,
-    command responses' events) carries a crate's colour, though PostgreSQL holds them all."""
+    command responses' events) carries a crate's colour — the events only its commitment —
+    though PostgreSQL holds them all."""
     asyncio.run(_hidden(server))
 
 
@@ -628,8 +630,8 @@ async def _hidden(server: ServerProcess) -> None:
             assert events[0]["type"] == "crate_placed"  # (the last one also rolls the dice)
             seen += _crate_colours(r.json())
         assert placed == 20
-        assert seen and all(colour is None for _, colour in seen), [
-            s for s in seen if s[1] is not None
+        assert seen and all(colour is None or is_sealed(colour) for _, colour in seen), [
+            s for s in seen if s[1] is not None and not is_sealed(s[1])
         ][:5]
         stored = [e for e in await store.read(gid) if e.type == "crate_placed"]
         assert len(stored) == 20 and all(e.data["colour"] for e in stored)

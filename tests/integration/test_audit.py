@@ -189,6 +189,18 @@ def test_clean_finished_game_audits_ok(server: ServerProcess, game: Finished) ->
         "events": version,
         "head": game.head.hex(),
         "first_bad": None,
+        "unverified": [],
+    }
+    # Every face-down crate's commitment opens with the salt from the revealed seed; the one
+    # private message opens with the game's message key (the server holds it).
+    crates = sum(1 for e in game.events if e.type == "crate_placed")
+    assert crates > 0
+    assert report["commitments"] == {
+        "canonical": 2,
+        "ok": True,
+        "opened": crates + 1,
+        "sealed": 0,
+        "first_bad": None,
     }
     accepted = asyncio.run(_accepted_commands(server, game.id))
     assert accepted > 25
@@ -483,7 +495,7 @@ def test_export_then_verify_offline(server: ServerProcess, game: Finished) -> No
         done = server.run_cli("export", game.id, "-o", str(path))
         assert done.returncode == 0, done.stderr
         exported = json.loads(path.read_bytes())
-        assert exported["format"] == "manifest.export.v1"
+        assert exported["format"] == "manifest.export.v2"
         assert len(exported["events"]) == len(game.events)
         assert exported["seed"] is not None  # finished: the seed is in the file
 
@@ -491,7 +503,12 @@ def test_export_then_verify_offline(server: ServerProcess, game: Finished) -> No
         data_dir.mkdir()
         code, report = _verify(path, data_dir)
         assert code == 0, report
-        assert report == _audit(server, game.id)
+        server_report = _audit(server, game.id)
+        # The export is anyone's: the private message stays sealed in it, nothing else differs.
+        assert report["commitments"]["sealed"] == 1
+        assert report["commitments"]["opened"] == server_report["commitments"]["opened"] - 1
+        for part in ("ok", "chain", "adjudication", "seed", "problems"):
+            assert report[part] == server_report[part], part
         assert list(data_dir.iterdir()) == []  # no embedded PostgreSQL was started
 
         victim = _pick(game, "workers_moved", after=60).version

@@ -21,6 +21,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from domain.kernel import SPECTATOR
+from domain.kernel.hidden import is_sealed
 from projections.replay import SNAPSHOT_EVERY
 
 from .apihelp import RANDOM_CRATES, auth, bot_step, create_started, pg, tokens_of
@@ -224,13 +225,13 @@ async def _live_game_hides(server: ServerProcess, rng: random.Random) -> None:
             assert [e["version"] for e in events] == list(range(1, version + 1))
             for e in events:
                 if e["type"] == "crate_placed":
-                    assert e["data"]["colour"] is None, e
+                    assert is_sealed(e["data"]["colour"]) and e["openings"] == [], e
 
             r = await client.get(f"/v1/games/{game_id}/replay", headers=auth(token))
             for raw in r.content.decode().splitlines():
                 line = json.loads(raw)
                 if line["event"]["type"] == "crate_placed":
-                    assert line["event"]["data"]["colour"] is None
+                    assert is_sealed(line["event"]["data"]["colour"])
                 for crate in (line["view"] or {}).get("crates", []):
                     assert crate["colour"] is None
 
@@ -240,10 +241,12 @@ async def _live_game_hides(server: ServerProcess, rng: random.Random) -> None:
         dispute = r.json()
         assert dispute["state_before"]["full"] is None
         assert [e["type"] for e in dispute["events"]] == ["crate_placed"]
-        assert dispute["chain"]["canonical"] is None  # the canonical bytes hold the colour
+        # The canonical bytes hold the colour's commitment only (canonical form 2).
+        canonical = json.loads(dispute["chain"]["canonical"])
+        assert is_sealed(canonical["data"]["colour"])
         crates = list(_crate_colours(dispute))
         assert len(crates) == len(placed)  # every crate before it, and the new one
-        assert all(colour is None for colour in crates), crates
+        assert all(colour is None or is_sealed(colour) for colour in crates), crates
 
 
 def _crate_colours(value: Any) -> Iterator[Any]:
