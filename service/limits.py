@@ -9,7 +9,7 @@ the client (decided where the API text is silent, and documented in ``docs/api.m
 | ``create`` | ``POST /v1/games`` | the client address |
 | ``commands`` | ``POST /v1/games/{id}/commands`` | the bearer token, else the address |
 | ``messages`` | ``POST /v1/games/{id}/messages`` | the bearer token, else the address |
-| ``audit`` | ``GET /v1/games/{id}/audit`` and ``/audit/{n}`` | the client address |
+| ``audit`` | ``GET /v1/games/{id}/audit``, ``/audit/{n}`` and ``/export`` | the client address |
 | ``reads`` | every other request (not ``/healthz``, ``/readyz``, ``/metrics``) | the address |
 
 Tokens key only the kinds whose handlers refuse a forged token (401), and only tokens this process
@@ -43,6 +43,7 @@ _KINDS = {
     "post_message": "messages",
     "get_audit": "audit",
     "get_dispute": "audit",
+    "get_export": "audit",
 }
 _UNLIMITED = frozenset({"healthz", "readyz", "metrics"})
 _BY_TOKEN = frozenset({"commands", "messages"})

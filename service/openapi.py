@@ -18,6 +18,7 @@ import msgspec
 from domain.registry import all_games
 
 from . import schemas
+from .audit import ExportFile
 from .gameplay import CommandBody, CreateGame, JoinGame, MessageBody
 from .problems import PROBLEM_JSON
 
@@ -103,7 +104,14 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         _TOKEN,
     ),
     ("get", "/v1/games/{game_id}/audit"): (200, JSON, schemas.AuditReport, None, (304, 404)),
-    ("get", "/v1/games/{game_id}/audit/{n}"): (200, JSON, schemas.DisputeFile, None, (404,)),
+    ("get", "/v1/games/{game_id}/audit/{n}"): (
+        200,
+        JSON,
+        schemas.DisputeFile,
+        "optional",
+        _TOKEN,
+    ),
+    ("get", "/v1/games/{game_id}/export"): (200, JSON, ExportFile, "optional", _TOKEN),
     ("get", "/v1/games/{game_id}/stream"): (
         200,
         "text/event-stream",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from domain.kernel import Game, Outcome, Rng, Viewer
+from domain.kernel import Game, Outcome, Rng, Secret, Viewer
 
 from . import events as ev
 from . import rules
@@ -16,7 +16,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
-from .views import event_view, view
+from .views import event_view, hidden, hidden_position, view
 
 
 class CuriousCargo(Game[State, Command, ev.E, Options, Position]):
@@ -68,6 +68,12 @@ class CuriousCargo(Game[State, Command, ev.E, Options, Position]):
 
     def export_position(self, state: State) -> Position:
         return position_of(state)
+
+    def hidden(self, event: ev.E) -> list[Secret]:
+        return hidden(event)
+
+    def hidden_position(self, position: Position) -> list[Secret]:
+        return hidden_position(position)
 
     def position_seats(self, position: Position) -> int:
         return len(position.players)

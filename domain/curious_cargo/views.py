@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import SpectatorViewer, Viewer, seat_of, sees_everything
+from domain.kernel import Secret, SpectatorViewer, Viewer, seat_of, sees_everything
 
 from . import events as ev
 from .components import (
@@ -24,6 +24,7 @@ from .components import (
     TRUCKS,
 )
 from .lines import active_docks, layout, line_colours
+from .position import Position
 from .rules import load_options
 from .state import State, TruckInLane, stars
 
@@ -148,3 +149,32 @@ def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:
                 p["kept"] = None
         data["position"]["deck"] = None
     return data
+
+
+def hidden(event: ev.E) -> list[Secret]:
+    """The hidden values ``event_view`` redacts, for the hash chain's commitments: each dealt,
+    drawn or kept card for its seat (how many is public); each card passed in the draft for both
+    seats (a spectator sees counts); a loaded position's cards for their seat and its deck."""
+    if isinstance(event, (ev.CardsDealt, ev.CardsDrawn)):
+        return [Secret(("cards", i), (event.seat,)) for i in range(len(event.cards))]
+    if isinstance(event, ev.CardKept):
+        return [Secret(("card",), (event.seat,))]
+    if isinstance(event, ev.CardsPassed):
+        return [
+            Secret(("passed", s, i), (0, 1))
+            for s, cards in enumerate(event.passed)
+            for i in range(len(cards))
+        ]
+    if isinstance(event, ev.PositionLoaded):
+        return [Secret(("position", *s.path), s.seats) for s in hidden_position(event.position)]
+    return []
+
+
+def hidden_position(position: Position) -> list[Secret]:
+    """A position's deck (nobody), and each player's truck cards, dealt and kept draft cards
+    (theirs)."""
+    secrets = [Secret(("deck",))]
+    for seat in range(len(position.players)):
+        for field in ("cards", "dealt", "kept"):
+            secrets.append(Secret(("players", seat, field), (seat,)))
+    return secrets
