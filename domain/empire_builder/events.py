@@ -93,11 +93,26 @@ class LoadDelivered(E, frozen=True, tag="load_delivered"):
     load: str
     city: str
     payoff: int
+    #: Debt (twice what was borrowed) taken from this payoff; cash may go negative.
+    repaid: int = 0
 
 
 class LoadDumped(E, frozen=True, tag="load_dumped"):
     seat: int
     load: str
+
+
+class Borrowed(E, frozen=True, tag="borrowed"):
+    """Announced to every player: ``seat`` borrowed ``amount`` and owes ``owed`` (twice it)."""
+
+    seat: int
+    amount: int
+    owed: int
+
+
+class FaceChosen(E, frozen=True, tag="face_chosen"):
+    seat: int
+    face: str
 
 
 class TurnEnded(E, frozen=True, tag="turn_ended"):
@@ -123,6 +138,8 @@ Event = (
     | LoadPickedUp
     | LoadDelivered
     | LoadDumped
+    | Borrowed
+    | FaceChosen
     | TurnEnded
     | GameEnded
 )

@@ -105,7 +105,8 @@ def _(e: ev.LoadPickedUp, s: State) -> None:
 def _(e: ev.LoadDelivered, s: State) -> None:
     p = s.players[e.seat]
     p.loads.remove(e.load)
-    p.money += e.payoff
+    p.money += e.payoff - e.repaid
+    p.debt -= e.repaid
     p.cards[e.slot] = -1
     s.discard = sorted([*s.discard, e.card])
     s.turn.acted = True
@@ -115,6 +116,19 @@ def _(e: ev.LoadDelivered, s: State) -> None:
 def _(e: ev.LoadDumped, s: State) -> None:
     s.players[e.seat].loads.remove(e.load)
     s.turn.acted = True
+
+
+@_apply.register
+def _(e: ev.Borrowed, s: State) -> None:
+    p = s.players[e.seat]
+    p.money += e.amount
+    p.debt += e.owed
+    s.turn.borrowed += e.amount
+
+
+@_apply.register
+def _(e: ev.FaceChosen, s: State) -> None:
+    s.players[e.seat].face = e.face
 
 
 @_apply.register

@@ -14,6 +14,7 @@ from .evolve import evolve
 from .legal import legal
 from .options import Options
 from .position import Position, position_of
+from .queries import Query, ask
 from .state import State
 from .views import event_view, view
 
@@ -31,6 +32,7 @@ class EmpireBuilder(Game[State, Command, ev.E, Options, Position]):
     assets: ClassVar[dict[str, bytes]] = {"map": MAP_BYTES}
     #: Uniformly random play spends all its money on track and never wins: bots stop after 25
     #: turns each (see docs/rules/empire-builder.md, "turn limit").
+    query_type: ClassVar[Any] = Query
     bot_options: ClassVar[dict[str, Any] | None] = {"turn_limit": 25}
 
     def start(self, options: Options, seats: int, rng: Rng) -> list[ev.E]:
@@ -71,6 +73,9 @@ class EmpireBuilder(Game[State, Command, ev.E, Options, Position]):
 
     def event_view(self, event: ev.E, viewer: Viewer) -> dict[str, Any]:
         return event_view(event, viewer)
+
+    def ask(self, state: State, viewer: Viewer, query: Any) -> dict[str, Any]:
+        return ask(state, viewer, query)
 
     def export_position(self, state: State) -> Position:
         return position_of(state)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import commands as cmd
 from .board import (
+    BORROW_LIMIT,
     CARDS,
     ENTRY_COST,
     LOADS,
@@ -45,6 +46,8 @@ def legal(state: State, seat: int) -> list[cmd.Command]:
         out += moves(state, seat, p.train)
         out += loads(state, seat, p.train)
     out += builds(state, seat)
+    if state.options.borrowing and t.borrowed < BORROW_LIMIT:
+        out.append(cmd.Borrow(BORROW_LIMIT - t.borrowed))
     out.append(cmd.EndTurn())
     return out
 
@@ -54,6 +57,8 @@ def moves(state: State, seat: int, at: int) -> list[cmd.Command]:
     for b in sorted({*MAP.inside[at], *MAP.adjacent[at]}):
         if not isinstance(move_problem(state, seat, at, b, 0, []), tuple):
             out.append(cmd.Move([b]))
+            if b in MAP.adjacent[at]:
+                out.append(cmd.AutoMove(b))
     return out
 
 

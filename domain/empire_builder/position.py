@@ -35,7 +35,7 @@ import msgspec
 
 from domain.kernel import CommandError
 
-from .board import CARDS, LOADS, MAP, edge_ends, edge_key
+from .board import CARDS, FACES, LOADS, MAP, edge_ends, edge_key
 from .options import Options
 from .state import BUILDING_TURNS, Player, State, Turn
 
@@ -49,6 +49,8 @@ class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     capacity: int = 2
     turns: int = 3
     track: list[list[int]] = []
+    debt: int = 0
+    face: str = ""
 
 
 class TurnPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -58,6 +60,7 @@ class TurnPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     paid: list[int] = []
     built: bool = False
     acted: bool = False
+    borrowed: int = 0
 
 
 class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -106,8 +109,10 @@ def state_from_position(p: Position) -> State:
                 if track.get(k, seat) != seat:
                     raise _bad(f"track {a}-{b} belongs to two players")
                 track[k] = seat
+        if pp.debt < 0 or (pp.face and pp.face not in FACES):
+            raise _bad(f"seat {seat}: debt is not negative; face is one of {', '.join(FACES)}")
         players.append(Player(pp.money, list(pp.cards), list(pp.loads), pp.train, pp.speed,
-                              pp.capacity, pp.turns))
+                              pp.capacity, pp.turns, pp.debt, pp.face))
     for load in LOADS.values():
         if sum(pl.loads.count(load.name) for pl in players) > load.chips:
             raise _bad(f"{load.name} has only {load.chips} chips")
@@ -117,7 +122,9 @@ def state_from_position(p: Position) -> State:
     if len(set(every)) != len(every) or any(not 0 <= c < len(CARDS) for c in every):
         raise _bad(f"demand cards are ids 0 to {len(CARDS) - 1}, each in one place")
     t = p.turn
-    if any(not 0 <= s < seats for s in t.paid) or min(t.moved, t.spent, t.major_starts) < 0:
+    if any(not 0 <= s < seats for s in t.paid) or min(
+        t.moved, t.spent, t.major_starts, t.borrowed
+    ) < 0:
         raise _bad("turn: counts are not negative and paid lists seats")
     return State(
         seats=seats,
@@ -129,7 +136,8 @@ def state_from_position(p: Position) -> State:
         deck=deck,
         discard=sorted(p.discard),
         turn_number=p.turn_number,
-        turn=Turn(t.moved, t.spent, t.major_starts, sorted(set(t.paid)), t.built, t.acted),
+        turn=Turn(t.moved, t.spent, t.major_starts, sorted(set(t.paid)), t.built, t.acted,
+                  t.borrowed),
     )
 
 
@@ -142,12 +150,14 @@ def position_of(s: State) -> Position:
         players=[
             PlayerPosition(list(pl.cards), pl.money, list(pl.loads), pl.train, pl.speed,
                            pl.capacity, pl.turns,
-                           [list(edge_ends(k)) for k, o in sorted(s.track.items()) if o == seat])
+                           [list(edge_ends(k)) for k, o in sorted(s.track.items()) if o == seat],
+                           pl.debt, pl.face)
             for seat, pl in enumerate(s.players)
         ],
         first=s.order[0],
         turn_number=s.turn_number,
-        turn=TurnPosition(t.moved, t.spent, t.major_starts, list(t.paid), t.built, t.acted),
+        turn=TurnPosition(t.moved, t.spent, t.major_starts, list(t.paid), t.built, t.acted,
+                          t.borrowed),
         deck=list(s.deck),
         discard=list(s.discard),
         options=s.options,

@@ -12,9 +12,11 @@ from domain.kernel import CommandError, Rng, RuleError
 from . import commands as cmd
 from . import events as ev
 from .board import (
+    BORROW_LIMIT,
     CARDS,
     CITY_PLAYERS,
     CITY_SECTIONS,
+    FACES,
     FEE,
     LOADS,
     MAP,
@@ -86,9 +88,15 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
         raise RuleError("rule.no_such_seat", f"this game has seats 0 to {state.seats - 1}")
     if state.phase == "finished":
         raise RuleError("rule.game_over", "the game is over")
+    if isinstance(command, cmd.ChooseFace):
+        if command.face not in FACES:
+            raise RuleError("rule.no_such_face", f"faces are {', '.join(FACES)}")
+        return [ev.FaceChosen(seat, command.face)]
     if state.current() != seat:
         raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
     p = state.players[seat]
+    if isinstance(command, cmd.Borrow):
+        return [_borrow(state, seat, command.amount)]
     if isinstance(command, cmd.PlaceTrain):
         return _place_train(state, seat, command)
     if p.turns >= BUILDING_TURNS and p.train is None:
@@ -113,6 +121,8 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
         raise RuleError("rule.after_building", "building has ended your train's turn")
     if isinstance(command, cmd.Move):
         return [move_event(state, seat, command.path)]
+    if isinstance(command, cmd.AutoMove):
+        return [auto_move_event(state, seat, command.toward)]
     if isinstance(command, cmd.PickUp):
         return [_pick_up(state, seat, command.load)]
     if isinstance(command, cmd.Deliver):
@@ -133,6 +143,16 @@ def _place_train(state: State, seat: int, c: cmd.PlaceTrain) -> list[ev.E]:
     if city is None:
         raise RuleError("rule.no_such_city", f"{c.city!r} is not a city of the map")
     return [ev.TrainPlaced(seat, city.name, city.mileposts[0])]
+
+
+def _borrow(state: State, seat: int, amount: int) -> ev.E:
+    if not state.options.borrowing:
+        raise RuleError("rule.no_borrowing", "the terms of this game do not allow borrowing")
+    left = BORROW_LIMIT - state.turn.borrowed
+    if not 1 <= amount <= left:
+        raise RuleError("rule.borrow_limit",
+                        f"borrow $1M to ${left}M (at most ${BORROW_LIMIT}M a turn)")
+    return ev.Borrowed(seat, amount, 2 * amount)
 
 
 def _upgrade(state: State, seat: int, c: cmd.Upgrade) -> ev.E:
@@ -279,6 +299,37 @@ def move_event(state: State, seat: int, path: list[int]) -> ev.TrainMoved:
     return ev.TrainMoved(seat, list(path), [ev.Fee(o, FEE) for o in fees])
 
 
+def auto_path(state: State, seat: int, toward: int) -> list[int]:
+    """Where ``auto_move`` toward a neighbour goes: that step (checked), then on along the track
+    while the milepost is no city and exactly two sections of track (anyone's) meet there, as
+    far as the moves and fees allow."""
+    at = state.players[seat].train
+    if at is None:
+        raise RuleError("rule.empty_path", "your train is not on the map")
+    path: list[int] = []
+    fees: list[int] = []
+    prev, nxt = at, toward
+    while True:
+        found = move_problem(state, seat, prev, nxt, len(path), fees)
+        if isinstance(found, tuple):
+            if not path:
+                raise RuleError(found[0], f"step 1 ({prev} to {nxt}): {found[1]}", step=1)
+            return path
+        if found is not None:
+            fees.append(found)
+        path.append(nxt)
+        if MAP.city_at[nxt] is not None:
+            return path
+        ways = [n for n in MAP.adjacent[nxt] if edge_key(nxt, n) in state.track]
+        if len(ways) != 2 or prev not in ways:
+            return path
+        prev, nxt = nxt, ways[0] if ways[1] == prev else ways[1]
+
+
+def auto_move_event(state: State, seat: int, toward: int) -> ev.TrainMoved:
+    return move_event(state, seat, auto_path(state, seat, toward))
+
+
 # --- loads -----------------------------------------------------------------------------------
 def _pick_up(state: State, seat: int, load: str) -> ev.E:
     p = state.players[seat]
@@ -304,7 +355,8 @@ def _deliver(state: State, seat: int, c: cmd.Deliver, rng: Rng) -> list[ev.E]:
     if p.train is None or MAP.city_at[p.train] != demand.city:
         raise RuleError("rule.wrong_city", f"{demand.load} is wanted in {demand.city}")
     events: list[ev.E] = [
-        ev.LoadDelivered(seat, c.card, p.cards[c.card], demand.load, demand.city, demand.payoff)
+        ev.LoadDelivered(seat, c.card, p.cards[c.card], demand.load, demand.city, demand.payoff,
+                         p.debt)
     ]
     Dealer(rng, evolve(state, events[0])).draw(seat, c.card, events)
     return events
@@ -355,7 +407,7 @@ def end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
     for e in events:
         after = evolve(after, e)
     p, o = after.players[seat], after.options
-    if p.money >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
+    if p.money - p.debt >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
         events.append(ev.GameEnded([seat], "won"))
     elif o.turn_limit and after.turn_number >= o.turn_limit * after.seats:
         best = max(pl.money for pl in after.players)

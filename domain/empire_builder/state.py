@@ -26,10 +26,14 @@ class Player(msgspec.Struct):
     capacity: int = 2
     #: Turns this player has completed.
     turns: int = 0
+    #: Owed to the bank (twice what was borrowed), taken from the next delivery.
+    debt: int = 0
+    #: The player card's face (``board.FACES``); empty: not chosen.
+    face: str = ""
 
     def copy(self) -> Player:
         return Player(self.money, list(self.cards), list(self.loads), self.train, self.speed,
-                      self.capacity, self.turns)
+                      self.capacity, self.turns, self.debt, self.face)
 
 
 class Turn(msgspec.Struct):
@@ -43,10 +47,12 @@ class Turn(msgspec.Struct):
     built: bool = False
     #: Anything done this turn (an upgrade or a trade-in must come first).
     acted: bool = False
+    #: Borrowed this turn ($M).
+    borrowed: int = 0
 
     def copy(self) -> Turn:
         return Turn(self.moved, self.spent, self.major_starts, list(self.paid), self.built,
-                    self.acted)
+                    self.acted, self.borrowed)
 
 
 class State(msgspec.Struct):

@@ -46,6 +46,8 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
                 "speed": p.speed,
                 "capacity": p.capacity,
                 "turns": p.turns,
+                "debt": p.debt,
+                "face": p.face,
                 "connected_majors": connected_majors(state, seat),
             }
             for seat, p in enumerate(state.players)

@@ -54,9 +54,18 @@ def assert_conserved(table: AnyTable) -> None:
         assert len(p.loads) <= p.capacity
     # money: what was paid for track and upgrades left the table, payoffs came in
     spent = sum(e.cost for e in table.events if isinstance(e, (ev.TrackBuilt, ev.Upgraded)))
-    paid = sum(e.payoff for e in table.events if isinstance(e, ev.LoadDelivered))
-    assert sum(p.money for p in s.players) == START_MONEY * s.seats - spent + paid
-    assert all(p.money >= 0 for p in s.players)
+    paid = sum(e.payoff - e.repaid for e in table.events if isinstance(e, ev.LoadDelivered))
+    lent = sum(e.amount for e in table.events if isinstance(e, ev.Borrowed))
+    assert sum(p.money for p in s.players) == START_MONEY * s.seats - spent + paid + lent
+    # cash goes negative only by repaying a loan
+    repaid = {e.seat for e in table.events if isinstance(e, ev.LoadDelivered) and e.repaid}
+    assert all(p.money >= 0 for who, p in enumerate(s.players) if who not in repaid)
+    # debt: twice what was borrowed, less what deliveries repaid
+    for who, p in enumerate(s.players):
+        owed = sum(e.owed for e in table.events if isinstance(e, ev.Borrowed) and e.seat == who)
+        back = sum(e.repaid for e in table.events
+                   if isinstance(e, ev.LoadDelivered) and e.seat == who)
+        assert p.debt == owed - back
     built = sum(len(e.path) - 1 for e in table.events if isinstance(e, ev.TrackBuilt))
     assert built == len(s.track)
 
