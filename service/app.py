@@ -29,6 +29,7 @@ from .history import History
 from .migrate import migrate
 from .observability import RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
+from .queries import post_query
 from .receipts import load_signer, published_keys
 from .settings import Settings
 from .store import EventStore, GameNotFound
@@ -364,6 +365,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             get_legal,
             post_command,
             post_message,
+            post_query,
             get_events,
             get_replay_at,
             get_replay,
