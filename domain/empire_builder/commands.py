@@ -97,7 +97,15 @@ class AutoMove(
     toward: int
 
 
+class LoseLoad(
+    msgspec.Struct, frozen=True, tag="lose_load", tag_field="type", forbid_unknown_fields=True
+):
+    """After a lost load card: the load this seat's train loses (its owner chooses)."""
+
+    load: str
+
+
 Command = (
     Build | PlaceTrain | Move | PickUp | Deliver | Dump | Upgrade | TradeIn | EndTurn | Borrow
-    | ChooseFace | AutoMove
+    | ChooseFace | AutoMove | LoseLoad
 )

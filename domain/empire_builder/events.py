@@ -78,6 +78,8 @@ class TrainMoved(E, frozen=True, tag="train_moved"):
     path: list[int]
     #: $4M to each opponent whose track the train used for the first time this turn.
     fees: list[Fee]
+    #: Moves used when not one per milepost (snow); None: ``len(path)``.
+    moves: int | None = None
 
 
 class LoadPickedUp(E, frozen=True, tag="load_picked_up"):
@@ -110,6 +112,50 @@ class Borrowed(E, frozen=True, tag="borrowed"):
     owed: int
 
 
+class Lost(msgspec.Struct, frozen=True):
+    seat: int
+    #: the load lost; None: the train carried none
+    load: str | None
+
+
+class Paid(msgspec.Struct, frozen=True):
+    seat: int
+    amount: int
+
+
+class EventCardDrawn(E, frozen=True, tag="event_card_drawn"):
+    """Event card ``card`` (see ``cards.py``; ``kind`` and ``name`` repeated for readers) drawn
+    by ``seat`` and resolved at once; it goes to the discard pile and ``seat`` draws again."""
+
+    seat: int
+    card: int
+    kind: str
+    name: str
+    #: flood: the sections erased, ``[a, b, owner]``
+    erased: list[list[int]] = []
+    #: derailment: each train inside the area, the load it lost, and a turn it will lose
+    derailed: list[Lost] = []
+    #: lost load: seats that must now choose the load they lose
+    choosers: list[int] = []
+    #: lost load: trains inside whose loss needs no choice (all their loads alike)
+    lost: list[Lost] = []
+    #: tax: what each player paid
+    taxes: list[Paid] = []
+
+
+class LoadLost(E, frozen=True, tag="load_lost"):
+    """A seat's choice after a lost load card."""
+
+    seat: int
+    load: str
+
+
+class TurnLost(E, frozen=True, tag="turn_lost"):
+    """``seat``'s turn passes without play (a derailment); it counts as a turn."""
+
+    seat: int
+
+
 class FaceChosen(E, frozen=True, tag="face_chosen"):
     seat: int
     face: str
@@ -139,6 +185,9 @@ Event = (
     | LoadDelivered
     | LoadDumped
     | Borrowed
+    | EventCardDrawn
+    | LoadLost
+    | TurnLost
     | FaceChosen
     | TurnEnded
     | GameEnded

@@ -52,7 +52,7 @@ class EmpireBuilder(Game[State, Command, ev.E, Options, Position]):
 
     def to_act(self, state: State) -> list[int]:
         current = state.current()
-        return [] if current is None else [current]
+        return [] if current is None else sorted({current, *state.pending})
 
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "finished":

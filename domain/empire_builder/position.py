@@ -36,8 +36,9 @@ import msgspec
 from domain.kernel import CommandError
 
 from .board import CARDS, FACES, LOADS, MAP, edge_ends, edge_key
+from .cards import ALL_CARDS, EVENT_BASE, event_card
 from .options import Options
-from .state import BUILDING_TURNS, Player, State, Turn
+from .state import BUILDING_TURNS, Effect, Player, State, Turn
 
 
 class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -51,6 +52,7 @@ class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     track: list[list[int]] = []
     debt: int = 0
     face: str = ""
+    skip: int = 0
 
 
 class TurnPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -71,6 +73,10 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     deck: list[int] | None = None
     discard: list[int] = []
     options: Options = Options()
+    #: Event cards in force: ``{card, drawer, turns_left}``.
+    effects: list[Effect] = []
+    #: Seats that must choose the load they lose.
+    pending: list[int] = []
 
 
 def _bad(why: str) -> CommandError:
@@ -109,18 +115,27 @@ def state_from_position(p: Position) -> State:
                 if track.get(k, seat) != seat:
                     raise _bad(f"track {a}-{b} belongs to two players")
                 track[k] = seat
-        if pp.debt < 0 or (pp.face and pp.face not in FACES):
+        if pp.debt < 0 or pp.skip < 0 or (pp.face and pp.face not in FACES):
             raise _bad(f"seat {seat}: debt is not negative; face is one of {', '.join(FACES)}")
         players.append(Player(pp.money, list(pp.cards), list(pp.loads), pp.train, pp.speed,
-                              pp.capacity, pp.turns, pp.debt, pp.face))
+                              pp.capacity, pp.turns, pp.debt, pp.face, pp.skip))
     for load in LOADS.values():
         if sum(pl.loads.count(load.name) for pl in players) > load.chips:
             raise _bad(f"{load.name} has only {load.chips} chips")
     deck = (sorted(set(range(len(CARDS))) - set(held) - set(p.discard)) if p.deck is None
             else sorted(p.deck))
     every = held + deck + list(p.discard)
-    if len(set(every)) != len(every) or any(not 0 <= c < len(CARDS) for c in every):
-        raise _bad(f"demand cards are ids 0 to {len(CARDS) - 1}, each in one place")
+    if len(set(every)) != len(every) or any(not 0 <= c < ALL_CARDS for c in every):
+        raise _bad(f"cards are ids 0 to {ALL_CARDS - 1}, each in one place")
+    if any(c >= EVENT_BASE for c in held):
+        raise _bad(f"hands hold demand cards (ids 0 to {EVENT_BASE - 1})")
+    for x in p.effects:
+        card = event_card(x.card)
+        if card is None or not 0 <= x.drawer < seats or not 1 <= x.turns_left <= 2:
+            raise _bad("effects name event cards, a drawer seat and turns_left 1 or 2")
+    for s in p.pending:
+        if not 0 <= s < seats or not players[s].loads:
+            raise _bad("pending lists seats whose trains carry loads")
     t = p.turn
     if any(not 0 <= s < seats for s in t.paid) or min(
         t.moved, t.spent, t.major_starts, t.borrowed
@@ -138,6 +153,8 @@ def state_from_position(p: Position) -> State:
         turn_number=p.turn_number,
         turn=Turn(t.moved, t.spent, t.major_starts, sorted(set(t.paid)), t.built, t.acted,
                   t.borrowed),
+        effects=list(p.effects),
+        pending=sorted(set(p.pending)),
     )
 
 
@@ -151,7 +168,7 @@ def position_of(s: State) -> Position:
             PlayerPosition(list(pl.cards), pl.money, list(pl.loads), pl.train, pl.speed,
                            pl.capacity, pl.turns,
                            [list(edge_ends(k)) for k, o in sorted(s.track.items()) if o == seat],
-                           pl.debt, pl.face)
+                           pl.debt, pl.face, pl.skip)
             for seat, pl in enumerate(s.players)
         ],
         first=s.order[0],
@@ -161,4 +178,6 @@ def position_of(s: State) -> Position:
         deck=list(s.deck),
         discard=list(s.discard),
         options=s.options,
+        effects=list(s.effects),
+        pending=list(s.pending),
     )

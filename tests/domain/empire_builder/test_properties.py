@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder import events as ev
-from domain.empire_builder.board import CARDS, CITY_PLAYERS, LOADS, MAP, START_MONEY
+from domain.empire_builder.board import CITY_PLAYERS, LOADS, MAP, START_MONEY
+from domain.empire_builder.cards import ALL_CARDS
 from domain.empire_builder.options import Options
 from domain.empire_builder.position import state_from_position
 from domain.empire_builder.state import State
@@ -47,7 +48,7 @@ def play(plan: Plan, check: Any = None) -> AnyTable:
 def assert_conserved(table: AnyTable) -> None:
     s: State = table.state
     cards = [c for p in s.players for c in p.cards] + s.deck + s.discard
-    assert sorted(cards) == list(range(len(CARDS)))
+    assert sorted(cards) == list(range(ALL_CARDS))
     for name, load in LOADS.items():
         assert s.chips_out(name) <= load.chips
     for p in s.players:
