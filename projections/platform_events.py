@@ -24,9 +24,18 @@ class LobbyCreated(msgspec.Struct, frozen=True, tag="lobby.created", tag_field="
     #: Hex SHA-256 of the game's secret seed (revealed when the game ends).
     seed_commitment: str
     position: Any = None
+    #: Names that may join (None: anyone with the invite code).
+    invited: list[str] | None = None
 
 
 class LobbyJoined(msgspec.Struct, frozen=True, tag="lobby.joined", tag_field="type"):
+    seat: int
+    name: str
+
+
+class LobbyLeft(msgspec.Struct, frozen=True, tag="lobby.left", tag_field="type"):
+    """The host removed ``name`` from ``seat`` before the start; the seat is open again."""
+
     seat: int
     name: str
 
@@ -45,7 +54,7 @@ class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="
     seed: str
 
 
-PlatformEvent = LobbyCreated | LobbyJoined | TableMessage | SeedRevealed
+PlatformEvent = LobbyCreated | LobbyJoined | LobbyLeft | TableMessage | SeedRevealed
 
 
 def is_platform(event_type: str) -> bool:

@@ -15,6 +15,7 @@ from domain.registry import AnyGame, get_game
 from .platform_events import (
     LobbyCreated,
     LobbyJoined,
+    LobbyLeft,
     TableMessage,
     decode_platform,
     is_platform,
@@ -44,6 +45,8 @@ class Table(msgspec.Struct):
     messages: list[TableMessage]
     #: The game's state (a Struct of the game's state type), None until the game starts.
     state: Any = None
+    #: Names that may join (None: anyone with the invite code).
+    invited: list[str] | None = None
 
     @property
     def rules(self) -> AnyGame:
@@ -69,6 +72,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 status="open",
                 names=[None] * created.seats,
                 messages=[],
+                invited=created.invited,
             )
             continue
         if event.version != table.version + 1:
@@ -78,6 +82,8 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
             platform = decode_platform(event.data)
             if isinstance(platform, LobbyJoined):
                 table.names[platform.seat] = platform.name
+            elif isinstance(platform, LobbyLeft):
+                table.names[platform.seat] = None
             elif isinstance(platform, TableMessage):
                 table.messages.append(platform)
             continue

@@ -31,6 +31,7 @@ from .observability import RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
 from .queries import post_query
 from .receipts import load_signer, published_keys
+from .seats import delete_seat
 from .settings import Settings
 from .store import EventStore, GameNotFound
 from .tokens import bearer
@@ -366,6 +367,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             post_command,
             post_message,
             post_query,
+            delete_seat,
             get_events,
             get_replay_at,
             get_replay,

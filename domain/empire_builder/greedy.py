@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import commands as cmd
 from .board import CARDS, LOADS, MAP, edge_key
-from .rules import MAJOR_STARTS, move_problem, step_moves, step_problem
+from .rules import MAJOR_STARTS, move_problem, step_moves, step_problem, struck
 from .state import BUILDING_TURNS, State
 
 _MAJOR_MILEPOSTS = tuple(m for name in MAP.majors for m in MAP.cities[name].mileposts)
@@ -132,10 +132,12 @@ class GreedyBot:
         target = set(MAP.cities[plan.city].mileposts)
         if p.train is not None and not state.turn.built:
             here = MAP.city_at[p.train]
+            if struck(state, p.train) is not None:
+                here = None  # a strike: no pick-up or delivery here
             if plan.load in p.loads and here == plan.city:
                 self.plan = None
                 return cmd.Deliver(plan.slot, plan.demand)
-            if (plan.load not in p.loads and p.train in supply and len(p.loads) < p.capacity
+            if (plan.load not in p.loads and here == plan.supply and len(p.loads) < p.capacity
                     and state.chips_out(plan.load) < LOADS[plan.load].chips):
                 return cmd.PickUp(plan.load)
             if len(p.loads) >= p.capacity and plan.load not in p.loads:
