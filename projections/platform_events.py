@@ -1,9 +1,10 @@
 """Events the platform itself appends to a game's stream, beside the game's own events.
 
 A game's stream holds, in one dense sequence of versions: ``lobby.created`` (version 1, with the
-commitment to the game's secret seed), ``lobby.joined`` for each seat taken, then the game's own
-set-up and play events, with ``table.message`` events (table talk) anywhere after creation, and
-``seed.revealed`` appended with the events that finish the game.
+commitment to the game's secret seed), ``lobby.joined`` for each seat taken (``lobby.left``
+when the host takes one back before the start), then the game's own set-up and play events,
+with ``table.message`` events (table talk) anywhere after creation, and ``seed.revealed``
+appended with the events that finish the game.
 Platform event types contain a dot; a game's own event types never do, so folding a game skips
 platform events by type alone.
 """
