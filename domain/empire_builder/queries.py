@@ -129,8 +129,8 @@ def plan(state: State, seat: int, to: int | str) -> dict[str, Any]:
             price = ENTRY_COST[MAP.terrain[n]] + extra
             if edge_key(m, n) in state.track or d + price >= far.get(n, 1 << 30):
                 continue
-            if MAP.city_at[m] is not None or MAP.city_at[n] is not None:
-                # only the city limits: a cost far below zero passes the money checks
+            if state.effects or MAP.city_at[m] is not None or MAP.city_at[n] is not None:
+                # the city limits and event cards: a cost far below zero passes the money checks
                 found = step_problem(state, seat, m, n, {}, -(1 << 30))
                 if isinstance(found, tuple):
                     continue

@@ -4,6 +4,7 @@ load blocks only its chooser; strikes and snow act exactly in their area."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from domain.empire_builder import EMPIRE_BUILDER
@@ -220,3 +221,18 @@ def test_effects_in_the_view_and_the_position_round_trip() -> None:
     pos = EMPIRE_BUILDER.export_position(t.state)
     assert EMPIRE_BUILDER.to_builtins(pos)["effects"] == [effect]
     assert event_card(SNOW.id) == SNOW
+
+
+def test_the_planner_goes_around_a_flood() -> None:
+    effect = {"card": FLOOD.id, "drawer": 1, "turns_left": 2}
+    t = at({"players": [{"money": 500}, {}], "effects": [effect]})
+    query = EMPIRE_BUILDER.decode_query({"type": "plan", "to": "St. Louis"})
+    answer = EMPIRE_BUILDER.ask(t.state, seat(0), query)
+    path = answer["path"]
+    assert isinstance(path, list)
+    assert not {edge_key(x, y) for x, y in itertools.pairwise(path)} & FLOOD.edges
+    assert answer["problem"] is None or answer["problem"]["code"] == "rule.turn_limit"
+    # without the flood the cheapest way crosses the river
+    dry = at({"players": [{"money": 500}, {}]})
+    path = EMPIRE_BUILDER.ask(dry.state, seat(0), query)["path"]
+    assert {edge_key(x, y) for x, y in itertools.pairwise(path)} & FLOOD.edges
