@@ -17,7 +17,8 @@ import msgspec
 from domain.kernel import RuleError, Viewer, seat_of
 
 from .board import ENTRY_COST, MAP, edge_key
-from .rules import MAJOR_STARTS, auto_path, build_event, move_event, start_problem, step_problem
+from .legal import build_starts
+from .rules import auto_path, build_event, move_event, step_problem
 from .state import State, Turn
 
 
@@ -107,9 +108,7 @@ def plan(state: State, seat: int, to: int | str) -> dict[str, Any]:
         if not 0 <= to < MAP.size:
             raise RuleError("rule.no_such_milepost", f"{to} is not a milepost of the map")
         targets = {to}
-    starts = [m for m in range(MAP.size) if start_problem(state, seat, m) is False]
-    if state.turn.major_starts < MAJOR_STARTS:
-        starts += [m for name in MAP.majors for m in MAP.cities[name].mileposts]
+    starts = build_starts(state, seat)  # own track's mileposts, and the majors' if a start is left
     reached = targets.intersection(starts)
     if reached:
         return {"path": [min(reached)], "cost": 0, "problem": None}
