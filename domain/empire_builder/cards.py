@@ -69,7 +69,8 @@ ALL_CARDS = EVENT_BASE + len(EVENTS)
 
 
 def event_card(card: int) -> EventCard | None:
-    return EVENTS[card - EVENT_BASE] if card >= EVENT_BASE else None
+    """The event card with id ``card``; None for a demand card or an id of no card."""
+    return EVENTS[card - EVENT_BASE] if EVENT_BASE <= card < ALL_CARDS else None
 
 
 def tax(money: int) -> int:

@@ -236,3 +236,32 @@ def test_the_planner_goes_around_a_flood() -> None:
     dry = at({"players": [{"money": 500}, {}]})
     path = EMPIRE_BUILDER.ask(dry.state, seat(0), query)["path"]
     assert {edge_key(x, y) for x, y in itertools.pairwise(path)} & FLOOD.edges
+
+
+def test_hostile_positions_with_events_are_refused() -> None:
+    from domain.kernel import CommandError
+
+    bad: list[dict[str, Any]] = [
+        {"effects": [{"card": 5, "drawer": 0, "turns_left": 1}]},  # a demand card
+        {"effects": [{"card": FLOOD.id, "drawer": 9, "turns_left": 1}]},
+        {"effects": [{"card": FLOOD.id, "drawer": 0, "turns_left": 3}]},
+        {"effects": [{"card": 10_000, "drawer": 0, "turns_left": 1}]},
+        {"pending": [1]},  # seat 1's train carries nothing
+        {"pending": [5]},
+        {"deck": [FLOOD.id, FLOOD.id]},
+        {"deck": [10_000]},
+    ]
+    for extra in bad:
+        try:
+            at({"players": [{}, {}], **extra})
+        except CommandError as error:
+            assert error.code == "position.invalid", extra
+        else:
+            raise AssertionError(f"accepted {extra}")
+    hand = {"players": [{"cards": [FLOOD.id, 1, 2]}, {}]}
+    try:
+        at(hand)
+    except CommandError as error:
+        assert error.code == "position.invalid"
+    else:
+        raise AssertionError("an event card in a hand was accepted")
