@@ -88,7 +88,7 @@ def test_turns_go_in_seat_order_from_the_first_player() -> None:
     order = t.state.order
     seen = []
     for _ in range(6):
-        (s,) = EMPIRE_BUILDER.to_act(t.state)
+        s = EMPIRE_BUILDER.to_act(t.state)[0]  # a lost load's chooser may wait too
         seen.append(s)
         rejects(t, (s + 1) % 3, {"type": "end_turn"}, "rule.not_your_turn")
         play(t, s, {"type": "end_turn"})
