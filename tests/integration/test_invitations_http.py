@@ -93,3 +93,29 @@ async def _invitations(server: ServerProcess) -> None:
         r = await client.post(f"/v1/games/{open_game['id']}/join",
                               json={"name": "eve", "invite_code": open_game["invite_code"]})
         assert r.status_code == 200, r.text
+
+
+def test_a_removed_token_stops_working_on_every_worker(server_two_workers: ServerProcess) -> None:
+    asyncio.run(_two_workers(server_two_workers))
+
+
+async def _two_workers(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        r = await client.post("/v1/games", json={"game": "empire-builder", "seats": 2})
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        joined = (await client.post(base + "/join", json={
+            "name": "bob", "invite_code": created["invite_code"]})).json()
+    # many fresh connections, so both workers see (and could cache) the token
+    for _ in range(12):
+        async with server.async_client() as fresh:
+            r = await fresh.get(base, headers=auth(joined["token"]))
+            assert r.status_code == 200, r.text
+    async with server.async_client() as client:
+        r = await client.delete(base + f"/seats/{joined['seat']}",
+                                headers=auth(created["host_token"]))
+        assert r.status_code == 200, r.text
+    for _ in range(12):
+        async with server.async_client() as fresh:
+            assert_problem(await fresh.get(base, headers=auth(joined["token"])), 401,
+                           "auth.invalid_token")
