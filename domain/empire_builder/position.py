@@ -17,14 +17,18 @@ Rules of the form:
   table), ``loads`` (load names on the train, at most its capacity, never more of a load than
   its chips), ``train`` (a milepost id, or null before the train is placed), ``speed`` (9 or 12),
   ``capacity`` (2 or 3), ``turns`` (turns completed; under 3 the player is still in the building
-  turns) and ``track``: the player's track as paths of neighbouring milepost ids.
+  turns), ``track``: the player's track as paths of neighbouring milepost ids, ``debt`` (owed
+  to the bank), ``face`` (one of ``board.FACES`` or empty) and ``skip`` (turns to lose).
   No two players' tracks share an edge; no track runs inside a major city.
 * ``first``: the first player's seat; turns go in seat order from it. ``turn_number``: turns
   completed by everyone together; the player to act is ``(first + turn_number) % players``.
 * ``turn``: what the player to act has done this turn (default nothing): ``moved`` mileposts,
-  ``spent`` $M, ``major_starts``, ``paid`` (opponents paid a fee), ``built``, ``acted``.
-* ``deck``: card ids left to draw (default: every card not in a hand or the discard pile);
-  ``discard``: the discard pile. ``options``: the game's options.
+  ``spent`` $M, ``major_starts``, ``paid`` (opponents paid a fee), ``built``, ``acted``,
+  ``borrowed`` $M.
+* ``deck``: card ids left to draw (default: every demand card not in a hand or the discard
+  pile; event cards, ids 120 and up, only when named); ``discard``: the discard pile.
+  ``options``: the game's options. ``effects``: event cards in force (``card``, ``drawer``,
+  ``turns_left`` 1 or 2); ``pending``: seats that must choose the load they lose.
 """
 
 from __future__ import annotations
