@@ -72,7 +72,7 @@ def main() -> None:
     args = parser.parse_args()
 
     state = mid_game()
-    (s,) = EMPIRE_BUILDER.to_act(state)
+    s = EMPIRE_BUILDER.to_act(state)[0]  # a lost load's chooser may wait too
     listed = EMPIRE_BUILDER.legal(state, s)
     started = time.perf_counter()
     for _ in range(args.repeat):
@@ -83,7 +83,7 @@ def main() -> None:
     table: Table[Any, Any, Any, Any, Any] = Table.new(EMPIRE_BUILDER, seed, 4, Options())
     bot = Rng(seed, 0)
     while table.state.turn_number < 4 * args.turns:
-        (seat,) = EMPIRE_BUILDER.to_act(table.state)
+        seat = EMPIRE_BUILDER.to_act(table.state)[0]  # a lost load's chooser may wait too
         table.submit(seat, bot.choice(EMPIRE_BUILDER.legal(table.state, seat)))
     events = table.events
     rounds = max(1, 20_000 // len(events))

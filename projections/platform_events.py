@@ -1,9 +1,10 @@
 """Events the platform itself appends to a game's stream, beside the game's own events.
 
 A game's stream holds, in one dense sequence of versions: ``lobby.created`` (version 1, with the
-commitment to the game's secret seed), ``lobby.joined`` for each seat taken, then the game's own
-set-up and play events, with ``table.message`` events (table talk) anywhere after creation, and
-``seed.revealed`` appended with the events that finish the game.
+commitment to the game's secret seed), ``lobby.joined`` for each seat taken (``lobby.left``
+when the host takes one back before the start), then the game's own set-up and play events,
+with ``table.message`` events (table talk) anywhere after creation, and ``seed.revealed``
+appended with the events that finish the game.
 Platform event types contain a dot; a game's own event types never do, so folding a game skips
 platform events by type alone.
 """
@@ -30,9 +31,18 @@ class LobbyCreated(
     #: The canonical form of the game's events (``service.chain``): 1 (absent) = hidden values
     #: hashed in the clear, as games created before version 2 were; 2 = salted commitments.
     canonical: int = 1
+    #: Names that may join (None: anyone with the invite code).
+    invited: list[str] | None = None
 
 
 class LobbyJoined(msgspec.Struct, frozen=True, tag="lobby.joined", tag_field="type"):
+    seat: int
+    name: str
+
+
+class LobbyLeft(msgspec.Struct, frozen=True, tag="lobby.left", tag_field="type"):
+    """The host removed ``name`` from ``seat`` before the start; the seat is open again."""
+
     seat: int
     name: str
 
@@ -51,7 +61,7 @@ class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="
     seed: str
 
 
-PlatformEvent = LobbyCreated | LobbyJoined | TableMessage | SeedRevealed
+PlatformEvent = LobbyCreated | LobbyJoined | LobbyLeft | TableMessage | SeedRevealed
 
 
 def is_platform(event_type: str) -> bool:

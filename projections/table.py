@@ -15,6 +15,7 @@ from domain.registry import AnyGame, get_game
 from .platform_events import (
     LobbyCreated,
     LobbyJoined,
+    LobbyLeft,
     TableMessage,
     decode_platform,
     is_platform,
@@ -46,6 +47,8 @@ class Table(msgspec.Struct):
     state: Any = None
     #: The canonical form of the game's events (``LobbyCreated.canonical``).
     canonical: int = 1
+    #: Names that may join (None: anyone with the invite code).
+    invited: list[str] | None = None
 
     @property
     def rules(self) -> AnyGame:
@@ -72,6 +75,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 names=[None] * created.seats,
                 messages=[],
                 canonical=created.canonical,
+                invited=created.invited,
             )
             continue
         if event.version != table.version + 1:
@@ -81,6 +85,8 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
             platform = decode_platform(event.data)
             if isinstance(platform, LobbyJoined):
                 table.names[platform.seat] = platform.name
+            elif isinstance(platform, LobbyLeft):
+                table.names[platform.seat] = None
             elif isinstance(platform, TableMessage):
                 table.messages.append(platform)
             continue

@@ -35,8 +35,10 @@ from .limits import QuotaMiddleware, Quotas
 from .migrate import migrate
 from .observability import RequestLogMiddleware, configure_logging, metrics_body
 from .problems import PROBLEM_JSON, Problem
+from .queries import post_query
 from .readiness import readiness
 from .receipts import load_signer, published_keys
+from .seats import delete_seat
 from .settings import Settings
 from .store import EventStore, GameNotFound
 from .tokens import bearer
@@ -457,6 +459,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             "create": settings.quota_create,
             "commands": settings.quota_commands,
             "messages": settings.quota_messages,
+            "queries": settings.quota_queries,
             "audit": settings.quota_audit,
             "reads": settings.quota_reads,
         }
@@ -485,6 +488,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
             get_legal,
             post_command,
             post_message,
+            post_query,
+            delete_seat,
             get_events,
             get_replay_at,
             get_replay,

@@ -248,8 +248,8 @@ class Auditor:
         game_events = [e for e in group if not is_platform(e.type)]
         platform = [e for e in group if is_platform(e.type)]
         if first.command_id is None:
-            if not game_events:  # lobby.joined by a player, seat recorded on the event
-                ok = all(e.type == "lobby.joined" for e in platform)
+            if not game_events:  # lobby.joined by a player (seat on the event), lobby.left
+                ok = all(e.type in ("lobby.joined", "lobby.left") for e in platform)
                 return None if ok else ("adjudication.orphan", "a platform event without a command")
             if table.state is not None or platform:
                 return "adjudication.orphan", "game events that no command produced"

@@ -40,6 +40,7 @@ from domain.registry import AnyGame, get_game
 from projections.platform_events import (
     LobbyCreated,
     LobbyJoined,
+    LobbyLeft,
     TableMessage,
 )
 from projections.projector import Projector, table_field
@@ -66,6 +67,10 @@ MAX_MESSAGE = 2000
 _CACHE_GAMES = 4096
 
 
+#: Most names one game may invite (an Empire Builder table is 6; room for substitutes).
+MAX_INVITED = 64
+
+
 # --- request bodies --------------------------------------------------------------------------
 class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     game: str
@@ -73,6 +78,8 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     options: dict[str, Any] | None = None
     players: list[str] | None = None
     position: dict[str, Any] | None = None
+    #: Only these names may join (see ``join``); None: anyone with the invite code.
+    invited: Annotated[list[str], msgspec.Meta(max_length=MAX_INVITED)] | None = None
 
 
 class JoinGame(msgspec.Struct, forbid_unknown_fields=True):
@@ -213,7 +220,8 @@ class Manifest:
             found = await self.store.seat_for_token(digest)
             if found is None:
                 raise Problem(401, "auth.invalid_token", "the token is not a seat token")
-            self._seat_tokens.put(digest, found)
+            if await self._started(found[0]):  # before the start the host may remove a seat
+                self._seat_tokens.put(digest, found)
         if found[0] != game_id:
             raise Problem(403, "auth.wrong_game", "the token is for a seat of another game")
         structlog.contextvars.bind_contextvars(seat=found[1])  # for the request's log line
@@ -223,6 +231,10 @@ class Manifest:
         """Is this a seat token this process has seen valid (issued or looked up)? For the
         quotas, which count a token as a client only then (``service.limits``)."""
         return self._seat_tokens.get(token_hash(token)) is not None
+
+    async def _started(self, game_id: str) -> bool:
+        row = await self.store.get_game(game_id)
+        return row is not None and row.status != "open"
 
     async def require_seat(self, game_id: str, token: str | None) -> int:
         if token is None:
@@ -269,6 +281,7 @@ class Manifest:
         players = None if req.players is None else _names(req.players)
         if players is not None and len(players) != req.seats:
             raise Problem(422, "lobby.bad_players", f"name {req.seats} players, one per seat")
+        invited = _invited(req.invited, players)
         seed = new_seed()
         message_key = new_seed() if self.canonical >= CANONICAL else None
         # Dry run of the set-up, so bad options or positions never leave a game behind.
@@ -304,6 +317,7 @@ class Manifest:
                 seed_commitment(seed),
                 None if position is None else msgspec.to_builtins(position),
                 canonical=self.canonical,
+                invited=invited,
             )
             pending: list[msgspec.Struct] = [created]
             for i, name in enumerate(players or []):
@@ -349,6 +363,7 @@ class Manifest:
             table = await self._table_at(locked)
             if table.status != "open":
                 raise Problem(409, "lobby.started", "the game has already started")
+            _check_invited(table, name)
             free = [i for i, n in enumerate(table.names) if n is None]
             if any(n is not None and name_key(n) == name_key(name) for n in table.names):
                 raise Problem(409, "lobby.name_taken", f"a player called {name!r} has joined")
@@ -374,6 +389,28 @@ class Manifest:
         self._seat_tokens.put(token_hash(token), (game_id, chosen))  # committed: valid now
         await self._project(table, snapshots)
         return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
+
+    async def remove_seat(self, game_id: str, token: str | None, seat: int) -> dict[str, Any]:
+        """The host takes a joined player's seat back before the start (``lobby.left``): the
+        seat reopens and the player's token stops working."""
+        check_game_id(game_id)
+        await self._require_host(game_id, token)
+        snapshots: dict[int, bytes] = {}
+        async with self.store.lock(game_id) as locked:
+            table = await self._table_at(locked)
+            if table.status != "open":
+                raise Problem(409, "lobby.started", "the game has already started")
+            if not 0 <= seat < table.seats:
+                raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
+            name = table.names[seat]
+            if name is None:
+                raise Problem(409, "lobby.seat_empty", f"nobody has joined seat {seat}")
+            await locked.release_seat(seat)
+            table = await self._append(
+                locked, [LobbyLeft(seat, name)], snapshots, seat=None, command_id=None
+            )
+        await self._project(table, snapshots)
+        return {"id": game_id, "seat": seat, "status": table.status, "version": table.version}
 
     async def start(self, game_id: str, token: str | None) -> dict[str, Any]:
         await self._require_host(game_id, token)
@@ -487,6 +524,7 @@ class Manifest:
                     "status": r.status,
                     "seats": r.seats,
                     "players": r.players,
+                    "options": r.options,  # the terms (Empire Builder's money to win, ...)
                     "version": r.version,
                     "created_at": r.created_at.isoformat(),
                 }
@@ -772,6 +810,27 @@ class Manifest:
             )
         await self._project(table, snapshots)
         return response
+
+
+def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] | None:
+    if invited is None:
+        return None
+    names = [player_name(n) for n in invited]
+    keys = {name_key(n) for n in names}
+    if not names or len(keys) != len(names):
+        raise Problem(422, "lobby.bad_invited", "invite one or more names, each once")
+    if players is not None and any(name_key(p) not in keys for p in players):
+        raise Problem(422, "lobby.bad_players", "every player named must be invited")
+    return names
+
+
+def _check_invited(table: Table, name: str) -> None:
+    if table.invited is None:
+        return
+    if name_key(name) not in {name_key(n) for n in table.invited}:
+        raise Problem(403, "lobby.not_invited", f"{name!r} is not invited to this game")
+    if name_key(name) in {name_key(n) for n in table.names if n is not None}:
+        raise Problem(409, "lobby.already_seated", f"{name!r} has a seat already")
 
 
 def check_game_id(game_id: str) -> None:

@@ -9,6 +9,7 @@ the client (decided where the API text is silent, and documented in ``docs/api.m
 | ``create`` | ``POST /v1/games`` | the client address |
 | ``commands`` | ``POST /v1/games/{id}/commands`` | the bearer token, else the address |
 | ``messages`` | ``POST /v1/games/{id}/messages`` | the bearer token, else the address |
+| ``queries`` | ``POST /v1/games/{id}/queries`` | the bearer token, else the address |
 | ``audit`` | ``GET /v1/games/{id}/audit``, ``/audit/{n}`` and ``/export`` | the client address |
 | ``reads`` | every other request (not ``/healthz``, ``/readyz``, ``/metrics``) | the address |
 
@@ -41,12 +42,13 @@ _KINDS = {
     "create_game": "create",
     "post_command": "commands",
     "post_message": "messages",
+    "post_query": "queries",
     "get_audit": "audit",
     "get_dispute": "audit",
     "get_export": "audit",
 }
 _UNLIMITED = frozenset({"healthz", "readyz", "metrics"})
-_BY_TOKEN = frozenset({"commands", "messages"})
+_BY_TOKEN = frozenset({"commands", "messages", "queries"})
 
 
 class Quotas:

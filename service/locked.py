@@ -127,6 +127,11 @@ class Locked:
         self.row = await db.assign_seat(self._check(), self.row, seat, name, token_hash, replace)
         return self.row
 
+    async def release_seat(self, seat: int) -> GameRow:
+        """Take ``seat`` back inside this lock: its token is deleted, its name cleared."""
+        self.row = await db.release_seat(self._check(), self.row, seat)
+        return self.row
+
     async def record_command(
         self,
         *,

@@ -21,6 +21,7 @@ from . import schemas
 from .audit import ExportFile
 from .gameplay import CommandBody, CreateGame, JoinGame, MessageBody
 from .problems import PROBLEM_JSON
+from .queries import QueryBody
 
 JSON = "application/json"
 SVG = "image/svg+xml"
@@ -112,6 +113,20 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         _TOKEN,
     ),
     ("get", "/v1/games/{game_id}/export"): (200, JSON, ExportFile, "optional", _TOKEN),
+    ("post", "/v1/games/{game_id}/queries"): (
+        200,
+        JSON,
+        schemas.QueryAnswer,
+        "optional",
+        (*_TOKEN, 409, 413, 422),
+    ),
+    ("delete", "/v1/games/{game_id}/seats/{seat}"): (
+        200,
+        JSON,
+        schemas.SeatRemoved,
+        "required",
+        (*_TOKEN, 409, 422),
+    ),
     ("get", "/v1/games/{game_id}/stream"): (
         200,
         "text/event-stream",
@@ -204,7 +219,7 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
     # Request bodies as msgspec decodes them (strictly: service.hardening): constraints and
     # ``additionalProperties: false`` included, which litestar's own schemas leave out.
     _, bodies = msgspec.json.schema_components(
-        [CreateGame, JoinGame, CommandBody, MessageBody], ref_template=REF
+        [CreateGame, JoinGame, CommandBody, MessageBody, QueryBody], ref_template=REF
     )
     bodies["CreateGame"]["properties"]["game"]["enum"] = sorted(g.id for g in all_games())
     all_components["schemas"].update(bodies)

@@ -198,6 +198,23 @@ async def insert_command(
         raise GameNotFound(gid) from None
 
 
+async def release_seat(conn: Any, row: GameRow, seat: int) -> GameRow:
+    """Take ``seat`` of the (locked) game ``row`` back: its token stops working and its name is
+    cleared; the updated row."""
+    gid = uuid.UUID(row.id)
+    players: list[str | None] = list(row.players or [])
+    players += [None] * (row.seats - len(players))
+    players[seat] = None
+    await conn.execute("DELETE FROM seat_tokens WHERE game_id = $1 AND seat = $2", gid, seat)
+    r = await conn.fetchrow(
+        "UPDATE games SET players = $2::text::jsonb, updated_at = now() WHERE id = $1 "
+        f"RETURNING {GAME_COLS}",
+        gid,
+        dumps(players),
+    )
+    return game_row(r)
+
+
 async def assign_seat(
     conn: Any, row: GameRow, seat: int, name: str | None, token_hash: bytes, replace: bool
 ) -> GameRow:

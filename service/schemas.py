@@ -76,6 +76,22 @@ class Started(msgspec.Struct):
     version: int
 
 
+class SeatRemoved(msgspec.Struct):
+    """``DELETE /v1/games/{id}/seats/{n}``: the seat reopened."""
+
+    id: str
+    seat: int
+    status: str
+    version: int
+
+
+class QueryAnswer(msgspec.Struct):
+    """``POST /v1/games/{id}/queries``: the game's answer, at the version it was asked."""
+
+    version: int
+    answer: dict[str, Any]
+
+
 class SeatName(msgspec.Struct):
     seat: int
     name: str | None

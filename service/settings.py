@@ -47,6 +47,7 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_QUOTA_CREATE`` | ``60`` | game creations per minute per client address |
 | ``MANIFEST_QUOTA_COMMANDS`` | ``1200`` | commands per minute per token |
 | ``MANIFEST_QUOTA_MESSAGES`` | ``60`` | table-talk messages per minute per token |
+| ``MANIFEST_QUOTA_QUERIES`` | ``120`` | queries (survey, plan…) per minute per token |
 | ``MANIFEST_QUOTA_AUDIT`` | ``60`` | audits and dispute files per minute per client address |
 | ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
 | ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
@@ -168,6 +169,7 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "quota_create": ("MANIFEST_QUOTA_CREATE", "60", _int(0, 10**9)),
     "quota_commands": ("MANIFEST_QUOTA_COMMANDS", "1200", _int(0, 10**9)),
     "quota_messages": ("MANIFEST_QUOTA_MESSAGES", "60", _int(0, 10**9)),
+    "quota_queries": ("MANIFEST_QUOTA_QUERIES", "120", _int(0, 10**9)),
     "quota_audit": ("MANIFEST_QUOTA_AUDIT", "60", _int(0, 10**9)),
     "quota_reads": ("MANIFEST_QUOTA_READS", "12000", _int(0, 10**9)),
     "rejected_cap": ("MANIFEST_REJECTED_CAP", "1000", _int(0, 10**9)),
@@ -208,6 +210,7 @@ class Settings(msgspec.Struct, frozen=True):
     quota_create: int = _default("quota_create")
     quota_commands: int = _default("quota_commands")
     quota_messages: int = _default("quota_messages")
+    quota_queries: int = _default("quota_queries")
     quota_audit: int = _default("quota_audit")
     quota_reads: int = _default("quota_reads")
     rejected_cap: int = _default("rejected_cap")

@@ -130,3 +130,7 @@ UPGRADE_COST = 20
 FEE = 4  # $M to an opponent for running on their track (once per opponent per turn)
 CITY_PLAYERS = {"medium": 3, "small": 2}
 CITY_SECTIONS = 3
+BORROW_LIMIT = 20  # $M a player may borrow in one turn
+#: The player card's faces (the manual's photo album); a seat's face is cosmetic.
+FACES = ("tycoon", "banker", "engineer", "prospector", "heiress", "senator", "conductor",
+         "rancher")

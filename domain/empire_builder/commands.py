@@ -71,4 +71,41 @@ class EndTurn(
     pass
 
 
-Command = Build | PlaceTrain | Move | PickUp | Deliver | Dump | Upgrade | TradeIn | EndTurn
+class Borrow(
+    msgspec.Struct, frozen=True, tag="borrow", tag_field="type", forbid_unknown_fields=True
+):
+    """Borrow ``amount`` ($M, 1 to 20 a turn) from the bank when the terms allow; twice the
+    amount is taken from the next delivery's payoff."""
+
+    amount: int
+
+
+class ChooseFace(
+    msgspec.Struct, frozen=True, tag="choose_face", tag_field="type", forbid_unknown_fields=True
+):
+    """Choose the player card's face from ``board.FACES`` (cosmetic; any seat, any time)."""
+
+    face: str
+
+
+class AutoMove(
+    msgspec.Struct, frozen=True, tag="auto_move", tag_field="type", forbid_unknown_fields=True
+):
+    """Move from the train's milepost to ``toward`` (a neighbour) and on along the track to the
+    next city or junction, or as far as the moves and fees allow."""
+
+    toward: int
+
+
+class LoseLoad(
+    msgspec.Struct, frozen=True, tag="lose_load", tag_field="type", forbid_unknown_fields=True
+):
+    """After a lost load card: the load this seat's train loses (its owner chooses)."""
+
+    load: str
+
+
+Command = (
+    Build | PlaceTrain | Move | PickUp | Deliver | Dump | Upgrade | TradeIn | EndTurn | Borrow
+    | ChooseFace | AutoMove | LoseLoad
+)

@@ -78,6 +78,8 @@ class TrainMoved(E, frozen=True, tag="train_moved"):
     path: list[int]
     #: $4M to each opponent whose track the train used for the first time this turn.
     fees: list[Fee]
+    #: Moves used when not one per milepost (snow); None: ``len(path)``.
+    moves: int | None = None
 
 
 class LoadPickedUp(E, frozen=True, tag="load_picked_up"):
@@ -93,11 +95,70 @@ class LoadDelivered(E, frozen=True, tag="load_delivered"):
     load: str
     city: str
     payoff: int
+    #: Debt (twice what was borrowed) taken from this payoff; cash may go negative.
+    repaid: int = 0
 
 
 class LoadDumped(E, frozen=True, tag="load_dumped"):
     seat: int
     load: str
+
+
+class Borrowed(E, frozen=True, tag="borrowed"):
+    """Announced to every player: ``seat`` borrowed ``amount`` and owes ``owed`` (twice it)."""
+
+    seat: int
+    amount: int
+    owed: int
+
+
+class Lost(msgspec.Struct, frozen=True):
+    seat: int
+    #: the load lost; None: the train carried none
+    load: str | None
+
+
+class Paid(msgspec.Struct, frozen=True):
+    seat: int
+    amount: int
+
+
+class EventCardDrawn(E, frozen=True, tag="event_card_drawn"):
+    """Event card ``card`` (see ``cards.py``; ``kind`` and ``name`` repeated for readers) drawn
+    by ``seat`` and resolved at once; it goes to the discard pile and ``seat`` draws again."""
+
+    seat: int
+    card: int
+    kind: str
+    name: str
+    #: flood: the sections erased, ``[a, b, owner]``
+    erased: list[list[int]] = []
+    #: derailment: each train inside the area, the load it lost, and a turn it will lose
+    derailed: list[Lost] = []
+    #: lost load: seats that must now choose the load they lose
+    choosers: list[int] = []
+    #: lost load: trains inside whose loss needs no choice (all their loads alike)
+    lost: list[Lost] = []
+    #: tax: what each player paid
+    taxes: list[Paid] = []
+
+
+class LoadLost(E, frozen=True, tag="load_lost"):
+    """A seat's choice after a lost load card."""
+
+    seat: int
+    load: str
+
+
+class TurnLost(E, frozen=True, tag="turn_lost"):
+    """``seat``'s turn passes without play (a derailment); it counts as a turn."""
+
+    seat: int
+
+
+class FaceChosen(E, frozen=True, tag="face_chosen"):
+    seat: int
+    face: str
 
 
 class TurnEnded(E, frozen=True, tag="turn_ended"):
@@ -123,6 +184,11 @@ Event = (
     | LoadPickedUp
     | LoadDelivered
     | LoadDumped
+    | Borrowed
+    | EventCardDrawn
+    | LoadLost
+    | TurnLost
+    | FaceChosen
     | TurnEnded
     | GameEnded
 )

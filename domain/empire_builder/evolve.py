@@ -5,9 +5,10 @@ from __future__ import annotations
 from functools import singledispatch
 
 from . import events as ev
-from .board import CARDS, edge_key
+from .board import edge_key
+from .cards import EVENT_BASE, EVENTS, LASTING
 from .position import state_from_position
-from .state import Player, State, Turn
+from .state import Effect, Player, State, Turn
 
 
 def evolve(state: State | None, event: ev.E) -> State:
@@ -19,7 +20,7 @@ def evolve(state: State | None, event: ev.E) -> State:
             order=list(event.order),
             players=[Player(event.money, [-1, -1, -1]) for _ in range(event.seats)],
             track={},
-            deck=list(range(len(CARDS))),
+            deck=list(range(EVENT_BASE + len(EVENTS))),
             discard=[],
         )
     if isinstance(event, ev.PositionLoaded):
@@ -87,7 +88,7 @@ def _(e: ev.TrainPlaced, s: State) -> None:
 def _(e: ev.TrainMoved, s: State) -> None:
     p = s.players[e.seat]
     p.train = e.path[-1]
-    s.turn.moved += len(e.path)
+    s.turn.moved += len(e.path) if e.moves is None else e.moves
     s.turn.acted = True
     for fee in e.fees:
         p.money -= fee.amount
@@ -105,7 +106,8 @@ def _(e: ev.LoadPickedUp, s: State) -> None:
 def _(e: ev.LoadDelivered, s: State) -> None:
     p = s.players[e.seat]
     p.loads.remove(e.load)
-    p.money += e.payoff
+    p.money += e.payoff - e.repaid
+    p.debt -= e.repaid
     p.cards[e.slot] = -1
     s.discard = sorted([*s.discard, e.card])
     s.turn.acted = True
@@ -118,10 +120,62 @@ def _(e: ev.LoadDumped, s: State) -> None:
 
 
 @_apply.register
-def _(e: ev.TurnEnded, s: State) -> None:
-    s.players[e.seat].turns += 1
+def _(e: ev.Borrowed, s: State) -> None:
+    p = s.players[e.seat]
+    p.money += e.amount
+    p.debt += e.owed
+    s.turn.borrowed += e.amount
+
+
+@_apply.register
+def _(e: ev.FaceChosen, s: State) -> None:
+    s.players[e.seat].face = e.face
+
+
+@_apply.register
+def _(e: ev.EventCardDrawn, s: State) -> None:
+    s.deck.remove(e.card)
+    s.discard = sorted([*s.discard, e.card])
+    for a, b, _owner in e.erased:
+        s.track.pop(edge_key(a, b), None)
+    for lost in [*e.derailed, *e.lost]:
+        p = s.players[lost.seat]
+        if lost.load is not None:
+            p.loads.remove(lost.load)
+    for lost in e.derailed:
+        s.players[lost.seat].skip += 1
+    for paid in e.taxes:
+        s.players[paid.seat].money -= paid.amount
+    s.pending = sorted({*s.pending, *e.choosers})
+    if e.kind in LASTING:
+        s.effects = [*s.effects, Effect(e.card, e.seat, 2)]
+
+
+@_apply.register
+def _(e: ev.LoadLost, s: State) -> None:
+    s.players[e.seat].loads.remove(e.load)
+    s.pending = [x for x in s.pending if x != e.seat]
+
+
+def _turn_over(seat: int, s: State) -> None:
+    s.players[seat].turns += 1
     s.turn_number += 1
     s.turn = Turn()
+    s.effects = [
+        x if x.drawer != seat else Effect(x.card, x.drawer, x.turns_left - 1)
+        for x in s.effects if x.drawer != seat or x.turns_left > 1
+    ]
+
+
+@_apply.register
+def _(e: ev.TurnEnded, s: State) -> None:
+    _turn_over(e.seat, s)
+
+
+@_apply.register
+def _(e: ev.TurnLost, s: State) -> None:
+    s.players[e.seat].skip -= 1
+    _turn_over(e.seat, s)
 
 
 @_apply.register

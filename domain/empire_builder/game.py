@@ -15,6 +15,7 @@ from .evolve import evolve
 from .legal import legal
 from .options import Options
 from .position import Position, position_of
+from .queries import Query, ask
 from .render import svg
 from .state import State
 from .views import event_view, view
@@ -33,6 +34,7 @@ class EmpireBuilder(Game[State, Command, ev.E, Options, Position]):
     assets: ClassVar[dict[str, bytes]] = {"map": MAP_BYTES}
     #: Uniformly random play spends all its money on track and never wins: bots stop after 25
     #: turns each (see docs/rules/empire-builder.md, "turn limit").
+    query_type: ClassVar[Any] = Query
     bot_options: ClassVar[dict[str, Any] | None] = {"turn_limit": 25}
 
     def start(self, options: Options, seats: int, rng: Rng) -> list[ev.E]:
@@ -52,7 +54,7 @@ class EmpireBuilder(Game[State, Command, ev.E, Options, Position]):
 
     def to_act(self, state: State) -> list[int]:
         current = state.current()
-        return [] if current is None else [current]
+        return [] if current is None else sorted({current, *state.pending})
 
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "finished":
@@ -76,6 +78,9 @@ class EmpireBuilder(Game[State, Command, ev.E, Options, Position]):
 
     def event_view(self, event: ev.E, viewer: Viewer) -> dict[str, Any]:
         return event_view(event, viewer)
+
+    def ask(self, state: State, viewer: Viewer, query: Any) -> dict[str, Any]:
+        return ask(state, viewer, query)
 
     def export_position(self, state: State) -> Position:
         return position_of(state)

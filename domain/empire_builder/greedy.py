@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import commands as cmd
 from .board import CARDS, LOADS, MAP, edge_key
-from .rules import MAJOR_STARTS, step_problem
+from .rules import MAJOR_STARTS, move_problem, step_moves, step_problem, struck
 from .state import BUILDING_TURNS, State
 
 _MAJOR_MILEPOSTS = tuple(m for name in MAP.majors for m in MAP.cities[name].mileposts)
@@ -97,12 +97,30 @@ def _own_path(state: State, seat: int, start: int, goal: set[int]) -> list[int] 
     return None
 
 
+def _movable(state: State, seat: int, at: int, path: list[int]) -> list[int]:
+    """The longest start of ``path`` the rules let the train run now (moves, fees, strikes,
+    snow)."""
+    fees: list[int] = []
+    used = 0
+    for i, b in enumerate(path):
+        found = move_problem(state, seat, at, b, used, fees)
+        if isinstance(found, tuple):
+            return path[:i]
+        if found is not None:
+            fees.append(found)
+        used += step_moves(state, b)
+        at = b
+    return path
+
+
 class GreedyBot:
     def __init__(self) -> None:
         self.plan: Plan | None = None
 
     def choose(self, state: State, seat: int) -> cmd.Command:
         p = state.players[seat]
+        if seat in state.pending:  # a lost load card: lose the first load
+            return cmd.LoseLoad(p.loads[0])
         if self.plan is None or p.cards[self.plan.slot] != self.plan.card:
             self.plan = self._replan(state, seat)
         plan = self.plan
@@ -114,10 +132,12 @@ class GreedyBot:
         target = set(MAP.cities[plan.city].mileposts)
         if p.train is not None and not state.turn.built:
             here = MAP.city_at[p.train]
+            if struck(state, p.train) is not None:
+                here = None  # a strike: no pick-up or delivery here
             if plan.load in p.loads and here == plan.city:
                 self.plan = None
                 return cmd.Deliver(plan.slot, plan.demand)
-            if (plan.load not in p.loads and p.train in supply and len(p.loads) < p.capacity
+            if (plan.load not in p.loads and here == plan.supply and len(p.loads) < p.capacity
                     and state.chips_out(plan.load) < LOADS[plan.load].chips):
                 return cmd.PickUp(plan.load)
             if len(p.loads) >= p.capacity and plan.load not in p.loads:
@@ -125,8 +145,9 @@ class GreedyBot:
             left = p.speed - state.turn.moved
             goal = target if plan.load in p.loads else supply
             path = _own_path(state, seat, p.train, goal) if left > 0 else None
+            path = _movable(state, seat, p.train, path or [])
             if path:
-                return cmd.Move(path[:left])
+                return cmd.Move(path)
         build = self._build(state, seat, plan)
         return build if build is not None else cmd.EndTurn()
 

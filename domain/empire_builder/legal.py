@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import commands as cmd
 from .board import (
+    BORROW_LIMIT,
     CARDS,
     ENTRY_COST,
     LOADS,
@@ -22,14 +23,18 @@ from .board import (
     UPGRADE_COST,
     edge_key,
 )
-from .rules import MAJOR_STARTS, move_problem, step_problem
+from .rules import MAJOR_STARTS, move_problem, step_problem, struck
 from .state import BUILDING_TURNS, State
 
 
 def legal(state: State, seat: int) -> list[cmd.Command]:
-    if state.current() != seat:
+    if state.phase != "play":
         return []
     p = state.players[seat]
+    if seat in state.pending:
+        return [cmd.LoseLoad(x) for x in sorted(set(p.loads))]
+    if state.current() != seat:
+        return []
     if p.turns >= BUILDING_TURNS and p.train is None:
         return [cmd.PlaceTrain(name) for name in sorted(MAP.cities)]
     out: list[cmd.Command] = []
@@ -45,6 +50,8 @@ def legal(state: State, seat: int) -> list[cmd.Command]:
         out += moves(state, seat, p.train)
         out += loads(state, seat, p.train)
     out += builds(state, seat)
+    if state.options.borrowing and t.borrowed < BORROW_LIMIT:
+        out.append(cmd.Borrow(BORROW_LIMIT - t.borrowed))
     out.append(cmd.EndTurn())
     return out
 
@@ -54,6 +61,8 @@ def moves(state: State, seat: int, at: int) -> list[cmd.Command]:
     for b in sorted({*MAP.inside[at], *MAP.adjacent[at]}):
         if not isinstance(move_problem(state, seat, at, b, 0, []), tuple):
             out.append(cmd.Move([b]))
+            if b in MAP.adjacent[at]:
+                out.append(cmd.AutoMove(b))
     return out
 
 
@@ -61,6 +70,8 @@ def loads(state: State, seat: int, at: int) -> list[cmd.Command]:
     p = state.players[seat]
     out: list[cmd.Command] = []
     city = MAP.city_at[at]
+    if state.effects and struck(state, at) is not None:
+        city = None  # a strike: no pick-up or delivery here
     if city is not None and len(p.loads) < p.capacity:
         out += [cmd.PickUp(x) for x in SUPPLIES[city] if state.chips_out(x) < LOADS[x].chips]
     for slot, card in enumerate(p.cards):
@@ -98,8 +109,8 @@ def builds(state: State, seat: int) -> list[cmd.Command]:
             price = ENTRY_COST[terrain[b]] + extra
             if price > budget or edge_key(a, b) in track:
                 continue
-            # what is left to check is the limits of small and medium cities
-            if a_town or terrain[b] in _TOWNS:
+            # what is left to check is the limits of small and medium cities (and event cards)
+            if a_town or terrain[b] in _TOWNS or state.effects:
                 found = step_problem(state, seat, a, b, {}, 0)
                 if isinstance(found, tuple):
                     continue

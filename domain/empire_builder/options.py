@@ -13,3 +13,5 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: 0: no limit. Otherwise the game ends after this many turns of every player, won by the
     #: richest (ties share); a safety net for bot games, not part of the published rules.
     turn_limit: int = 0
+    #: The manual's term "whether borrowing will be allowed" (allowed unless the creator says no).
+    borrowing: bool = True

@@ -17,14 +17,18 @@ Rules of the form:
   table), ``loads`` (load names on the train, at most its capacity, never more of a load than
   its chips), ``train`` (a milepost id, or null before the train is placed), ``speed`` (9 or 12),
   ``capacity`` (2 or 3), ``turns`` (turns completed; under 3 the player is still in the building
-  turns) and ``track``: the player's track as paths of neighbouring milepost ids.
+  turns), ``track``: the player's track as paths of neighbouring milepost ids, ``debt`` (owed
+  to the bank), ``face`` (one of ``board.FACES`` or empty) and ``skip`` (turns to lose).
   No two players' tracks share an edge; no track runs inside a major city.
 * ``first``: the first player's seat; turns go in seat order from it. ``turn_number``: turns
   completed by everyone together; the player to act is ``(first + turn_number) % players``.
 * ``turn``: what the player to act has done this turn (default nothing): ``moved`` mileposts,
-  ``spent`` $M, ``major_starts``, ``paid`` (opponents paid a fee), ``built``, ``acted``.
-* ``deck``: card ids left to draw (default: every card not in a hand or the discard pile);
-  ``discard``: the discard pile. ``options``: the game's options.
+  ``spent`` $M, ``major_starts``, ``paid`` (opponents paid a fee), ``built``, ``acted``,
+  ``borrowed`` $M.
+* ``deck``: card ids left to draw (default: every demand card not in a hand or the discard
+  pile; event cards, ids 120 and up, only when named); ``discard``: the discard pile.
+  ``options``: the game's options. ``effects``: event cards in force (``card``, ``drawer``,
+  ``turns_left`` 1 or 2); ``pending``: seats that must choose the load they lose.
 """
 
 from __future__ import annotations
@@ -35,9 +39,10 @@ import msgspec
 
 from domain.kernel import CommandError
 
-from .board import CARDS, LOADS, MAP, edge_ends, edge_key
+from .board import CARDS, FACES, LOADS, MAP, edge_ends, edge_key
+from .cards import ALL_CARDS, EVENT_BASE, event_card
 from .options import Options
-from .state import BUILDING_TURNS, Player, State, Turn
+from .state import BUILDING_TURNS, Effect, Player, State, Turn
 
 
 class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -49,6 +54,9 @@ class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     capacity: int = 2
     turns: int = 3
     track: list[list[int]] = []
+    debt: int = 0
+    face: str = ""
+    skip: int = 0
 
 
 class TurnPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -58,6 +66,7 @@ class TurnPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     paid: list[int] = []
     built: bool = False
     acted: bool = False
+    borrowed: int = 0
 
 
 class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -68,6 +77,10 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     deck: list[int] | None = None
     discard: list[int] = []
     options: Options = Options()
+    #: Event cards in force: ``{card, drawer, turns_left}``.
+    effects: list[Effect] = []
+    #: Seats that must choose the load they lose.
+    pending: list[int] = []
 
 
 def _bad(why: str) -> CommandError:
@@ -106,18 +119,31 @@ def state_from_position(p: Position) -> State:
                 if track.get(k, seat) != seat:
                     raise _bad(f"track {a}-{b} belongs to two players")
                 track[k] = seat
+        if pp.debt < 0 or pp.skip < 0 or (pp.face and pp.face not in FACES):
+            raise _bad(f"seat {seat}: debt is not negative; face is one of {', '.join(FACES)}")
         players.append(Player(pp.money, list(pp.cards), list(pp.loads), pp.train, pp.speed,
-                              pp.capacity, pp.turns))
+                              pp.capacity, pp.turns, pp.debt, pp.face, pp.skip))
     for load in LOADS.values():
         if sum(pl.loads.count(load.name) for pl in players) > load.chips:
             raise _bad(f"{load.name} has only {load.chips} chips")
     deck = (sorted(set(range(len(CARDS))) - set(held) - set(p.discard)) if p.deck is None
             else sorted(p.deck))
     every = held + deck + list(p.discard)
-    if len(set(every)) != len(every) or any(not 0 <= c < len(CARDS) for c in every):
-        raise _bad(f"demand cards are ids 0 to {len(CARDS) - 1}, each in one place")
+    if len(set(every)) != len(every) or any(not 0 <= c < ALL_CARDS for c in every):
+        raise _bad(f"cards are ids 0 to {ALL_CARDS - 1}, each in one place")
+    if any(c >= EVENT_BASE for c in held):
+        raise _bad(f"hands hold demand cards (ids 0 to {EVENT_BASE - 1})")
+    for x in p.effects:
+        card = event_card(x.card)
+        if card is None or not 0 <= x.drawer < seats or not 1 <= x.turns_left <= 2:
+            raise _bad("effects name event cards, a drawer seat and turns_left 1 or 2")
+    for s in p.pending:
+        if not 0 <= s < seats or not players[s].loads:
+            raise _bad("pending lists seats whose trains carry loads")
     t = p.turn
-    if any(not 0 <= s < seats for s in t.paid) or min(t.moved, t.spent, t.major_starts) < 0:
+    if any(not 0 <= s < seats for s in t.paid) or min(
+        t.moved, t.spent, t.major_starts, t.borrowed
+    ) < 0:
         raise _bad("turn: counts are not negative and paid lists seats")
     return State(
         seats=seats,
@@ -129,7 +155,10 @@ def state_from_position(p: Position) -> State:
         deck=deck,
         discard=sorted(p.discard),
         turn_number=p.turn_number,
-        turn=Turn(t.moved, t.spent, t.major_starts, sorted(set(t.paid)), t.built, t.acted),
+        turn=Turn(t.moved, t.spent, t.major_starts, sorted(set(t.paid)), t.built, t.acted,
+                  t.borrowed),
+        effects=list(p.effects),
+        pending=sorted(set(p.pending)),
     )
 
 
@@ -142,13 +171,17 @@ def position_of(s: State) -> Position:
         players=[
             PlayerPosition(list(pl.cards), pl.money, list(pl.loads), pl.train, pl.speed,
                            pl.capacity, pl.turns,
-                           [list(edge_ends(k)) for k, o in sorted(s.track.items()) if o == seat])
+                           [list(edge_ends(k)) for k, o in sorted(s.track.items()) if o == seat],
+                           pl.debt, pl.face, pl.skip)
             for seat, pl in enumerate(s.players)
         ],
         first=s.order[0],
         turn_number=s.turn_number,
-        turn=TurnPosition(t.moved, t.spent, t.major_starts, list(t.paid), t.built, t.acted),
+        turn=TurnPosition(t.moved, t.spent, t.major_starts, list(t.paid), t.built, t.acted,
+                          t.borrowed),
         deck=list(s.deck),
         discard=list(s.discard),
         options=s.options,
+        effects=list(s.effects),
+        pending=list(s.pending),
     )

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import itertools
 
+import msgspec
+
 from domain.kernel import CommandError, Rng, RuleError
 
 from . import commands as cmd
 from . import events as ev
 from .board import (
+    BORROW_LIMIT,
     CARDS,
     CITY_PLAYERS,
     CITY_SECTIONS,
+    FACES,
     FEE,
     LOADS,
     MAP,
@@ -23,8 +27,10 @@ from .board import (
     SUPPLIES,
     TURN_LIMIT,
     UPGRADE_COST,
+    edge_ends,
     edge_key,
 )
+from .cards import EventCard, event_card, tax
 from .evolve import evolve
 from .options import Options
 from .position import Position
@@ -36,19 +42,67 @@ MAJOR_STARTS = 2  # new track out of major-city mileposts per turn
 
 # --- drawing demand cards --------------------------------------------------------------------
 class Dealer:
-    """Draws demand cards at random from a working copy of the deck, reshuffling the discards."""
+    """Draws cards at random from the deck, reshuffling the discards; an event card drawn is
+    resolved at once (``resolve``) and the player draws again. Keeps its own state up to date
+    with the events it emits."""
 
-    def __init__(self, rng: Rng, state: State) -> None:
+    def __init__(self, rng: Rng, state: State, opening: bool = False) -> None:
         self.rng = rng
-        self.deck = list(state.deck)
-        self.discard = list(state.discard)
+        self.state = state
+        #: the opening deal draws demand cards only (event cards wait in the deck)
+        self.opening = opening
+
+    def _emit(self, event: ev.E, events: list[ev.E]) -> None:
+        events.append(event)
+        self.state = evolve(self.state, event)
 
     def draw(self, seat: int, slot: int, events: list[ev.E]) -> None:
-        if not self.deck and self.discard:
-            events.append(ev.DiscardReshuffled())
-            self.deck, self.discard = sorted(self.deck + self.discard), []
-        if self.deck:
-            events.append(ev.CardDrawn(seat, slot, self.deck.pop(self.rng.below(len(self.deck)))))
+        while True:
+            if not self.state.deck and self.state.discard:
+                self._emit(ev.DiscardReshuffled(), events)
+            if not self.state.deck:
+                return
+            deck = self.state.deck
+            if self.opening:
+                deck = [c for c in deck if event_card(c) is None]
+            card = deck[self.rng.below(len(deck))]
+            found = event_card(card)
+            if found is None:
+                self._emit(ev.CardDrawn(seat, slot, card), events)
+                return
+            self._emit(resolve(self.state, seat, found), events)
+
+
+def resolve(state: State, seat: int, card: EventCard) -> ev.EventCardDrawn:
+    """What event card ``card`` drawn by ``seat`` does to ``state`` (see ``cards.py``)."""
+    base = ev.EventCardDrawn(seat, card.id, card.kind, card.name)
+    inside = [s for s, p in enumerate(state.players) if p.train in card.area]
+    if card.kind == "flood":
+        erased = [[*edge_ends(k), o] for k, o in sorted(state.track.items()) if k in card.edges]
+        return msgspec.structs.replace(base, erased=erased)
+    if card.kind == "derailment":
+        derailed = [ev.Lost(s, state.players[s].loads[0] if state.players[s].loads else None)
+                    for s in inside]
+        return msgspec.structs.replace(base, derailed=derailed)
+    if card.kind == "lost_load":
+        loaded = [s for s in inside if state.players[s].loads]
+        choosers = [s for s in loaded if len(set(state.players[s].loads)) > 1]
+        lost = [ev.Lost(s, state.players[s].loads[0]) for s in loaded if s not in choosers]
+        return msgspec.structs.replace(base, choosers=choosers, lost=lost)
+    if card.kind == "tax":
+        taxes = [ev.Paid(s, tax(p.money)) for s, p in enumerate(state.players) if tax(p.money)]
+        return msgspec.structs.replace(base, taxes=taxes)
+    return base
+
+
+def in_force(state: State, kind: str) -> list[tuple[EventCard, int]]:
+    """The event cards of ``kind`` in force, with their drawers."""
+    out = []
+    for effect in state.effects:
+        card = event_card(effect.card)
+        if card is not None and card.kind == kind:
+            out.append((card, effect.drawer))
+    return out
 
 
 # --- set-up ----------------------------------------------------------------------------------
@@ -66,7 +120,7 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
     first = rng.below(seats)
     order = [(first + i) % seats for i in range(seats)]
     events: list[ev.E] = [ev.GameStarted(seats, options, order, START_MONEY, MAP_HASH)]
-    dealer = Dealer(rng, evolve(None, events[0]))
+    dealer = Dealer(rng, evolve(None, events[0]), opening=True)
     for seat in order:
         for slot in range(3):
             dealer.draw(seat, slot, events)
@@ -86,9 +140,17 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
         raise RuleError("rule.no_such_seat", f"this game has seats 0 to {state.seats - 1}")
     if state.phase == "finished":
         raise RuleError("rule.game_over", "the game is over")
+    if isinstance(command, cmd.ChooseFace):
+        if command.face not in FACES:
+            raise RuleError("rule.no_such_face", f"faces are {', '.join(FACES)}")
+        return [ev.FaceChosen(seat, command.face)]
+    if seat in state.pending or isinstance(command, cmd.LoseLoad):
+        return [_lose_load(state, seat, command)]
     if state.current() != seat:
         raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
     p = state.players[seat]
+    if isinstance(command, cmd.Borrow):
+        return [_borrow(state, seat, command.amount)]
     if isinstance(command, cmd.PlaceTrain):
         return _place_train(state, seat, command)
     if p.turns >= BUILDING_TURNS and p.train is None:
@@ -113,6 +175,8 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
         raise RuleError("rule.after_building", "building has ended your train's turn")
     if isinstance(command, cmd.Move):
         return [move_event(state, seat, command.path)]
+    if isinstance(command, cmd.AutoMove):
+        return [auto_move_event(state, seat, command.toward)]
     if isinstance(command, cmd.PickUp):
         return [_pick_up(state, seat, command.load)]
     if isinstance(command, cmd.Deliver):
@@ -133,6 +197,26 @@ def _place_train(state: State, seat: int, c: cmd.PlaceTrain) -> list[ev.E]:
     if city is None:
         raise RuleError("rule.no_such_city", f"{c.city!r} is not a city of the map")
     return [ev.TrainPlaced(seat, city.name, city.mileposts[0])]
+
+
+def _lose_load(state: State, seat: int, command: cmd.Command) -> ev.E:
+    if seat not in state.pending:
+        raise RuleError("rule.no_lost_load", "you have no lost load to choose")
+    if not isinstance(command, cmd.LoseLoad):
+        raise RuleError("rule.choose_lost_load", "first choose the load your train loses")
+    if command.load not in state.players[seat].loads:
+        raise RuleError("rule.load_not_carried", f"your train carries no {command.load}")
+    return ev.LoadLost(seat, command.load)
+
+
+def _borrow(state: State, seat: int, amount: int) -> ev.E:
+    if not state.options.borrowing:
+        raise RuleError("rule.no_borrowing", "the terms of this game do not allow borrowing")
+    left = BORROW_LIMIT - state.turn.borrowed
+    if not 1 <= amount <= left:
+        raise RuleError("rule.borrow_limit",
+                        f"borrow $1M to ${left}M (at most ${BORROW_LIMIT}M a turn)")
+    return ev.Borrowed(seat, amount, 2 * amount)
 
 
 def _upgrade(state: State, seat: int, c: cmd.Upgrade) -> ev.E:
@@ -179,6 +263,10 @@ def step_problem(
     key = edge_key(a, b)
     if key in state.track or key in new:
         return "rule.track_exists", f"only one track may join {a} and {b}"
+    if state.effects:
+        blocked = _blocked(state, seat, a, b, key)
+        if blocked is not None:
+            return blocked
     for c in (a, b):
         name = MAP.city_at[c]
         if name is None or MAP.cities[name].size == "major":
@@ -206,6 +294,20 @@ def step_problem(
         left = state.players[seat].money - cost
         return "rule.no_money", f"this section costs ${price}M; you have ${left}M"
     return price
+
+
+def _blocked(state: State, seat: int, a: int, b: int, key: int) -> tuple[str, str] | None:
+    """Why event cards in force forbid building a→b, if they do."""
+    for card, _ in in_force(state, "flood"):
+        if key in card.edges:
+            return "rule.flooded", f"{card.name}: nobody builds across the {card.river} yet"
+    for card, _ in in_force(state, "snow"):
+        if a in card.area or b in card.area:
+            return "rule.snow", f"{card.name}: nobody builds in the area"
+    for card, drawer in in_force(state, "rail_strike"):
+        if drawer == seat:
+            return "rule.strike", f"{card.name}: you build no track"
+    return None
 
 
 def start_problem(state: State, seat: int, m: int) -> tuple[str, str] | bool:
@@ -243,13 +345,16 @@ def build_event(state: State, seat: int, path: list[int]) -> ev.TrackBuilt:
 def move_problem(
     state: State, seat: int, a: int, b: int, steps: int, fees: list[int]
 ) -> tuple[str, str] | int | None:
-    """Whether the train may go a→b as step ``steps`` + 1 of this command with the opponents in
-    ``fees`` already charged in it: the opponent to pay, None for no fee, or (code, reason)."""
+    """Whether the train may go a→b after ``steps`` moves used in this command, with the
+    opponents in ``fees`` already charged in it: the opponent to pay, None for no fee, or
+    (code, reason)."""
     p = state.players[seat]
     if state.turn.moved + steps >= p.speed:
         return "rule.no_moves_left", f"your train moves {p.speed} mileposts a turn"
     if not 0 <= b < MAP.size:
         return "rule.no_such_milepost", f"{b} is not a milepost of the map"
+    if state.turn.moved + steps + step_moves(state, b) > p.speed:
+        return "rule.no_moves_left", "a step into snow takes two of your moves"
     if b in MAP.inside[a]:
         return None
     if b not in MAP.adjacent[a]:
@@ -257,6 +362,9 @@ def move_problem(
     owner = state.track.get(edge_key(a, b))
     if owner is None:
         return "rule.no_track", f"no track joins {a} and {b}"
+    for card, drawer in in_force(state, "rail_strike"):
+        if drawer == owner:
+            return "rule.strike", f"{card.name}: no train moves on seat {owner}'s track"
     if owner == seat or owner in state.turn.paid or owner in fees:
         return None
     if p.money - FEE * len(fees) < FEE:
@@ -269,19 +377,73 @@ def move_event(state: State, seat: int, path: list[int]) -> ev.TrainMoved:
     if not path or at is None:
         raise RuleError("rule.empty_path", "a move names at least one milepost")
     fees: list[int] = []
+    used = 0
     for i, b in enumerate(path):
-        found = move_problem(state, seat, at, b, i, fees)
+        found = move_problem(state, seat, at, b, used, fees)
         if isinstance(found, tuple):
             raise RuleError(found[0], f"step {i + 1} ({at} to {b}): {found[1]}", step=i + 1)
         if found is not None:
             fees.append(found)
+        used += step_moves(state, b)
         at = b
-    return ev.TrainMoved(seat, list(path), [ev.Fee(o, FEE) for o in fees])
+    return ev.TrainMoved(seat, list(path), [ev.Fee(o, FEE) for o in fees],
+                         None if used == len(path) else used)
+
+
+def step_moves(state: State, b: int) -> int:
+    """Moves a step into ``b`` takes: 2 in snow, else 1."""
+    if state.effects and any(b in card.area for card, _ in in_force(state, "snow")):
+        return 2
+    return 1
+
+
+def auto_path(state: State, seat: int, toward: int) -> list[int]:
+    """Where ``auto_move`` toward a neighbour goes: that step (checked), then on along the track
+    while the milepost is no city and exactly two sections of track (anyone's) meet there, as
+    far as the moves and fees allow."""
+    at = state.players[seat].train
+    if at is None:
+        raise RuleError("rule.empty_path", "your train is not on the map")
+    path: list[int] = []
+    fees: list[int] = []
+    used = 0
+    prev, nxt = at, toward
+    while True:
+        found = move_problem(state, seat, prev, nxt, used, fees)
+        if isinstance(found, tuple):
+            if not path:
+                raise RuleError(found[0], f"step 1 ({prev} to {nxt}): {found[1]}", step=1)
+            return path
+        if found is not None:
+            fees.append(found)
+        path.append(nxt)
+        used += step_moves(state, nxt)
+        if MAP.city_at[nxt] is not None:
+            return path
+        ways = [n for n in MAP.adjacent[nxt] if edge_key(nxt, n) in state.track]
+        if len(ways) != 2 or prev not in ways:
+            return path
+        prev, nxt = nxt, ways[0] if ways[1] == prev else ways[1]
+
+
+def auto_move_event(state: State, seat: int, toward: int) -> ev.TrainMoved:
+    return move_event(state, seat, auto_path(state, seat, toward))
 
 
 # --- loads -----------------------------------------------------------------------------------
+def struck(state: State, at: int | None) -> str | None:
+    """The strike in force where the train is (no pick-up or delivery there), if any."""
+    for card, _ in in_force(state, "strike"):
+        if at in card.area:
+            return card.name
+    return None
+
+
 def _pick_up(state: State, seat: int, load: str) -> ev.E:
     p = state.players[seat]
+    strike = struck(state, p.train) if state.effects else None
+    if strike is not None:
+        raise RuleError("rule.strike", f"{strike}: no loads are picked up here")
     if load not in LOADS:
         raise RuleError("rule.no_such_load", f"{load!r} is not a load of the game")
     city = MAP.city_at[p.train] if p.train is not None else None
@@ -299,12 +461,16 @@ def _deliver(state: State, seat: int, c: cmd.Deliver, rng: Rng) -> list[ev.E]:
     if not (0 <= c.card < 3 and 0 <= c.demand < 3) or p.cards[c.card] < 0:
         raise RuleError("rule.no_such_demand", "cards and demands are numbered 0 to 2")
     demand = CARDS[p.cards[c.card]][c.demand]
+    strike = struck(state, p.train) if state.effects else None
+    if strike is not None:
+        raise RuleError("rule.strike", f"{strike}: no loads are delivered here")
     if demand.load not in p.loads:
         raise RuleError("rule.load_not_carried", f"your train carries no {demand.load}")
     if p.train is None or MAP.city_at[p.train] != demand.city:
         raise RuleError("rule.wrong_city", f"{demand.load} is wanted in {demand.city}")
     events: list[ev.E] = [
-        ev.LoadDelivered(seat, c.card, p.cards[c.card], demand.load, demand.city, demand.payoff)
+        ev.LoadDelivered(seat, c.card, p.cards[c.card], demand.load, demand.city, demand.payoff,
+                         p.debt)
     ]
     Dealer(rng, evolve(state, events[0])).draw(seat, c.card, events)
     return events
@@ -355,9 +521,18 @@ def end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
     for e in events:
         after = evolve(after, e)
     p, o = after.players[seat], after.options
-    if p.money >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
+    if p.money - p.debt >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
         events.append(ev.GameEnded([seat], "won"))
-    elif o.turn_limit and after.turn_number >= o.turn_limit * after.seats:
+        return events
+    # derailed players lose their turn (each skip is used up, so this ends)
+    while True:
+        nxt = after.current()
+        if nxt is None or after.players[nxt].skip <= 0:
+            break
+        lost = ev.TurnLost(nxt)
+        events.append(lost)
+        after = evolve(after, lost)
+    if o.turn_limit and after.turn_number >= o.turn_limit * after.seats:
         best = max(pl.money for pl in after.players)
         events.append(ev.GameEnded(
             [s for s, pl in enumerate(after.players) if pl.money == best], "turn_limit"))

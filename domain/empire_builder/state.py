@@ -26,10 +26,25 @@ class Player(msgspec.Struct):
     capacity: int = 2
     #: Turns this player has completed.
     turns: int = 0
+    #: Owed to the bank (twice what was borrowed), taken from the next delivery.
+    debt: int = 0
+    #: The player card's face (``board.FACES``); empty: not chosen.
+    face: str = ""
+    #: Turns this player will lose (a derailment).
+    skip: int = 0
 
     def copy(self) -> Player:
         return Player(self.money, list(self.cards), list(self.loads), self.train, self.speed,
-                      self.capacity, self.turns)
+                      self.capacity, self.turns, self.debt, self.face, self.skip)
+
+
+class Effect(msgspec.Struct, frozen=True):
+    """An event card in force: ``card`` (see ``cards.py``) drawn by ``drawer``; it ends when
+    ``turns_left`` more of the drawer's turns have ended."""
+
+    card: int
+    drawer: int
+    turns_left: int
 
 
 class Turn(msgspec.Struct):
@@ -43,10 +58,12 @@ class Turn(msgspec.Struct):
     built: bool = False
     #: Anything done this turn (an upgrade or a trade-in must come first).
     acted: bool = False
+    #: Borrowed this turn ($M).
+    borrowed: int = 0
 
     def copy(self) -> Turn:
         return Turn(self.moved, self.spent, self.major_starts, list(self.paid), self.built,
-                    self.acted)
+                    self.acted, self.borrowed)
 
 
 class State(msgspec.Struct):
@@ -65,6 +82,10 @@ class State(msgspec.Struct):
     turn: Turn = msgspec.field(default_factory=Turn)
     winners: list[int] = []
     reason: str = ""
+    #: Event cards in force (floods, strikes, snow).
+    effects: list[Effect] = []
+    #: Seats that must choose the load they lose (a lost load card), in seat order.
+    pending: list[int] = []
 
     def copy(self) -> State:
         return State(
@@ -80,6 +101,8 @@ class State(msgspec.Struct):
             turn=self.turn.copy(),
             winners=list(self.winners),
             reason=self.reason,
+            effects=list(self.effects),
+            pending=list(self.pending),
         )
 
     def current(self) -> int | None:

@@ -12,8 +12,9 @@ from domain.kernel import Viewer
 
 from . import events as ev
 from .board import CARDS, LOADS, MAP_HASH, edge_ends
+from .cards import event_card
 from .rules import connected_majors
-from .state import State
+from .state import Effect, State
 
 MAP_ASSET = "/v1/rules/empire-builder/assets/map"
 
@@ -46,6 +47,9 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
                 "speed": p.speed,
                 "capacity": p.capacity,
                 "turns": p.turns,
+                "debt": p.debt,
+                "face": p.face,
+                "skip": p.skip,
                 "connected_majors": connected_majors(state, seat),
             }
             for seat, p in enumerate(state.players)
@@ -57,7 +61,20 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "winners": list(state.winners),
         "reason": state.reason,
         "options": msgspec.to_builtins(state.options),
+        "effects": [_effect(x) for x in state.effects],
+        "pending": list(state.pending),
     }
+
+
+def _effect(x: Effect) -> dict[str, Any]:
+    """An event card in force, with its area (mileposts) or river and how long it lasts."""
+    card = event_card(x.card)
+    # turns_left: how many more of the drawer's turns end before the card's effect does
+    out: dict[str, Any] = {"card": x.card, "drawer": x.drawer, "turns_left": x.turns_left}
+    if card is not None:
+        out |= {"kind": card.kind, "name": card.name, "river": card.river,
+                "cities": list(card.cities), "area": sorted(card.area)}
+    return out
 
 
 def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:

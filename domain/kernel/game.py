@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
 
-from .errors import CommandError
+from .errors import CommandError, RuleError
 from .hidden import Secret
 from .rng import Rng
 from .typed import decoder, typed
@@ -75,6 +75,9 @@ class Game(ABC, Generic[S, C, E, O, P]):
     #: A game's static data by name (Empire Builder's ``map``), served once with an ETag at
     #: ``GET /v1/rules/{game}/assets/{name}``; views refer to it by hash.
     assets: ClassVar[dict[str, bytes]] = {}
+    #: Tagged union of the query Structs (``tag_field="type"``) a game answers with ``ask``;
+    #: None: the game answers no queries.
+    query_type: ClassVar[Any] = None
 
     # --- the decider -----------------------------------------------------------------------
     @abstractmethod
@@ -136,6 +139,18 @@ class Game(ABC, Generic[S, C, E, O, P]):
         document, or None when the game has no picture. Pure, and shows only what the view
         holds, so hidden things stay hidden. Games override this (``domain/<game>/svg.py``)."""
         return None
+
+    # --- queries (optional) ----------------------------------------------------------------
+    def ask(self, state: S, viewer: Viewer, query: Any) -> dict[str, Any]:
+        """The answer to ``query`` (a ``query_type`` value) about ``state`` as ``viewer`` may
+        ask it: pure, nothing is appended. A game with queries overrides this; a question it
+        will not answer raises RuleError."""
+        raise RuleError("query.unsupported", f"{self.title} answers no queries")
+
+    def decode_query(self, raw: Mapping[str, Any] | bytes | str) -> Any:
+        if self.query_type is None:
+            raise RuleError("query.unsupported", f"{self.title} answers no queries")
+        return self._decode(raw, self.query_type, "query.invalid")
 
     # --- shared mechanics ------------------------------------------------------------------
     def fold(self, events: Iterable[E], state: S | None = None) -> S:

@@ -56,6 +56,7 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
             "MANIFEST_QUOTA_CREATE": "1000000",
             "MANIFEST_QUOTA_COMMANDS": "1000000",
             "MANIFEST_QUOTA_MESSAGES": "1000000",
+            "MANIFEST_QUOTA_QUERIES": "1000000",
             "MANIFEST_QUOTA_AUDIT": "1000000",
             "MANIFEST_QUOTA_READS": "1000000",
         }

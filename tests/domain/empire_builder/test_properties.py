@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder import events as ev
-from domain.empire_builder.board import CARDS, CITY_PLAYERS, LOADS, MAP, START_MONEY
+from domain.empire_builder.board import CITY_PLAYERS, LOADS, MAP, START_MONEY
+from domain.empire_builder.cards import ALL_CARDS
 from domain.empire_builder.options import Options
 from domain.empire_builder.position import state_from_position
 from domain.empire_builder.state import State
@@ -47,16 +48,25 @@ def play(plan: Plan, check: Any = None) -> AnyTable:
 def assert_conserved(table: AnyTable) -> None:
     s: State = table.state
     cards = [c for p in s.players for c in p.cards] + s.deck + s.discard
-    assert sorted(cards) == list(range(len(CARDS)))
+    assert sorted(cards) == list(range(ALL_CARDS))
     for name, load in LOADS.items():
         assert s.chips_out(name) <= load.chips
     for p in s.players:
         assert len(p.loads) <= p.capacity
     # money: what was paid for track and upgrades left the table, payoffs came in
     spent = sum(e.cost for e in table.events if isinstance(e, (ev.TrackBuilt, ev.Upgraded)))
-    paid = sum(e.payoff for e in table.events if isinstance(e, ev.LoadDelivered))
-    assert sum(p.money for p in s.players) == START_MONEY * s.seats - spent + paid
-    assert all(p.money >= 0 for p in s.players)
+    paid = sum(e.payoff - e.repaid for e in table.events if isinstance(e, ev.LoadDelivered))
+    lent = sum(e.amount for e in table.events if isinstance(e, ev.Borrowed))
+    assert sum(p.money for p in s.players) == START_MONEY * s.seats - spent + paid + lent
+    # cash goes negative only by repaying a loan
+    repaid = {e.seat for e in table.events if isinstance(e, ev.LoadDelivered) and e.repaid}
+    assert all(p.money >= 0 for who, p in enumerate(s.players) if who not in repaid)
+    # debt: twice what was borrowed, less what deliveries repaid
+    for who, p in enumerate(s.players):
+        owed = sum(e.owed for e in table.events if isinstance(e, ev.Borrowed) and e.seat == who)
+        back = sum(e.repaid for e in table.events
+                   if isinstance(e, ev.LoadDelivered) and e.seat == who)
+        assert p.debt == owed - back
     built = sum(len(e.path) - 1 for e in table.events if isinstance(e, ev.TrackBuilt))
     assert built == len(s.track)
 
