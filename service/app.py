@@ -67,6 +67,7 @@ async def rules() -> list[dict[str, Any]]:
             "title": g.title,
             "min_seats": g.min_seats,
             "max_seats": g.max_seats,
+            "playable": g.playable,
             "options": g.options_schema(),
             "position": g.position_schema(),
             "commands": g.command_schema(),
@@ -77,9 +78,15 @@ async def rules() -> list[dict[str, Any]]:
 
 # --- lobby -----------------------------------------------------------------------------------
 @post("/v1/games", status_code=201, summary="Create a game (with players: started at once)")
-async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> dict[str, Any]:
+async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[bytes]:
     structlog.contextvars.bind_contextvars(game_type=data.game)
-    return await _manifest(request).create(data)
+    created = await _manifest(request).create(data)
+    return Response(
+        content=msgspec.json.encode(created),
+        status_code=201,
+        media_type="application/json",
+        headers={"location": f"/v1/games/{created['id']}"},
+    )
 
 
 @get("/v1/games", summary="List games, newest first (keyset pages: pass back `next`)")

@@ -178,6 +178,14 @@ _CURSOR = (
 )
 
 
+_LOCATION = {
+    "Location": {
+        "description": "The created game's path (`/v1/games/{id}`)",
+        "schema": {"type": "string"},
+        "required": True,
+    }
+}
+
 _ETAGGED = {("get", "/v1/games/{game_id}/audit"), ("get", "/v1/rules/{game_id}/assets/{name}")}
 
 
@@ -225,6 +233,8 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
         }
         if (method, path) in _ETAGGED:
             responses[str(status)]["headers"] = _ETAG
+        elif (method, path) == ("post", "/v1/games"):
+            responses[str(status)]["headers"] = _LOCATION
         for code in sorted({*_COMMON, *extra}):
             answer: dict[str, Any] = {"description": _REASONS[code]}
             if code == 304:
