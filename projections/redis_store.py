@@ -84,6 +84,10 @@ class RedisStore(ProjectionStore):
         self.prefix = prefix
         self.listener = listener or redis
         self._write: Any = redis.register_script(_WRITE_IF_NEWER)
+        # The hash commands, untyped: redis-py's stubs type their answers differently from one
+        # major release to the next (5-7: a sync|async union; 8: str|bytes), and the package
+        # admits them all. The Redis here never decodes responses: answers are bytes.
+        self._hashes: Any = redis
 
     @classmethod
     def from_url(
@@ -112,12 +116,12 @@ class RedisStore(ProjectionStore):
 
     @_guarded
     async def version(self, game_id: str) -> int | None:
-        raw: bytes | None = await self.redis.hget(self._key(game_id), "version")  # type: ignore[misc]
+        raw: bytes | None = await self._hashes.hget(self._key(game_id), "version")
         return None if raw is None else int(raw)
 
     @_guarded
     async def fields(self, game_id: str, names: list[str]) -> list[bytes | None]:
-        values: list[bytes | None] = await self.redis.hmget(self._key(game_id), names)  # type: ignore[misc]
+        values: list[bytes | None] = await self._hashes.hmget(self._key(game_id), names)
         return values
 
     @_guarded
@@ -159,16 +163,16 @@ class RedisStore(ProjectionStore):
     async def put_snapshots(self, game_id: str, snapshots: Mapping[int, bytes]) -> None:
         if snapshots:
             mapping = {str(v): raw for v, raw in snapshots.items()}
-            await self.redis.hset(self._snapshots(game_id), mapping=mapping)  # type: ignore[misc]
+            await self._hashes.hset(self._snapshots(game_id), mapping=mapping)
 
     @_guarded
     async def snapshot(self, game_id: str, version: int) -> bytes | None:
-        raw: bytes | None = await self.redis.hget(self._snapshots(game_id), str(version))  # type: ignore[misc]
+        raw: bytes | None = await self._hashes.hget(self._snapshots(game_id), str(version))
         return raw
 
     @_guarded
     async def snapshot_versions(self, game_id: str) -> list[int]:
-        keys: list[bytes] = await self.redis.hkeys(self._snapshots(game_id))  # type: ignore[misc]
+        keys: list[bytes] = await self._hashes.hkeys(self._snapshots(game_id))
         return sorted(int(k) for k in keys)
 
     @_guarded

@@ -8,9 +8,9 @@ fi
 STAMP="$VENV/.manifest-install-stamp"
 WANT="$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)"
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
-    say "installing .[service,test] into .venv"
+    say "installing .[test] into .venv"
     PIP_LOG="$VENV/.manifest-pip.log"
-    if ! (cd "$ROOT" && "$PY" -m pip install --disable-pip-version-check -e '.[service,test]' \
+    if ! (cd "$ROOT" && "$PY" -m pip install --disable-pip-version-check -e '.[test]' \
             </dev/null >"$PIP_LOG" 2>&1); then
         tail -n 40 "$PIP_LOG" >&2
         die "pip install failed (full log: $PIP_LOG)"

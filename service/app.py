@@ -27,6 +27,7 @@ from projections.store import MemoryStore, ProjectionStore
 from . import openapi, pictures
 from .assets import get_asset
 from .auditcache import AuditCache
+from .exportfile import encode_export
 from .faults import Admission, BoundedPool, Faults, pg_session_settings
 from .gameplay import CommandBody, CreateGame, JoinGame, Manifest, MessageBody, check_game_id
 from .hardening import HardeningMiddleware
@@ -69,6 +70,7 @@ async def rules() -> list[dict[str, Any]]:
             "title": g.title,
             "min_seats": g.min_seats,
             "max_seats": g.max_seats,
+            "playable": g.playable,
             "options": g.options_schema(),
             "position": g.position_schema(),
             "commands": g.command_schema(),
@@ -79,9 +81,15 @@ async def rules() -> list[dict[str, Any]]:
 
 # --- lobby -----------------------------------------------------------------------------------
 @post("/v1/games", status_code=201, summary="Create a game (with players: started at once)")
-async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> dict[str, Any]:
+async def create_game(request: Request[Any, Any, Any], data: CreateGame) -> Response[bytes]:
     structlog.contextvars.bind_contextvars(game_type=data.game)
-    return await _manifest(request).create(data)
+    created = await _manifest(request).create(data)
+    return Response(
+        content=msgspec.json.encode(created),
+        status_code=201,
+        media_type="application/json",
+        headers={"location": f"/v1/games/{created['id']}"},
+    )
 
 
 @get("/v1/games", summary="List games, newest first (keyset pages: pass back `next`)")
@@ -216,7 +224,7 @@ async def get_dispute(request: Request[Any, Any, Any], game_id: str, n: int) -> 
 async def get_export(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
     check_game_id(game_id)
     exported = await _history(request).export(game_id, _token(request))
-    return _raw(msgspec.json.encode(exported))
+    return _raw(encode_export(exported))  # hashes and seed in hex, as everywhere in the API
 
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import structlog
 
 from .settings import Settings, SettingsError
 
@@ -102,6 +103,18 @@ def serve(args: argparse.Namespace) -> None:
     # uvicorn shuts down on SIGTERM, restores the handler it found and raises the signal
     # again: make that handler an orderly exit, so the embedded PostgreSQL is stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # uvicorn runs with log_level="warning" (its own lines are not structured): say here, as a
+    # structured line, where the service will answer.
+    from .observability import configure_logging
+
+    configure_logging(settings.log_level)
+    structlog.get_logger("manifest").info(
+        "manifest listening",
+        url=f"http://{_url_host(args.host)}:{args.port}",
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+    )
     # uvicorn.run's arguments; several workers each listen on their own SO_REUSEPORT socket.
     workers.serve(
         "service.app:create_app",
@@ -114,6 +127,11 @@ def serve(args: argparse.Namespace) -> None:
         # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
         http="service.hardening:BoundedHttpToolsProtocol",
     )
+
+
+def _url_host(host: str) -> str:
+    """``host`` as it goes in a URL (an IPv6 address in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def _check_signing_key(settings: Settings) -> None:
@@ -170,9 +188,10 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
 
 
 def _verify(path: str) -> dict[str, Any]:
-    from .audit import ExportFile, verify_export
+    from .audit import verify_export
+    from .exportfile import decode_export
 
-    return verify_export(msgspec.json.decode(Path(path).read_bytes(), type=ExportFile))
+    return verify_export(decode_export(Path(path).read_bytes()))
 
 
 def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
@@ -255,7 +274,9 @@ def _run(args: argparse.Namespace) -> None:
         exported = asyncio.run(
             _history(resolve_database(Settings.from_env()), args.game_id, "export")
         )
-        data = msgspec.json.encode(exported)
+        from .exportfile import encode_export
+
+        data = encode_export(exported)
         if args.output:
             Path(args.output).write_bytes(data)
         else:

@@ -46,7 +46,7 @@ from projections.platform_events import (
 from projections.projector import Projector, table_field
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from projections.store import StoreUnavailable
-from projections.table import Table, fold_stream, legal_document
+from projections.table import Table, fold_stream, game_document, legal_document
 
 from . import rejections
 from .faults import Admission, Faults
@@ -58,7 +58,7 @@ from .optimistic import append_command
 from .problems import Problem
 from .receipts import Signer
 from .records import CommandRecord, GameRow, NewEvent, StoredEvent
-from .ruling import accepted_answer, fold_new, legal_bytes, lobby_pending, rule
+from .ruling import Pending, accepted_answer, fold_new, legal_bytes, lobby_pending, rule
 from .store import DuplicateCommand, EventStore, GameNotFound, Locked, SeatTaken
 from .tokens import HOST_PREFIX, SEAT_PREFIX, new_invite_code, new_seed, new_token, token_hash
 
@@ -333,6 +333,7 @@ class Manifest:
             if slot["token"] is not None:
                 self._seat_tokens.put(token_hash(slot["token"]), (row.id, slot["seat"]))
         await self._project(table, snapshots)
+        started = table.state is not None
         return {
             "id": row.id,
             "game": rules.id,
@@ -341,6 +342,9 @@ class Manifest:
             "host_token": host_token,
             "invite_code": row.invite_code,
             "seats": seats,
+            # started at once: who acts, and the game as the host (no seat) sees it
+            "to_act": rules.to_act(table.state) if started else [],
+            "view": game_document(table, "spectator")["view"] if started else None,
         }
 
     @staticmethod
@@ -475,17 +479,22 @@ class Manifest:
             outcome = table.rules.outcome(table.state)
             result = None if outcome is None else msgspec.to_builtins(outcome)
         names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
-        appended = await locked.append(
-            expected_version=locked.row.version,
-            events=[NewEvent(p.type, p.data, p.public) for p in pending],
-            seat=seat,
-            command_id=command_id,
-            status=status,
-            result=result,
-            players=names,
-        )
+        stored: list[StoredEvent] = []
+        runs = _seat_runs(pending, seat)
+        for i, (run_seat, run) in enumerate(runs):
+            last = i == len(runs) - 1
+            appended = await locked.append(
+                expected_version=locked.row.version,
+                events=[NewEvent(p.type, p.data, p.public) for p in run],
+                seat=run_seat,
+                command_id=command_id,
+                status=status if last else None,
+                result=result if last else None,
+                players=names if last else None,
+            )
+            stored.extend(appended.events)
         self._remember(table, appended.head)
-        return table, appended.events
+        return table, stored
 
     async def _project(
         self,
@@ -566,8 +575,19 @@ class Manifest:
 
     async def game_document(self, game_id: str, token: str | None) -> bytes:
         check_game_id(game_id)
+        if token is not None and token.startswith(HOST_PREFIX):
+            return await self._host_document(game_id, token)
         seat = await self.seat_for(game_id, token)
         return await self.document(game_id, "doc:spectator" if seat is None else f"doc:seat:{seat}")
+
+    async def _host_document(self, game_id: str, token: str) -> bytes:
+        """What the host token reads: the game as a spectator sees it, with the invite code
+        to hand out (the host is no seat: it sees no hidden thing)."""
+        await self._require_host(game_id, token)
+        row = await self._row(game_id)
+        doc = msgspec.json.decode(await self.document(game_id, "doc:spectator"))
+        doc["invite_code"] = row.invite_code
+        return msgspec.json.encode(doc)
 
     async def legal_document(self, game_id: str, token: str | None) -> bytes:
         check_game_id(game_id)
@@ -831,6 +851,24 @@ def _check_invited(table: Table, name: str) -> None:
         raise Problem(403, "lobby.not_invited", f"{name!r} is not invited to this game")
     if name_key(name) in {name_key(n) for n in table.names if n is not None}:
         raise Problem(409, "lobby.already_seated", f"{name!r} has a seat already")
+
+
+def _seat_runs(pending: list[Pending], seat: int | None) -> list[tuple[int | None, list[Pending]]]:
+    """``pending`` split into runs that share the ``seat`` column. An event appended without an
+    acting seat (a player joining, the set-up's private deals) is stored with the seat it
+    concerns, the ``seat`` its data names (``lobby.joined``, ``cities_dealt``); with an acting
+    seat, every event is that seat's."""
+    runs: list[tuple[int | None, list[Pending]]] = []
+    for p in pending:
+        concerned = seat
+        if seat is None and isinstance(p.data, dict):
+            named = p.data.get("seat")
+            concerned = named if isinstance(named, int) and not isinstance(named, bool) else None
+        if runs and runs[-1][0] == concerned:
+            runs[-1][1].append(p)
+        else:
+            runs.append((concerned, [p]))
+    return runs
 
 
 def check_game_id(game_id: str) -> None:

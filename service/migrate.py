@@ -23,8 +23,9 @@ LOCK_KEY = 0x4D414E4946455354
 
 
 def _default_dir() -> Path:
-    """``migrations/`` beside the source tree; else ``./migrations`` (an installed package, as
-    in the container image). ``MANIFEST_MIGRATIONS`` (a setting) is passed as ``directory``."""
+    """``migrations/`` beside ``service/``: the source tree's, or the one a wheel installs
+    (``pip install .`` ships it as package data); else ``./migrations``. ``MANIFEST_MIGRATIONS``
+    (a setting) is passed as ``directory``."""
     beside = Path(__file__).resolve().parent.parent / "migrations"
     return beside if beside.is_dir() else Path.cwd() / "migrations"
 

@@ -18,7 +18,6 @@ import msgspec
 from domain.registry import all_games
 
 from . import schemas
-from .audit import ExportFile
 from .gameplay import CommandBody, CreateGame, JoinGame, MessageBody
 from .problems import PROBLEM_JSON
 from .queries import QueryBody
@@ -112,7 +111,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         "optional",
         _TOKEN,
     ),
-    ("get", "/v1/games/{game_id}/export"): (200, JSON, ExportFile, "optional", _TOKEN),
+    ("get", "/v1/games/{game_id}/export"): (200, JSON, dict[str, Any], "optional", _TOKEN),
     ("post", "/v1/games/{game_id}/queries"): (
         200,
         JSON,
@@ -201,6 +200,14 @@ _CURSOR = (
 )
 
 
+_LOCATION = {
+    "Location": {
+        "description": "The created game's path (`/v1/games/{id}`)",
+        "schema": {"type": "string"},
+        "required": True,
+    }
+}
+
 _ETAGGED = {("get", "/v1/games/{game_id}/audit"), ("get", "/v1/rules/{game_id}/assets/{name}")}
 
 
@@ -248,6 +255,8 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
         }
         if (method, path) in _ETAGGED:
             responses[str(status)]["headers"] = _ETAG
+        elif (method, path) == ("post", "/v1/games"):
+            responses[str(status)]["headers"] = _LOCATION
         for code in sorted({*_COMMON, *extra}):
             answer: dict[str, Any] = {"description": _REASONS[code]}
             if code == 304:

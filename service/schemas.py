@@ -27,6 +27,7 @@ class RuleEntry(msgspec.Struct):
     title: str
     min_seats: int
     max_seats: int
+    playable: bool
     options: dict[str, Any]
     position: dict[str, Any]
     commands: dict[str, Any] | None = None
@@ -46,6 +47,9 @@ class CreatedGame(msgspec.Struct):
     host_token: str
     invite_code: str
     seats: list[SeatSlot]
+    #: when the game started at once (players given): who acts, and the spectator's view
+    to_act: list[int] = []
+    view: Any = None
 
 
 class GameSummary(msgspec.Struct):
@@ -107,6 +111,8 @@ class GameDocument(msgspec.Struct):
     view: Any
     result: dict[str, Any] | None
     messages: list[Any] = []
+    #: only in the host token's answer: the code players join with
+    invite_code: str | None = None
 
 
 class LegalDocument(msgspec.Struct):

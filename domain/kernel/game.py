@@ -72,6 +72,9 @@ class Game(ABC, Generic[S, C, E, O, P]):
     #: Options (as JSON) the random bot plays with when given none: a game whose uniformly random
     #: play may never end (Empire Builder) names a turn limit here. None: the defaults.
     bot_options: ClassVar[dict[str, Any] | None] = None
+    #: Whether games of it can be created and played to the end (``GET /v1/rules`` says so);
+    #: False for a game catalogued while its rules are still being written.
+    playable: ClassVar[bool] = True
     #: A game's static data by name (Empire Builder's ``map``), served once with an ETag at
     #: ``GET /v1/rules/{game}/assets/{name}``; views refer to it by hash.
     assets: ClassVar[dict[str, bytes]] = {}

@@ -28,7 +28,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from projections.table import game_document
+from service.audit import EXPORT_FORMAT as V1
 from service.audit import receipt_matches
+from service.exportfile import decode_export
 from service.merkle import leaf_hash, root_of, verify_inclusion
 from service.receipts import receipt_message, verify_tree_head
 from service.records import StoredEvent
@@ -495,9 +497,28 @@ def test_export_then_verify_offline(server: ServerProcess, game: Finished) -> No
         done = server.run_cli("export", game.id, "-o", str(path))
         assert done.returncode == 0, done.stderr
         exported = json.loads(path.read_bytes())
-        assert exported["format"] == "manifest.export.v2"
+        assert exported["format"] == "manifest.export.v3"
         assert len(exported["events"]) == len(game.events)
         assert exported["seed"] is not None  # finished: the seed is in the file
+        # Hashes and the seed in the API's encoding (hex), event for event.
+        api: list[dict[str, Any]] = []
+        with server.client() as client:
+            while len(api) < len(game.events):
+                page = client.get(f"/v1/games/{game.id}/events?after={len(api)}&limit=1000")
+                api += page.json()["events"]
+            revealed = next(e for e in api if e["type"] == "seed.revealed")["data"]["seed"]
+        assert [(e["prev_hash"], e["hash"]) for e in exported["events"]] == [
+            (e["prev_hash"], e["hash"]) for e in api
+        ]
+        assert exported["game"]["head"] == game.head.hex() == api[-1]["hash"]
+        assert exported["seed"] == revealed
+
+        # A file of the base64 formats (v1, v2: msgspec's base64 bytes) still verifies.
+        v1 = Path(tmp) / "v1.json"
+        decoded = decode_export(path.read_bytes())
+        v1.write_bytes(msgspec.json.encode(msgspec.structs.replace(decoded, format=V1)))
+        assert json.loads(v1.read_bytes())["game"]["head"] == base64.b64encode(game.head).decode()
+        assert _verify(v1, Path(tmp))[0] == 0
 
         data_dir = Path(tmp) / "data"
         data_dir.mkdir()

@@ -1,0 +1,5 @@
+"""The SQL migrations (``NNNN_name.sql``), applied by :mod:`service.migrate`.
+
+A package only so that a wheel (``pip install .``) ships them beside ``service/``, where
+``service.migrate`` finds them; there is no Python here.
+"""
