@@ -1,4 +1,4 @@
-"""migrations/0005: the events table partitioned by HASH (game_id), migrated in place — games
+"""migrations/0006: the events table partitioned by HASH (game_id), migrated in place — games
 stored before the migration keep every event byte for byte, and keep playing after it; the
 constraints, the append statement and immutability mean what they meant."""
 
@@ -25,7 +25,7 @@ from .test_store import append, new_game
 pytestmark = pytest.mark.integration
 
 PARTITIONS = 16
-PARTITIONING = "0005_events_partitioned.sql"
+PARTITIONING = "0006_events_partitioned.sql"
 KIND = "SELECT relkind::text FROM pg_class WHERE relname = 'events'"
 ROWS = "SELECT game_id, version, type, data::text, seat, command_id, recorded_at, prev_hash, hash"
 

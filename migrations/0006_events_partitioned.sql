@@ -1,4 +1,4 @@
--- 0005_events_partitioned: the event log partitioned by game (declarative HASH partitions on
+-- 0006_events_partitioned: the event log partitioned by game (declarative HASH partitions on
 -- game_id), so that no single table or index grows with every event of every game: a game's
 -- reads and appends touch one partition (the planner prunes on game_id = $1), vacuum and index
 -- maintenance work partition by partition, and a partition can later be split or moved without
@@ -31,6 +31,7 @@ CREATE TABLE events (
     recorded_at timestamptz NOT NULL,
     prev_hash   bytea NOT NULL CHECK (length(prev_hash) = 32),
     hash        bytea NOT NULL CHECK (length(hash) = 32),
+    public      jsonb NULL,  -- 0005_hidden_values: the chained form of an event with hidden values
     PRIMARY KEY (game_id, version)
 ) PARTITION BY HASH (game_id);
 
@@ -51,8 +52,9 @@ $$;
 
 CREATE INDEX events_command_idx ON events (command_id) WHERE command_id IS NOT NULL;
 
-INSERT INTO events (game_id, version, type, data, seat, command_id, recorded_at, prev_hash, hash)
-SELECT game_id, version, type, data, seat, command_id, recorded_at, prev_hash, hash
+INSERT INTO events
+       (game_id, version, type, data, seat, command_id, recorded_at, prev_hash, hash, public)
+SELECT game_id, version, type, data, seat, command_id, recorded_at, prev_hash, hash, public
   FROM events_unpartitioned;
 
 DROP TABLE events_unpartitioned;
