@@ -472,8 +472,18 @@ async def _redis_restored(server: ServerProcess, redis: RedisServer) -> None:
     async with players(server, ledger, games):
         await ledger.wait_for(lambda: len(ledger.acked) >= 10, 20, "bots got going")
         await asyncio.to_thread(redis.save)
-        saved = len(ledger.acked)
-        await ledger.wait_for(lambda: len(ledger.acked) >= saved + 20, 20, "more play")
+        with contextlib.closing(redis.client()) as r:
+            saved = {
+                g["id"]: int(r.hget(f"{server.prefix}:game:{g['id']}", "version") or 0)
+                for g in games
+            }
+        # play on until some game has an acknowledged version past the save (waiting on a
+        # count of acks was not enough on a loaded machine: they could all predate the save)
+        await ledger.wait_for(
+            lambda: any(ledger.floor.get(gid, 0) > v + 5 for gid, v in saved.items()),
+            30,
+            "more play",
+        )
     redis.kill()
     redis.start()  # from the older dump.rdb
     with contextlib.closing(redis.client()) as r:
