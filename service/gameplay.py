@@ -390,7 +390,8 @@ class Manifest:
             )
             if all(n is not None for n in table.names):
                 table = await self._start(locked, table, snapshots)
-        self._seat_tokens.put(token_hash(token), (game_id, chosen))  # committed: valid now
+        if table.status != "open":  # committed, and no host can take the seat back any more
+            self._seat_tokens.put(token_hash(token), (game_id, chosen))
         await self._project(table, snapshots)
         return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
 
