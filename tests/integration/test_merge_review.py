@@ -1,16 +1,18 @@
-"""Seat tokens of an open game are never cached by the process that issued them: the host may
-still remove the seat, and the removed token must stop working at once — on the very process
-that handed it out, too (not only on another worker)."""
+"""Seams between branches merged together: a seat token of an open game is never cached by
+the process that issued it (the host may still remove the seat, and the removed token must stop
+working at once there too); the answer schemas name every field the handlers send."""
 
 from __future__ import annotations
 
 import asyncio
 
+import msgspec
 import pytest
 
 from projections.projector import Projector
 from projections.store import MemoryStore
-from service.gameplay import CreateGame, JoinGame, Manifest
+from service import schemas
+from service.gameplay import CommandBody, CreateGame, JoinGame, Manifest
 from service.migrate import migrate
 from service.problems import Problem
 from service.receipts import load_signer
@@ -46,3 +48,30 @@ async def _removed(dsn: str) -> None:
         assert manifest.knows_token(cy["token"])
         assert await manifest.seat_for(gid, ann["token"]) == ann["seat"]
         assert manifest.knows_token(ann["token"])
+
+
+def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
+    """Fields added to an answer by one branch (the lobby listing's ``options``, an event's
+    ``openings``) are in the OpenAPI answer schemas (``service.schemas``), not only sent."""
+    asyncio.run(_fields(fresh_database))
+
+
+async def _fields(dsn: str) -> None:
+    await migrate(dsn)
+    async with pg(dsn) as store:
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        manifest = Manifest(store, projector, await load_signer(store._pool))
+        created = await manifest.create(
+            CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
+        )
+        listed = (await manifest.list_games(None, None, 10, None))["games"][0]
+        assert set(listed) == set(schemas.GameSummary.__struct_fields__)
+        seat = created["to_act"][0]
+        token = created["seats"][seat]["token"]
+        doc = msgspec.json.decode(await manifest.legal_document(created["id"], token))
+        answer = await manifest.command(
+            created["id"], token, CommandBody(command=doc["commands"][0]), None
+        )
+        assert set(answer) == set(schemas.CommandAnswer.__struct_fields__)
+        for event in answer["events"]:
+            assert set(event) == set(schemas.EventDocument.__struct_fields__)
