@@ -347,6 +347,13 @@ class Manifest:
             "view": game_document(table, "spectator")["view"] if started else None,
         }
 
+    async def _open_table(self, locked: Locked) -> Table:
+        """The locked game's table, which must still be open (a lobby action): else 409."""
+        table = await self._table_at(locked)
+        if table.status != "open":
+            raise Problem(409, "lobby.started", "the game has already started")
+        return table
+
     @staticmethod
     def _opening(
         rules: AnyGame, options: Any, position: Any, seats: int, seed: bytes, version: int
@@ -364,9 +371,7 @@ class Manifest:
         token = new_token(SEAT_PREFIX)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
-            table = await self._table_at(locked)
-            if table.status != "open":
-                raise Problem(409, "lobby.started", "the game has already started")
+            table = await self._open_table(locked)
             _check_invited(table, name)
             free = [i for i, n in enumerate(table.names) if n is None]
             if any(n is not None and name_key(n) == name_key(name) for n in table.names):
@@ -402,9 +407,7 @@ class Manifest:
         await self._require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
-            table = await self._table_at(locked)
-            if table.status != "open":
-                raise Problem(409, "lobby.started", "the game has already started")
+            table = await self._open_table(locked)
             if not 0 <= seat < table.seats:
                 raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
             name = table.names[seat]
@@ -421,9 +424,7 @@ class Manifest:
         await self._require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
-            table = await self._table_at(locked)
-            if table.status != "open":
-                raise Problem(409, "lobby.started", "the game has already started")
+            table = await self._open_table(locked)
             if any(n is None for n in table.names):
                 raise Problem(409, "lobby.not_full", "the game starts once every seat is taken")
             table = await self._start(locked, table, snapshots)
