@@ -228,8 +228,9 @@ class Manifest:
         return found[1]
 
     def knows_token(self, token: str) -> bool:
-        """Is this a seat token this process has seen valid (issued or looked up)? For the
-        quotas, which count a token as a client only then (``service.limits``)."""
+        """Is this a seat token this process has seen valid (issued or looked up) for a game
+        that has started (only those are cached: see ``seat_for``)? For the quotas, which count
+        a token as a client only then (``service.limits``)."""
         return self._seat_tokens.get(token_hash(token)) is not None
 
     async def _started(self, game_id: str) -> bool:
