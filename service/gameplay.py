@@ -227,6 +227,15 @@ class Manifest:
         structlog.contextvars.bind_contextvars(seat=found[1])  # for the request's log line
         return found[1]
 
+    async def viewer(self, game_id: str, token: str | None) -> int | None:
+        """Who reads where a seat token is optional (events, replay, dispute files, export, the
+        stream, queries): the token's seat, or None — a spectator — without a token or with
+        this game's host token (the host is no seat; another game's host token: 403)."""
+        if token is not None and token.startswith(HOST_PREFIX):
+            await self._require_host(game_id, token)
+            return None
+        return await self.seat_for(game_id, token)
+
     def knows_token(self, token: str) -> bool:
         """Is this a seat token this process has seen valid (issued or looked up) for a game
         that has started (only those are cached: see ``seat_for``)? For the quotas, which count

@@ -13,6 +13,7 @@ from projections.projector import Projector
 from projections.store import MemoryStore
 from service import schemas
 from service.gameplay import CommandBody, CreateGame, JoinGame, Manifest
+from service.history import History
 from service.migrate import migrate
 from service.problems import Problem
 from service.receipts import load_signer
@@ -75,3 +76,38 @@ async def _fields(dsn: str) -> None:
         assert set(answer) == set(schemas.CommandAnswer.__struct_fields__)
         for event in answer["events"]:
             assert set(event) == set(schemas.EventDocument.__struct_fields__)
+
+
+def test_the_host_token_reads_as_a_spectator_wherever_a_seat_token_is_optional(
+    fresh_database: str,
+) -> None:
+    """The host token reads its game (h11b); the history, dispute files, export and queries
+    (other branches) answered it 401 "not a seat token". Now it reads as a spectator there too,
+    another game's host token is 403, and it is still no seat (``/legal``: 401)."""
+    asyncio.run(_host(fresh_database))
+
+
+async def _host(dsn: str) -> None:
+    await migrate(dsn)
+    async with pg(dsn) as store:
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        manifest = Manifest(store, projector, await load_signer(store._pool))
+        history = History.of(manifest)
+        created = await manifest.create(
+            CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
+        )
+        other = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+        gid, host = created["id"], created["host_token"]
+        assert await manifest.viewer(gid, host) is None
+        assert await history.events(gid, host, 0, 100) == await history.events(gid, None, 0, 100)
+        assert await history.replay(gid, host, 1) == await history.replay(gid, None, 1)
+        hosted = await history.dispute(gid, created["version"], host)
+        anyone = await history.dispute(gid, created["version"], None)
+        assert hosted["events"] == anyone["events"]
+        assert await history.export(gid, host) == await history.export(gid, None)
+        with pytest.raises(Problem) as caught:
+            await history.events(gid, other["host_token"], 0, 100)
+        assert caught.value.code == "auth.not_host"
+        with pytest.raises(Problem) as caught:
+            await manifest.legal_document(gid, host)
+        assert caught.value.code == "auth.invalid_token"
