@@ -231,7 +231,7 @@ async def get_export(request: Request[Any, Any, Any], game_id: str) -> Response[
 async def get_stream(request: Request[Any, Any, Any], game_id: str) -> ServerSentEvent:
     check_game_id(game_id)
     history = _history(request)
-    await history.manifest.seat_for(game_id, _token(request))  # 401/403 before streaming
+    await history.manifest.viewer(game_id, _token(request))  # 401/403 before streaming
     await history.manifest.game_document(game_id, _token(request))  # 404 before streaming
     docs = history.changes(game_id, _token(request))
     first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts

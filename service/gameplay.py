@@ -227,9 +227,19 @@ class Manifest:
         structlog.contextvars.bind_contextvars(seat=found[1])  # for the request's log line
         return found[1]
 
+    async def viewer(self, game_id: str, token: str | None) -> int | None:
+        """Who reads where a seat token is optional (events, replay, dispute files, export, the
+        stream, queries): the token's seat, or None — a spectator — without a token or with
+        this game's host token (the host is no seat; another game's host token: 403)."""
+        if token is not None and token.startswith(HOST_PREFIX):
+            await self._require_host(game_id, token)
+            return None
+        return await self.seat_for(game_id, token)
+
     def knows_token(self, token: str) -> bool:
-        """Is this a seat token this process has seen valid (issued or looked up)? For the
-        quotas, which count a token as a client only then (``service.limits``)."""
+        """Is this a seat token this process has seen valid (issued or looked up) for a game
+        that has started (only those are cached: see ``seat_for``)? For the quotas, which count
+        a token as a client only then (``service.limits``)."""
         return self._seat_tokens.get(token_hash(token)) is not None
 
     async def _started(self, game_id: str) -> bool:
@@ -347,6 +357,13 @@ class Manifest:
             "view": game_document(table, "spectator")["view"] if started else None,
         }
 
+    async def _open_table(self, locked: Locked) -> Table:
+        """The locked game's table, which must still be open (a lobby action): else 409."""
+        table = await self._table_at(locked)
+        if table.status != "open":
+            raise Problem(409, "lobby.started", "the game has already started")
+        return table
+
     @staticmethod
     def _opening(
         rules: AnyGame, options: Any, position: Any, seats: int, seed: bytes, version: int
@@ -364,9 +381,7 @@ class Manifest:
         token = new_token(SEAT_PREFIX)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
-            table = await self._table_at(locked)
-            if table.status != "open":
-                raise Problem(409, "lobby.started", "the game has already started")
+            table = await self._open_table(locked)
             _check_invited(table, name)
             free = [i for i, n in enumerate(table.names) if n is None]
             if any(n is not None and name_key(n) == name_key(name) for n in table.names):
@@ -390,7 +405,8 @@ class Manifest:
             )
             if all(n is not None for n in table.names):
                 table = await self._start(locked, table, snapshots)
-        self._seat_tokens.put(token_hash(token), (game_id, chosen))  # committed: valid now
+        if table.status != "open":  # committed, and no host can take the seat back any more
+            self._seat_tokens.put(token_hash(token), (game_id, chosen))
         await self._project(table, snapshots)
         return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
 
@@ -401,9 +417,7 @@ class Manifest:
         await self._require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
-            table = await self._table_at(locked)
-            if table.status != "open":
-                raise Problem(409, "lobby.started", "the game has already started")
+            table = await self._open_table(locked)
             if not 0 <= seat < table.seats:
                 raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
             name = table.names[seat]
@@ -420,9 +434,7 @@ class Manifest:
         await self._require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
-            table = await self._table_at(locked)
-            if table.status != "open":
-                raise Problem(409, "lobby.started", "the game has already started")
+            table = await self._open_table(locked)
             if any(n is None for n in table.names):
                 raise Problem(409, "lobby.not_full", "the game starts once every seat is taken")
             table = await self._start(locked, table, snapshots)

@@ -51,7 +51,7 @@ class History:
         return cls(manifest, Replayer(manifest.replayer.store, read_range, SNAPSHOT_EVERY))
 
     async def _caller(self, game_id: str, token: str | None) -> tuple[GameRow, int | None, Viewer]:
-        seat = await self.manifest.seat_for(game_id, token)
+        seat = await self.manifest.viewer(game_id, token)
         row = await self.store.get_game(game_id)
         if row is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
@@ -150,7 +150,7 @@ class History:
         """The whole game as the caller may read it (``token``: a seat's; None: anyone's):
         the events' public forms, their data with what the caller may read in the clear and
         its openings, the commands redacted alike, and the seed once revealed."""
-        seat = await self.manifest.seat_for(game_id, token)
+        seat = await self.manifest.viewer(game_id, token)
         row, events, commands, seed = await self._material(game_id)
         finished = row.status == "finished"
         rules = (await self._table_for_redaction(game_id)).rules if events else None
@@ -180,7 +180,7 @@ class History:
         that made it legal; the events; the chain proof; the seat's rejected tries before —
         everything redacted for the caller (``token``: a seat's; None: anyone) as its events
         are."""
-        caller = await self.manifest.seat_for(game_id, token)
+        caller = await self.manifest.viewer(game_id, token)
         row, events, commands, seed = await self._material(game_id)
         if not 1 <= n <= len(events):
             raise Problem(404, "audit.no_such_event", f"the game has events 1 to {len(events)}")
@@ -308,7 +308,7 @@ class History:
     # --- live --------------------------------------------------------------------------------
     async def changes(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
         """The caller's game document now, then again after every accepted change."""
-        seat = await self.manifest.seat_for(game_id, token)
+        seat = await self.manifest.viewer(game_id, token)
         field = "doc:spectator" if seat is None else f"doc:seat:{seat}"
         sent = -1
         async for version in self.manifest.projector.store.subscribe(game_id):

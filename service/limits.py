@@ -14,9 +14,10 @@ the client (decided where the API text is silent, and documented in ``docs/api.m
 | ``reads`` | every other request (not ``/healthz``, ``/readyz``, ``/metrics``) | the address |
 
 Tokens key only the kinds whose handlers refuse a forged token (401), and only tokens this process
-already knows to be valid (issued here, or looked up once): a made-up token counts against its
-sender's address, so inventing tokens is no way around a quota. The address is the socket's
-peer (behind a proxy, run uvicorn with ``--proxy-headers`` and ``--forwarded-allow-ips``).
+already knows to be valid (issued here, or looked up once, for a game that has started: tokens
+of an open game are not cached, the host may still remove the seat): a made-up token counts
+against its sender's address, so inventing tokens is no way around a quota. The address is the
+socket's peer (behind a proxy, run uvicorn with ``--proxy-headers`` and ``--forwarded-allow-ips``).
 
 Counters live in each process's memory (at most :data:`MAX_CLIENTS` buckets, least recently used
 dropped): with several workers or instances a client's effective quota is up to that many times

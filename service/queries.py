@@ -29,7 +29,7 @@ class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
 async def answer(manifest: Manifest, game_id: str, token: str | None, body: QueryBody
                  ) -> dict[str, Any]:
     check_game_id(game_id)
-    who = await manifest.seat_for(game_id, token)
+    who = await manifest.viewer(game_id, token)
     _, table = await manifest._current(game_id)  # the cached table; ask never changes it
     if table.status == "open" or table.state is None:
         raise Problem(409, "game.not_started", "the game has not started: seats are still open")

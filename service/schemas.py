@@ -60,6 +60,8 @@ class GameSummary(msgspec.Struct):
     players: list[str | None]
     version: int
     created_at: str
+    #: the game's options: its terms (Empire Builder's money to win, ...)
+    options: dict[str, Any] | None = None
 
 
 class GameList(msgspec.Struct):
@@ -136,6 +138,8 @@ class EventDocument(msgspec.Struct):
     data: Any
     hash: str
     prev_hash: str
+    #: (path, salt) of each hidden value put back in ``data`` in the clear
+    openings: list[dict[str, Any]] = []
 
 
 class CommandAnswer(msgspec.Struct):

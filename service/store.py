@@ -128,29 +128,12 @@ class EventStore:
         game behind (committed on normal exit)."""
         if seats < 1:
             raise ValueError("seats must be at least 1")
-        gid = uuid.uuid4()
         async with self._pool.acquire() as conn, conn.transaction():
-            r = await conn.fetchrow(
-                "INSERT INTO games (id, game, seats, options, status, version, head, invite_code, "
-                "players) VALUES ($1, $2, $3, $4::text::jsonb, 'open', 0, $5, $6, "
-                f"$7::text::jsonb) RETURNING {db.GAME_COLS}",
-                gid,
-                game,
-                seats,
-                db.dumps(options),
-                ZERO_HASH,
-                invite_code,
-                db.dumps([None] * seats),
+            row = await _insert_game(
+                conn, game, seats, options, invite_code, seed, host_token_hash, message_key,
+                players=[None] * seats,
             )
-            await conn.execute(
-                "INSERT INTO secrets (game_id, seed, host_token_hash, message_key) "
-                "VALUES ($1, $2, $3, $4)",
-                gid,
-                seed,
-                host_token_hash,
-                message_key,
-            )
-            locked = Locked(conn, db.game_row(r), self._clock)
+            locked = Locked(conn, row, self._clock)
             try:
                 yield locked
             finally:
@@ -173,29 +156,11 @@ class EventStore:
             raise ValueError("seats must be at least 1")
         if len(players) > seats:
             raise ValueError(f"{len(players)} players for {seats} seats")
-        gid = uuid.uuid4()
         async with self._pool.acquire() as conn, conn.transaction():
-            r = await conn.fetchrow(
-                "INSERT INTO games (id, game, seats, options, status, version, head, invite_code, "
-                "players) VALUES ($1, $2, $3, $4::text::jsonb, 'open', 0, $5, $6, "
-                f"$7::text::jsonb) RETURNING {db.GAME_COLS}",
-                gid,
-                game,
-                seats,
-                db.dumps(options),
-                ZERO_HASH,
-                invite_code,
-                db.dumps(players),
+            return await _insert_game(
+                conn, game, seats, options, invite_code, seed, host_token_hash, message_key,
+                players=players,
             )
-            await conn.execute(
-                "INSERT INTO secrets (game_id, seed, host_token_hash, message_key) "
-                "VALUES ($1, $2, $3, $4)",
-                gid,
-                seed,
-                host_token_hash,
-                message_key,
-            )
-        return db.game_row(r)
 
     async def get_game(self, game_id: str | uuid.UUID) -> GameRow | None:
         try:
@@ -453,3 +418,41 @@ class EventStore:
             db.game_uuid(game_id),
         )
         return [db.command_record(r) for r in rows]
+
+
+async def _insert_game(
+    conn: Any,
+    game: str,
+    seats: int,
+    options: Any,
+    invite_code: str,
+    seed: bytes,
+    host_token_hash: bytes,
+    message_key: bytes | None,
+    *,
+    players: list[str | None],
+) -> GameRow:
+    """Insert a new game's row and its secrets on ``conn`` (inside the caller's transaction):
+    status 'open', version 0, head 32 zero bytes, id a fresh uuid4."""
+    gid = uuid.uuid4()
+    r = await conn.fetchrow(
+        "INSERT INTO games (id, game, seats, options, status, version, head, invite_code, "
+        "players) VALUES ($1, $2, $3, $4::text::jsonb, 'open', 0, $5, $6, "
+        f"$7::text::jsonb) RETURNING {db.GAME_COLS}",
+        gid,
+        game,
+        seats,
+        db.dumps(options),
+        ZERO_HASH,
+        invite_code,
+        db.dumps(players),
+    )
+    await conn.execute(
+        "INSERT INTO secrets (game_id, seed, host_token_hash, message_key) "
+        "VALUES ($1, $2, $3, $4)",
+        gid,
+        seed,
+        host_token_hash,
+        message_key,
+    )
+    return db.game_row(r)

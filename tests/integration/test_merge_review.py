@@ -1,0 +1,113 @@
+"""Seams between branches merged together: a seat token of an open game is never cached by
+the process that issued it (the host may still remove the seat, and the removed token must stop
+working at once there too); the answer schemas name every field the handlers send."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgspec
+import pytest
+
+from projections.projector import Projector
+from projections.store import MemoryStore
+from service import schemas
+from service.gameplay import CommandBody, CreateGame, JoinGame, Manifest
+from service.history import History
+from service.migrate import migrate
+from service.problems import Problem
+from service.receipts import load_signer
+
+from .apihelp import GAME, RANDOM_CRATES, pg
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_removed_token_stops_working_on_the_process_that_issued_it(
+    fresh_database: str,
+) -> None:
+    asyncio.run(_removed(fresh_database))
+
+
+async def _removed(dsn: str) -> None:
+    await migrate(dsn)
+    async with pg(dsn) as store:
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        manifest = Manifest(store, projector, await load_signer(store._pool))
+        created = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+        gid = created["id"]
+        joined = await manifest.join(gid, JoinGame(name="bob", invite_code=created["invite_code"]))
+        assert await manifest.seat_for(gid, joined["token"]) == joined["seat"]
+        await manifest.remove_seat(gid, created["host_token"], joined["seat"])
+        with pytest.raises(Problem) as caught:
+            await manifest.seat_for(gid, joined["token"])
+        assert caught.value.code == "auth.invalid_token"
+        # a token of a game that has started is cached (nothing can take that seat back)
+        ann = await manifest.join(gid, JoinGame(name="ann", invite_code=created["invite_code"]))
+        cy = await manifest.join(gid, JoinGame(name="cy", invite_code=created["invite_code"]))
+        assert cy["status"] == "active"
+        assert manifest.knows_token(cy["token"])
+        assert await manifest.seat_for(gid, ann["token"]) == ann["seat"]
+        assert manifest.knows_token(ann["token"])
+
+
+def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
+    """Fields added to an answer by one branch (the lobby listing's ``options``, an event's
+    ``openings``) are in the OpenAPI answer schemas (``service.schemas``), not only sent."""
+    asyncio.run(_fields(fresh_database))
+
+
+async def _fields(dsn: str) -> None:
+    await migrate(dsn)
+    async with pg(dsn) as store:
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        manifest = Manifest(store, projector, await load_signer(store._pool))
+        created = await manifest.create(
+            CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
+        )
+        listed = (await manifest.list_games(None, None, 10, None))["games"][0]
+        assert set(listed) == set(schemas.GameSummary.__struct_fields__)
+        seat = created["to_act"][0]
+        token = created["seats"][seat]["token"]
+        doc = msgspec.json.decode(await manifest.legal_document(created["id"], token))
+        answer = await manifest.command(
+            created["id"], token, CommandBody(command=doc["commands"][0]), None
+        )
+        assert set(answer) == set(schemas.CommandAnswer.__struct_fields__)
+        for event in answer["events"]:
+            assert set(event) == set(schemas.EventDocument.__struct_fields__)
+
+
+def test_the_host_token_reads_as_a_spectator_wherever_a_seat_token_is_optional(
+    fresh_database: str,
+) -> None:
+    """The host token reads its game (h11b); the history, dispute files, export and queries
+    (other branches) answered it 401 "not a seat token". Now it reads as a spectator there too,
+    another game's host token is 403, and it is still no seat (``/legal``: 401)."""
+    asyncio.run(_host(fresh_database))
+
+
+async def _host(dsn: str) -> None:
+    await migrate(dsn)
+    async with pg(dsn) as store:
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        manifest = Manifest(store, projector, await load_signer(store._pool))
+        history = History.of(manifest)
+        created = await manifest.create(
+            CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
+        )
+        other = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+        gid, host = created["id"], created["host_token"]
+        assert await manifest.viewer(gid, host) is None
+        assert await history.events(gid, host, 0, 100) == await history.events(gid, None, 0, 100)
+        assert await history.replay(gid, host, 1) == await history.replay(gid, None, 1)
+        hosted = await history.dispute(gid, created["version"], host)
+        anyone = await history.dispute(gid, created["version"], None)
+        assert hosted["events"] == anyone["events"]
+        assert await history.export(gid, host) == await history.export(gid, None)
+        with pytest.raises(Problem) as caught:
+            await history.events(gid, other["host_token"], 0, 100)
+        assert caught.value.code == "auth.not_host"
+        with pytest.raises(Problem) as caught:
+            await manifest.legal_document(gid, host)
+        assert caught.value.code == "auth.invalid_token"
