@@ -40,6 +40,7 @@ from domain.kernel.hidden import (
 from domain.registry import get_game
 from service.audit import ExportFile, verify_export
 from service.chain import canonical, link
+from service.exportfile import decode_export
 from service.gameplay import CreateGame, MessageBody
 from service.hiding import secrets_of
 from service.records import StoredEvent
@@ -155,7 +156,7 @@ async def _fetch_all(
     hidden = [e["version"] for e in events[:version] if _sealed(e["data"]) or e["openings"]]
     for n in sorted(set(hidden[:40] + list(range(1, version + 1, 25)))):
         events += (await get(f"/audit/{n}")).json()["events"]
-    export = msgspec.json.decode((await get("/export")).content, type=ExportFile)
+    export = decode_export((await get("/export")).content)  # hashes in hex, as the API writes
     await get("/audit")
     async with client.stream("GET", base + "/stream", headers=h) as stream:
         first = await asyncio.wait_for(anext(sse_messages(stream.aiter_lines())), 10)
