@@ -1,0 +1,66 @@
+"""Attacks of an independent reviewer (branch r1), each kept as a test: a hostile third-party
+client against the live server."""
+
+from __future__ import annotations
+
+import pytest
+
+from .apihelp import auth
+from .serverproc import ServerProcess
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_kept_draft_card_stays_hidden_in_the_recorded_command(server: ServerProcess) -> None:
+    """Curious Cargo: the card a seat keeps in the draft is hidden (``card_kept.card``), but
+    the accepted ``keep_card`` command that chose it names it too. Its body must not reach a
+    spectator or the other seat through the export or the dispute file while the game is
+    live."""
+    with server.client() as client:
+        r = client.post(
+            "/v1/games", json={"game": "curious-cargo", "seats": 2, "players": ["a", "b"]}
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        tokens = [s["token"] for s in created["seats"]]
+        legal = client.get(base + "/legal", headers=auth(tokens[0])).json()
+        keep = next(c for c in legal["commands"] if c["type"] == "keep_card")
+        r = client.post(
+            base + "/commands",
+            headers=auth(tokens[0]),
+            json={"command": keep, "expected_version": legal["version"]},
+        )
+        assert r.status_code == 200, r.text
+        kept_at = r.json()["version"]
+        secret = f'"{keep["card"]}"'
+        for who in (None, tokens[1]):
+            for path in ("/export", f"/audit/{kept_at}", "/events", ""):
+                r = client.get(base + path, headers=auth(who))
+                assert r.status_code == 200, r.text
+                assert secret not in r.text, (who is None, path)
+        # the seat itself still reads its own command
+        mine = client.get(base + "/export", headers=auth(tokens[0])).text
+        assert secret in mine
+
+
+def test_a_removed_players_token_stops_working_at_once(server: ServerProcess) -> None:
+    """``DELETE /v1/games/{id}/seats/{n}``: the removed player's token must stop working,
+    also in the process that issued it (which had it cached since the join)."""
+    with server.client() as client:
+        r = client.post("/v1/games", json={"game": "jolly-cargo", "seats": 3})
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        host, code = created["host_token"], created["invite_code"]
+        r = client.post(base + "/join", json={"name": "bob", "invite_code": code})
+        assert r.status_code == 200, r.text
+        bob = r.json()
+        r = client.delete(f"{base}/seats/{bob['seat']}", headers=auth(host))
+        assert r.status_code == 200, r.text
+        r = client.post(
+            base + "/messages", headers=auth(bob["token"]), json={"text": "still here", "to": "all"}
+        )
+        assert r.status_code == 401 and r.json()["code"] == "auth.invalid_token", r.text
+        r = client.get(base, headers=auth(bob["token"]))
+        assert r.status_code == 401, r.text
