@@ -329,8 +329,8 @@ class Manifest:
             if players is not None:
                 table = await self._start(locked, table, snapshots)
             locked_row = locked.row
-        for slot in seats:  # committed: the tokens are valid now
-            if slot["token"] is not None:
+        for slot in seats:  # committed: the tokens are valid now (cached once started only:
+            if slot["token"] is not None and table.status != "open":  # a seat may be removed)
                 self._seat_tokens.put(token_hash(slot["token"]), (row.id, slot["seat"]))
         await self._project(table, snapshots)
         started = table.state is not None
@@ -390,7 +390,8 @@ class Manifest:
             )
             if all(n is not None for n in table.names):
                 table = await self._start(locked, table, snapshots)
-        self._seat_tokens.put(token_hash(token), (game_id, chosen))  # committed: valid now
+        if table.status != "open":  # before the start the host may remove the seat (its
+            self._seat_tokens.put(token_hash(token), (game_id, chosen))  # token then dies)
         await self._project(table, snapshots)
         return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
 
