@@ -3,7 +3,13 @@ client against the live server."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
+
+from domain.curious_cargo.evolve import evolve
+from domain.curious_cargo.position import position_of
+from domain.kernel import Rng
+from domain.registry import get_game
 
 from .apihelp import auth
 from .serverproc import ServerProcess
@@ -79,3 +85,45 @@ def test_events_after_a_huge_version_is_a_problem_not_a_500(
         assert r.status_code == 400 and r.json()["code"] == "request.invalid", r.text
         r = client.get(f"/v1/games/{r.url.path.split('/')[3]}/events?after=2147483647")
         assert r.status_code == 200 and r.json()["events"] == [], r.text
+
+
+def _trucking_position() -> object:
+    """A Curious Cargo position at the start of a trucking phase, hands dealt."""
+    rules = get_game("curious-cargo")
+    state = None
+    for event in rules.start(rules.decode_options({"draft": False}), 2, Rng(b"\x01" * 32, 1)):
+        state = evolve(state, event)
+    assert state is not None
+    return msgspec.to_builtins(msgspec.structs.replace(position_of(state), phase="trucking"))
+
+
+def test_a_live_dispute_file_does_not_count_the_seats_legal_commands(
+    server: ServerProcess,
+) -> None:
+    """The dispute file's ``listed_as_legal`` check said "one of N legal commands": in Curious
+    Cargo's trucking phase N counts the distinct truck cards in hand and those the AP left pay
+    for (two targets each, one discard each): hidden information, for anyone while live."""
+    with server.client() as client:
+        r = client.post(
+            "/v1/games",
+            json={"game": "curious-cargo", "seats": 2, "players": ["a", "b"],
+                  "position": _trucking_position()},
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        seat = created["to_act"][0]
+        token = created["seats"][seat]["token"]
+        legal = client.get(base + "/legal", headers=auth(token)).json()
+        assert any(c["type"] == "play_truck" for c in legal["commands"])
+        r = client.post(
+            base + "/commands",
+            headers=auth(token),
+            json={"command": {"type": "end_turn"}, "expected_version": legal["version"]},
+        )
+        assert r.status_code == 200, r.text
+        for who in (None, created["seats"][1 - seat]["token"]):
+            dispute = client.get(f"{base}/audit/{r.json()['version']}", headers=auth(who)).json()
+            listed = next(c for c in dispute["checks"] if c["check"] == "listed_as_legal")
+            assert listed["ok"] is True
+            assert str(len(legal["commands"])) not in listed["detail"], listed
