@@ -213,7 +213,7 @@ class History:
             if command is None
             else _command_json(_redacted_command(command, caller, not live, by_id, secret)),
             "state_before": self._state_before(before, command, live),
-            "checks": self._checks(before, command, decision, seed, first),
+            "checks": self._checks(before, command, decision, seed, first, live),
             "events": shown_events,
             "chain": _chain_proof(events, n, disclose),
             "inclusion": self._inclusion(game_id, events, n),
@@ -250,6 +250,7 @@ class History:
         decision: list[StoredEvent],
         seed: bytes,
         first: int,
+        live: bool,
     ) -> list[dict[str, Any]]:
         if command is None or before is None or before.state is None or command.seat is None:
             return [{"check": "platform", "ok": True, "detail": "set-up or lobby event"}]
@@ -294,11 +295,13 @@ class History:
                 }
             )
             legal = [msgspec.to_builtins(c) for c in rules.legal(before.state, command.seat)]
+            # how many may depend on the seat's hidden hand: counted once the game is over
+            counted = "the" if live else f"{len(legal)}"
             checks.append(
                 {
                     "check": "listed_as_legal",
                     "ok": msgspec.to_builtins(decoded) in legal,
-                    "detail": f"one of {len(legal)} legal commands for the seat at that point",
+                    "detail": f"one of {counted} legal commands for the seat at that point",
                 }
             )
         except RuleError as error:
