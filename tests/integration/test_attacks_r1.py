@@ -106,8 +106,12 @@ def test_a_live_dispute_file_does_not_count_the_seats_legal_commands(
     with server.client() as client:
         r = client.post(
             "/v1/games",
-            json={"game": "curious-cargo", "seats": 2, "players": ["a", "b"],
-                  "position": _trucking_position()},
+            json={
+                "game": "curious-cargo",
+                "seats": 2,
+                "players": ["a", "b"],
+                "position": _trucking_position(),
+            },
         )
         assert r.status_code == 201, r.text
         created = r.json()
