@@ -170,7 +170,7 @@ def _history(request: Request[Any, Any, Any]) -> History:
 async def get_events(
     request: Request[Any, Any, Any],
     game_id: str,
-    after: int = Parameter(default=0, ge=0),
+    after: int = Parameter(default=0, ge=0, le=2**31 - 1),  # versions are int4 in PostgreSQL
     limit: int = Parameter(default=100, ge=1, le=1000),
 ) -> dict[str, Any]:
     check_game_id(game_id)

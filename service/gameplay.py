@@ -339,8 +339,8 @@ class Manifest:
             if players is not None:
                 table = await self._start(locked, table, snapshots)
             locked_row = locked.row
-        for slot in seats:  # committed: the tokens are valid now
-            if slot["token"] is not None:
+        for slot in seats:  # committed: the tokens are valid now (cached once started only:
+            if slot["token"] is not None and table.status != "open":  # a seat may be removed)
                 self._seat_tokens.put(token_hash(slot["token"]), (row.id, slot["seat"]))
         await self._project(table, snapshots)
         started = table.state is not None

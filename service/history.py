@@ -165,11 +165,12 @@ class History:
             out.append(msgspec.structs.replace(e, data=data))
             openings += [Opening(e.version, o["path"], o["salt"]) for o in opened]
         by_id = {e.command_id: e for e in out if e.command_id is not None}
+        secret = _secret_commands(events, rules, seat, finished)
         return ExportFile(
             format=EXPORT_FORMAT,
             game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
             events=out,
-            commands=[_redacted_command(c, seat, finished, by_id) for c in commands],
+            commands=[_redacted_command(c, seat, finished, by_id, secret) for c in commands],
             seed=seed if finished else None,
             openings=openings,
             withheld=withheld,
@@ -204,20 +205,21 @@ class History:
         # The canonical bytes hold only commitments (canonical form 2); in form 1 they hold the
         # clear data, so they are shown only to a caller who may read all of it.
         disclose = event.public is not None or not withholds(event, rules, caller, not live)
+        secret = _secret_commands(decision, rules, caller, not live)
         return {
             "game": game_id,
             "version": n,
             "command": None
             if command is None
-            else _command_json(_redacted_command(command, caller, not live, by_id)),
+            else _command_json(_redacted_command(command, caller, not live, by_id, secret)),
             "state_before": self._state_before(before, command, live),
-            "checks": self._checks(before, command, decision, seed, first),
+            "checks": self._checks(before, command, decision, seed, first, live),
             "events": shown_events,
             "chain": _chain_proof(events, n, disclose),
             "inclusion": self._inclusion(game_id, events, n),
             "receipt": self.manifest.signer.receipt(game_id, row.version, row.head.hex()),
             "rejected_before": [
-                _command_json(_redacted_command(c, caller, not live, by_id))
+                _command_json(_redacted_command(c, caller, not live, by_id, set()))
                 for c in _rejected_before(commands, command)
             ],
         }
@@ -248,6 +250,7 @@ class History:
         decision: list[StoredEvent],
         seed: bytes,
         first: int,
+        live: bool,
     ) -> list[dict[str, Any]]:
         if command is None or before is None or before.state is None or command.seat is None:
             return [{"check": "platform", "ok": True, "detail": "set-up or lobby event"}]
@@ -292,11 +295,13 @@ class History:
                 }
             )
             legal = [msgspec.to_builtins(c) for c in rules.legal(before.state, command.seat)]
+            # how many may depend on the seat's hidden hand: counted once the game is over
+            counted = "the" if live else f"{len(legal)}"
             checks.append(
                 {
                     "check": "listed_as_legal",
                     "ok": msgspec.to_builtins(decoded) in legal,
-                    "detail": f"one of {len(legal)} legal commands for the seat at that point",
+                    "detail": f"one of {counted} legal commands for the seat at that point",
                 }
             )
         except RuleError as error:
@@ -331,13 +336,33 @@ def _json(
     return event_json(event, *shown(rules, event, seat, finished, keys))
 
 
+def _secret_commands(
+    events: list[StoredEvent], rules: AnyGame | None, seat: int | None, finished: bool
+) -> set[str]:
+    """The commands (ids) that produced an event with a hidden value ``seat`` may not read."""
+    if rules is None:
+        return set()
+    return {
+        e.command_id
+        for e in events
+        if e.command_id is not None and withholds(e, rules, seat, finished)
+    }
+
+
 def _redacted_command(
-    c: CommandRecord, seat: int | None, finished: bool, events: dict[str, StoredEvent]
+    c: CommandRecord,
+    seat: int | None,
+    finished: bool,
+    events: dict[str, StoredEvent],
+    secret: set[str],
 ) -> CommandRecord:
     """A recorded command as ``seat`` may read it. A private message's text is what the
     caller reads in its event (its commitment, unless the caller was party to it); a refused
     command's body and error detail are its seat's alone while the game is live (the detail
-    may describe the seat's hand, the body may be a guess at it)."""
+    may describe the seat's hand, the body may be a guess at it); so is the body of an accepted
+    command whose events hold a value hidden from ``seat`` (in ``secret``: the body may name
+    it, as Curious Cargo's ``keep_card`` names the card kept; what is public of it is in its
+    events)."""
     if c.seat == seat:
         return c
     # The recorded answer holds the events as the sender read them (its own secrets): never.
@@ -346,7 +371,7 @@ def _redacted_command(
         event = events.get(c.id)
         text = None if event is None else event.data.get("text")
         return msgspec.structs.replace(c, body={**c.body, "text": text})
-    if c.outcome != "accepted" and not finished:
+    if (c.outcome != "accepted" or c.id in secret) and not finished:
         return msgspec.structs.replace(c, body=None, error_detail=None)
     return c
 

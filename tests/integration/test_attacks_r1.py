@@ -1,0 +1,133 @@
+"""Attacks of an independent reviewer (branch r1), each kept as a test: a hostile third-party
+client against the live server."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from domain.curious_cargo.evolve import evolve
+from domain.curious_cargo.position import position_of
+from domain.kernel import Rng
+from domain.registry import get_game
+
+from .apihelp import auth
+from .serverproc import ServerProcess
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_kept_draft_card_stays_hidden_in_the_recorded_command(server: ServerProcess) -> None:
+    """Curious Cargo: the card a seat keeps in the draft is hidden (``card_kept.card``), but
+    the accepted ``keep_card`` command that chose it names it too. Its body must not reach a
+    spectator or the other seat through the export or the dispute file while the game is
+    live."""
+    with server.client() as client:
+        r = client.post(
+            "/v1/games", json={"game": "curious-cargo", "seats": 2, "players": ["a", "b"]}
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        tokens = [s["token"] for s in created["seats"]]
+        legal = client.get(base + "/legal", headers=auth(tokens[0])).json()
+        keep = next(c for c in legal["commands"] if c["type"] == "keep_card")
+        r = client.post(
+            base + "/commands",
+            headers=auth(tokens[0]),
+            json={"command": keep, "expected_version": legal["version"]},
+        )
+        assert r.status_code == 200, r.text
+        kept_at = r.json()["version"]
+        secret = f'"{keep["card"]}"'
+        for who in (None, tokens[1]):
+            for path in ("/export", f"/audit/{kept_at}", "/events", ""):
+                r = client.get(base + path, headers=auth(who))
+                assert r.status_code == 200, r.text
+                assert secret not in r.text, (who is None, path)
+        # the seat itself still reads its own command
+        mine = client.get(base + "/export", headers=auth(tokens[0])).text
+        assert secret in mine
+
+
+def test_a_removed_players_token_stops_working_at_once(server: ServerProcess) -> None:
+    """``DELETE /v1/games/{id}/seats/{n}``: the removed player's token must stop working,
+    also in the process that issued it (which had it cached since the join)."""
+    with server.client() as client:
+        r = client.post("/v1/games", json={"game": "jolly-cargo", "seats": 3})
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        host, code = created["host_token"], created["invite_code"]
+        r = client.post(base + "/join", json={"name": "bob", "invite_code": code})
+        assert r.status_code == 200, r.text
+        bob = r.json()
+        r = client.delete(f"{base}/seats/{bob['seat']}", headers=auth(host))
+        assert r.status_code == 200, r.text
+        r = client.post(
+            base + "/messages", headers=auth(bob["token"]), json={"text": "still here", "to": "all"}
+        )
+        assert r.status_code == 401 and r.json()["code"] == "auth.invalid_token", r.text
+        r = client.get(base, headers=auth(bob["token"]))
+        assert r.status_code == 401, r.text
+
+
+@pytest.mark.parametrize("after", ["2147483648", "9223372036854775808", "9" * 30])
+def test_events_after_a_huge_version_is_a_problem_not_a_500(
+    server: ServerProcess, after: str
+) -> None:
+    """``GET /events?after=`` past the database's int4 versions: 400 ``request.invalid`` (it
+    answered 500: asyncpg refused to bind the number)."""
+    with server.client() as client:
+        r = client.post("/v1/games", json={"game": "jolly-cargo", "seats": 2})
+        assert r.status_code == 201, r.text
+        r = client.get(f"/v1/games/{r.json()['id']}/events", params={"after": after})
+        assert r.status_code == 400 and r.json()["code"] == "request.invalid", r.text
+        r = client.get(f"/v1/games/{r.url.path.split('/')[3]}/events?after=2147483647")
+        assert r.status_code == 200 and r.json()["events"] == [], r.text
+
+
+def _trucking_position() -> object:
+    """A Curious Cargo position at the start of a trucking phase, hands dealt."""
+    rules = get_game("curious-cargo")
+    state = None
+    for event in rules.start(rules.decode_options({"draft": False}), 2, Rng(b"\x01" * 32, 1)):
+        state = evolve(state, event)
+    assert state is not None
+    return msgspec.to_builtins(msgspec.structs.replace(position_of(state), phase="trucking"))
+
+
+def test_a_live_dispute_file_does_not_count_the_seats_legal_commands(
+    server: ServerProcess,
+) -> None:
+    """The dispute file's ``listed_as_legal`` check said "one of N legal commands": in Curious
+    Cargo's trucking phase N counts the distinct truck cards in hand and those the AP left pay
+    for (two targets each, one discard each): hidden information, for anyone while live."""
+    with server.client() as client:
+        r = client.post(
+            "/v1/games",
+            json={
+                "game": "curious-cargo",
+                "seats": 2,
+                "players": ["a", "b"],
+                "position": _trucking_position(),
+            },
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        seat = created["to_act"][0]
+        token = created["seats"][seat]["token"]
+        legal = client.get(base + "/legal", headers=auth(token)).json()
+        assert any(c["type"] == "play_truck" for c in legal["commands"])
+        r = client.post(
+            base + "/commands",
+            headers=auth(token),
+            json={"command": {"type": "end_turn"}, "expected_version": legal["version"]},
+        )
+        assert r.status_code == 200, r.text
+        for who in (None, created["seats"][1 - seat]["token"]):
+            dispute = client.get(f"{base}/audit/{r.json()['version']}", headers=auth(who)).json()
+            listed = next(c for c in dispute["checks"] if c["check"] == "listed_as_legal")
+            assert listed["ok"] is True
+            assert str(len(legal["commands"])) not in listed["detail"], listed
