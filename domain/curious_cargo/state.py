@@ -6,6 +6,8 @@ from typing import Literal
 
 import msgspec
 
+from domain.kernel import copier
+
 from .components import ACTIONS, AP, COLOURS, RECEIVING_SLOTS, TRACK_MAX, Colour
 from .options import Options
 
@@ -121,53 +123,9 @@ def stars(p: Player) -> int:
     return sum(p.received[c] >= len(RECEIVING_SLOTS) for c in COLOURS) + (p.forklift >= TRACK_MAX)
 
 
-def _lane(lane: list[TruckInLane]) -> list[TruckInLane]:
-    return [TruckInLane(t.card, t.rear, dict(t.goods)) for t in lane]
-
-
-def _player(p: Player) -> Player:
-    return Player(
-        board=list(p.board),
-        scaffolds=p.scaffolds,
-        hand=list(p.hand),
-        storage=[list(x) for x in p.storage],
-        cards=list(p.cards),
-        dealt=list(p.dealt),
-        kept=p.kept,
-        construction=p.construction,
-        trucking=p.trucking,
-        splitters=dict(p.splitters),
-        forklift=p.forklift,
-        shipped=dict(p.shipped),
-        received=dict(p.received),
-        shipping_lane=_lane(p.shipping_lane),
-        receiving_lane=_lane(p.receiving_lane),
-    )
-
-
 def clone(s: State) -> State:
-    """A deep copy (every mutable part new; frozen parts shared)."""
-    return State(
-        options=s.options,
-        players=[_player(p) for p in s.players],
-        bag=list(s.bag),
-        deck=list(s.deck),
-        supply=Supply(s.supply.construction, s.supply.trucking, dict(s.supply.splitters)),
-        phase=s.phase,
-        step=s.step,
-        round=s.round,
-        order=list(s.order),
-        turn=s.turn,
-        actions_left=s.actions_left,
-        token_used=s.token_used,
-        ap_left=s.ap_left,
-        ap_spent=s.ap_spent,
-        trucking_token_used=s.trucking_token_used,
-        top=s.top,
-        pending=list(s.pending),
-        discarded_tiles=list(s.discarded_tiles),
-        discarded_cards=list(s.discarded_cards),
-        lost_goods=dict(s.lost_goods),
-        scores=list(s.scores),
-        winners=list(s.winners),
-    )
+    """A deep copy (every mutable part new; frozen parts shared), by the kernel's copier."""
+    return _clone(s)
+
+
+_clone = copier(State)
