@@ -26,6 +26,7 @@ stalled) is answered from the table folded from PostgreSQL instead, and repaired
 from __future__ import annotations
 
 import asyncio
+import hmac
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -375,7 +376,7 @@ class Manifest:
 
     async def join(self, game_id: str, req: JoinGame) -> dict[str, Any]:
         row = await self._row(game_id)
-        if req.invite_code != row.invite_code:
+        if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
             raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
         name = player_name(req.name)
         token = new_token(SEAT_PREFIX)
