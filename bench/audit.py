@@ -19,10 +19,10 @@ import time
 
 import msgspec
 
-from service.app import build_manifest
-from service.auditcache import AuditCache
-from service.gameplay import CommandBody, CreateGame
-from service.history import History
+from service.application.auditcache import AuditCache
+from service.application.gameplay import CommandBody, CreateGame
+from service.application.history import History
+from service.http.app import build_manifest
 from service.settings import Settings
 from tests.support.servers import fresh_database, postgres_dsn, redis_url
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import msgspec
 
-from service.app import build_manifest
-from service.gameplay import CommandBody, CreateGame, Manifest
-from service.history import History
-from service.merkle import Tree
+from service.application.gameplay import CommandBody, CreateGame, Manifest
+from service.application.history import History
+from service.audit.merkle import Tree
+from service.http.app import build_manifest
 from service.settings import Settings
 from tests.support.servers import fresh_database, postgres_dsn, redis_url
 

@@ -3,7 +3,8 @@
     .venv/bin/python -m bench.footprint [--games 8] [--moves 100,500,1000]
 
 Plays ``--games`` two-player CARGO bot games in process through the real append path
-(``service.gameplay.Manifest``, uniformly random legal commands) on a throwaway PostgreSQL and
+(``service.application.gameplay.Manifest``, uniformly random legal commands) on a throwaway
+PostgreSQL and
 Redis (``tests/support/servers.py``; ``PG_DSN`` / ``REDIS_URL`` are used instead when set, with
 a fresh database and a Redis key prefix of its own, removed afterwards). After move 100, 500,
 1,000 of each game, and at its end, it reports: the game's Redis memory (``MEMORY USAGE`` of
@@ -25,8 +26,8 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
-from service.app import build_manifest
-from service.gameplay import CommandBody, CreateGame, Manifest
+from service.application.gameplay import CommandBody, CreateGame, Manifest
+from service.http.app import build_manifest
 from service.settings import Settings
 from tests.support.servers import fresh_database, postgres_dsn, redis_url
 

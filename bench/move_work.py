@@ -5,8 +5,10 @@
 Plays 2-player CARGO games with random crate placement the way ``bench.e2e``'s bots do (the seat
 to act sends a uniformly random legal command) and times, per move, exactly the functions the
 server runs for an accepted command besides HTTP, PostgreSQL and Redis: decoding the command,
-``service.ruling.rule`` (decide, fold, seed reveal, outcome, the mover's legal commands), the hash
-chain (``service.chain.chain_events``), the recorded answer (``accepted_answer``: redacted
+``service.application.ruling.rule`` (decide, fold, seed reveal, outcome, the mover's legal
+commands), the hash
+chain (``service.eventstore.chain.chain_events``), the recorded answer (``accepted_answer``:
+redacted
 events and the Ed25519 receipt), every projection field (``projections.projector.table_fields``:
 each viewer's document, every seat's legal commands, the table) and encoding the answer.
 
@@ -32,13 +34,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.options import Options
 from domain.kernel import Table as Played
+from domain.platform.table import Table
 from projections.projector import table_fields
-from projections.table import Table
-from service.chain import ZERO_HASH, chain_events
-from service.hiding import CANONICAL
-from service.receipts import Signer
-from service.records import NewEvent
-from service.ruling import accepted_answer, legal_bytes, rule
+from service.application.ruling import accepted_answer, legal_bytes, rule
+from service.audit.commitments import CANONICAL
+from service.audit.receipts import Signer
+from service.eventstore.chain import ZERO_HASH, chain_events
+from service.eventstore.records import NewEvent
 
 PARTS = ("decode", "rule", "chain", "answer", "projection", "encode")
 

@@ -1,5 +1,5 @@
-"""The SQL migrations (``NNNN_name.sql``), applied by :mod:`service.migrate`.
+"""The SQL migrations (``NNNN_name.sql``), applied by :mod:`service.eventstore.migrate`.
 
 A package only so that a wheel (``pip install .``) ships them beside ``service/``, where
-``service.migrate`` finds them; there is no Python here.
+``service.eventstore.migrate`` finds them; there is no Python here.
 """

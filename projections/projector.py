@@ -22,9 +22,7 @@ import msgspec
 import structlog
 from prometheus_client import Counter, Gauge
 
-from .replay import fold_collecting
-from .store import ProjectionStore
-from .table import (
+from domain.platform.table import (
     StreamEvent,
     Table,
     decode_table,
@@ -33,6 +31,8 @@ from .table import (
     legal_document,
     viewer_keys,
 )
+from projections.replay import fold_collecting
+from projections.store import ProjectionStore
 
 ReadEvents = Callable[[str, int], Awaitable[Sequence[StreamEvent]]]
 ListGames = Callable[[str | None, int], Awaitable[Sequence[tuple[str, int]]]]

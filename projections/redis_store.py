@@ -25,7 +25,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 from redis.asyncio import Redis
 from redis.exceptions import RedisError, ResponseError
 
-from .store import ProjectionStore, StoreUnavailable
+from projections.store import ProjectionStore, StoreUnavailable
 
 # KEYS[1] = the game's hash, KEYS[2] = its change channel; ARGV[1] = the new version;
 # ARGV[2..] = field, value pairs. Written and announced in one round trip.

@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-from .store import ProjectionStore
-from .table import StreamEvent, Table, copy_table, decode_table, encode_table, fold_stream
+from domain.platform.table import (
+    StreamEvent,
+    Table,
+    copy_table,
+    decode_table,
+    encode_table,
+    fold_stream,
+)
+from projections.store import ProjectionStore
 
 ReadRange = Callable[[str, int, int | None], Awaitable[Sequence[StreamEvent]]]
 SNAPSHOT_EVERY = 100

@@ -5,7 +5,7 @@ V — so writes are monotonic: a record is replaced only by one of a higher vers
 Whoever writes, in whatever order, the stored projection only moves forward, and since each is
 folded from dense reads of the stream, no event is skipped or applied twice.
 
-Fields of a game's record: ``version``; ``table`` (the folded :class:`~projections.table.Table`,
+Fields of a game's record: ``version``; ``table`` (the folded :class:`~domain.platform.table.Table`,
 JSON); ``doc:<viewer>`` (the ``GET /v1/games/{id}`` body for ``spectator`` / ``seat:<n>``);
 ``legal:<n>`` (the ``GET .../legal`` body of seat ``n``).
 """

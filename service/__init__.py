@@ -1,1 +1,17 @@
-"""Manifest service: the HTTP edge, the event store and migrations (see /work/shared/DESIGN.md)."""
+"""Manifest's service: the HTTP API over the event store, in layers whose imports run one way.
+
+    service/http/         the edge: litestar app, routes, problem rendering, input hardening,
+                          quotas, OpenAPI, pictures and the viewer's static files
+    service/application/  what a request means: lobby, play, table talk, documents, history,
+                          queries, seats and tokens — HTTP-free
+    service/audit/        proving what happened: audit, commitments to hidden values, receipts,
+                          Merkle proofs, signed tree heads, export files
+    service/eventstore/   PostgreSQL: appends under optimistic concurrency, rows, the hash chain,
+                          migrations
+
+``http → application → audit → eventstore → domain / projections``: a module imports only from
+its own layer or the layers after it. Beside the layers: :mod:`service.settings` (the validated
+configuration, read once at start), :mod:`service.problems` (the error every layer raises),
+:mod:`service.observability` (logs, metrics), :mod:`service.lru`, and the process entry points
+:mod:`service.cli` and :mod:`service.workers`.
+"""

@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 import structlog
 
-from .settings import Settings, SettingsError
+from service.settings import Settings, SettingsError
 
 
 class Embedded:
@@ -85,7 +85,7 @@ def _alive(pid: int) -> bool:
 
 
 def serve(args: argparse.Namespace) -> None:
-    from . import workers
+    from service import workers
 
     settings = Settings.from_env()
     _check_signing_key(settings)
@@ -105,7 +105,7 @@ def serve(args: argparse.Namespace) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     # uvicorn runs with log_level="warning" (its own lines are not structured): say here, as a
     # structured line, where the service will answer.
-    from .observability import configure_logging
+    from service.observability import configure_logging
 
     configure_logging(settings.log_level)
     structlog.get_logger("manifest").info(
@@ -117,7 +117,7 @@ def serve(args: argparse.Namespace) -> None:
     )
     # uvicorn.run's arguments; several workers each listen on their own SO_REUSEPORT socket.
     workers.serve(
-        "service.app:create_app",
+        "service.http.app:create_app",
         factory=True,
         host=args.host,
         port=args.port,
@@ -125,7 +125,7 @@ def serve(args: argparse.Namespace) -> None:
         log_level="warning",
         access_log=False,
         # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
-        http="service.hardening:BoundedHttpToolsProtocol",
+        http="service.http.hardening:BoundedHttpToolsProtocol",
     )
 
 
@@ -136,7 +136,7 @@ def _url_host(host: str) -> str:
 
 def _check_signing_key(settings: Settings) -> None:
     """Production without a signing key (or with a bad one) stops here, with the reason."""
-    from .receipts import SigningKeyMissing, check_source
+    from service.audit.receipts import SigningKeyMissing, check_source
 
     try:
         check_source(settings.signing_key, settings.signing_key_source)
@@ -146,7 +146,7 @@ def _check_signing_key(settings: Settings) -> None:
 
 
 async def _migrate(settings: Settings) -> list[str]:
-    from .migrate import migrate
+    from service.eventstore.migrate import migrate
 
     if not settings.pg_dsn:
         raise RuntimeError("PG_DSN is resolved before migrating")
@@ -154,7 +154,7 @@ async def _migrate(settings: Settings) -> list[str]:
 
 
 async def _rebuild(settings: Settings) -> int:
-    from .app import build_manifest
+    from service.http.app import build_manifest
 
     manifest, pool, projections = await build_manifest(settings)
     try:
@@ -172,8 +172,8 @@ async def _rebuild(settings: Settings) -> int:
 
 
 async def _history(settings: Settings, game_id: str, what: str) -> Any:
-    from .app import build_manifest
-    from .history import History
+    from service.application.history import History
+    from service.http.app import build_manifest
 
     manifest, pool, projections = await build_manifest(settings)
     try:
@@ -188,14 +188,14 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
 
 
 def _verify(path: str) -> dict[str, Any]:
-    from .audit import verify_export
-    from .exportfile import decode_export
+    from service.audit.audit import verify_export
+    from service.audit.exportfile import decode_export
 
     return verify_export(decode_export(Path(path).read_bytes()))
 
 
 def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
-    from .treeheads import verify_dispute
+    from service.audit.treeheads import verify_dispute
 
     try:
         documents = [msgspec.json.decode(Path(p).read_bytes()) for p in (path, keys)]
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
     dispute.add_argument("file")
     dispute.add_argument("--keys", required=True, help="the server's GET /v1/keys answer")
     args = parser.parse_args(argv)
-    from .receipts import SigningKeyMissing
+    from service.audit.receipts import SigningKeyMissing
 
     try:
         _run(args)
@@ -274,7 +274,7 @@ def _run(args: argparse.Namespace) -> None:
         exported = asyncio.run(
             _history(resolve_database(Settings.from_env()), args.game_id, "export")
         )
-        from .exportfile import encode_export
+        from service.audit.exportfile import encode_export
 
         data = encode_export(exported)
         if args.output:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.hardening import check_body, check_query, json_depth, name_key, player_name
-from service.limits import Quotas
+from service.application.names import name_key, player_name
+from service.http.hardening import check_body, check_query, json_depth
+from service.http.limits import Quotas
 from service.problems import Problem
 from service.settings import Settings
 
@@ -70,7 +71,7 @@ def test_bad_bodies_are_400(body: bytes) -> None:
 
 
 def test_strict_types() -> None:
-    from service.gameplay import CommandBody
+    from service.application.gameplay import CommandBody
 
     check_body(b'{"command": {"type": "x"}, "expected_version": 28}', 32, CommandBody)
     for bad in (b'"28"', b"28.0", b"-1", b"true"):

@@ -1,4 +1,5 @@
-"""service.merkle against RFC 9162 itself: the Certificate Transparency reference vectors, and the
+"""service.audit.merkle against RFC 9162 itself: the Certificate Transparency reference vectors,
+and the
 RFC's recursive definitions (MTH, PATH, PROOF) computed independently here, by list slicing, for
 every leaf of every tree size 1..64 and every pair of sizes; tampered proofs fail."""
 
@@ -8,7 +9,7 @@ import hashlib
 
 import pytest
 
-from service.merkle import (
+from service.audit.merkle import (
     EMPTY_ROOT,
     Tree,
     leaf_hash,

@@ -1,4 +1,4 @@
-"""service.treeheads without a server: the per-process tree cache never serves a wrong tree,
+"""service.audit.treeheads without a server: the per-process tree cache never serves a wrong tree,
 and the offline check of a dispute file accepts a genuine one and refuses malformed ones."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.chain import link
+from service.audit.merkle import Tree
+from service.audit.receipts import Signer
+from service.audit.treeheads import CACHE_FROM, TreeCache, inclusion, verify_dispute
 from service.cli import _verify_dispute
-from service.merkle import Tree
-from service.receipts import Signer
-from service.treeheads import CACHE_FROM, TreeCache, inclusion, verify_dispute
+from service.eventstore.chain import link
 
 GAME = "0b0e4a8e-6a43-4b8a-9a51-7d6d1c2b9a11"
 

@@ -15,9 +15,9 @@ import msgspec
 
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.kernel import AUDITOR, SPECTATOR, Viewer, seat
-from projections.table import Table, copy_table, fold_stream, game_document, legal_document
-from service.records import StoredEvent
-from service.store import EventStore
+from domain.platform.table import Table, copy_table, fold_stream, game_document, legal_document
+from service.eventstore.records import StoredEvent
+from service.eventstore.store import EventStore
 
 GAME = "jolly-cargo"
 PROBLEM_JSON = "application/problem+json"

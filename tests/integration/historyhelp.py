@@ -1,5 +1,6 @@
 """Helpers of the history and audit integration tests (issue 4): a server per test module,
-games played in-process through the real append path (``service.gameplay.Manifest`` on its own
+games played in-process through the real append path (``service.application.gameplay.Manifest`` on
+its own
 pool, same PostgreSQL, same Redis prefix as the server), tampering as a superuser, and the
 reference views folded from the events read straight from PostgreSQL."""
 
@@ -16,11 +17,11 @@ import msgspec
 
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.kernel import AUDITOR
-from projections.table import Table, fold_stream, game_document
-from service.app import build_manifest
-from service.chain import ZERO_HASH, canonical, link
-from service.gameplay import CommandBody, CreateGame, Manifest, MessageBody
-from service.records import StoredEvent
+from domain.platform.table import Table, fold_stream, game_document
+from service.application.gameplay import CommandBody, CreateGame, Manifest, MessageBody
+from service.eventstore.chain import ZERO_HASH, canonical, link
+from service.eventstore.records import StoredEvent
+from service.http.app import build_manifest
 from service.settings import Settings
 from tests.support import servers
 

@@ -2,7 +2,7 @@
 
 Every check that a document is right compares it with what the test computes itself from the
 events read straight from PostgreSQL: folded with the pure projection functions
-(``projections.table``) and, independently, with the game's own ``fold``/``view``/``legal``.
+(``domain.platform.table``) and, independently, with the game's own ``fold``/``view``/``legal``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain.kernel.hidden import is_sealed
 from domain.registry import all_games
-from service.chain import verify_chain
-from service.receipts import receipt_message
+from service.audit.receipts import receipt_message
+from service.eventstore.chain import verify_chain
 
 from .apihelp import (
     GAME,
@@ -166,9 +166,9 @@ def test_explicit_start_with_the_host_token(server: ServerProcess) -> None:
 
 
 async def _explicit_start(server: ServerProcess) -> None:
-    from projections.platform_events import LobbyJoined
-    from service.store import NewEvent
-    from service.tokens import SEAT_PREFIX, new_token, token_hash
+    from domain.platform.events import LobbyJoined
+    from service.application.tokens import SEAT_PREFIX, new_token, token_hash
+    from service.eventstore.store import NewEvent
 
     async with pg(server.pg_dsn) as store, server.async_client() as client:
         r = await client.post(

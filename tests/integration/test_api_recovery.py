@@ -15,14 +15,14 @@ import msgspec
 import pytest
 from redis.asyncio import Redis
 
+from domain.platform.table import fold_stream
 from projections.projector import Projector, table_fields
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore
-from projections.table import fold_stream
-from service.chain import verify_chain
-from service.gameplay import CommandBody, CreateGame, Manifest
-from service.migrate import migrate
-from service.receipts import load_signer
+from service.application.gameplay import CommandBody, CreateGame, Manifest
+from service.audit.receipts import load_signer
+from service.eventstore.chain import verify_chain
+from service.eventstore.migrate import migrate
 
 from .apihelp import (
     GAME,

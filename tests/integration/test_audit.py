@@ -27,14 +27,14 @@ import msgspec
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from projections.table import game_document
-from service.audit import EXPORT_FORMAT as V1
-from service.audit import receipt_matches
-from service.exportfile import decode_export
-from service.merkle import leaf_hash, root_of, verify_inclusion
-from service.receipts import receipt_message, verify_tree_head
-from service.records import StoredEvent
-from service.treeheads import verify_dispute
+from domain.platform.table import game_document
+from service.audit.audit import EXPORT_FORMAT as V1
+from service.audit.audit import receipt_matches
+from service.audit.exportfile import decode_export
+from service.audit.merkle import leaf_hash, root_of, verify_inclusion
+from service.audit.receipts import receipt_message, verify_tree_head
+from service.audit.treeheads import verify_dispute
+from service.eventstore.records import StoredEvent
 
 from .apihelp import auth, commands_rows, game_doc, pg, tokens_of
 from .historyhelp import (

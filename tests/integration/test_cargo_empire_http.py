@@ -10,8 +10,8 @@ import random
 
 import pytest
 
+from domain.platform.table import fold_stream, game_document
 from domain.registry import get_game
-from projections.table import fold_stream, game_document
 
 from .apihelp import auth, pg
 from .serverproc import ServerProcess

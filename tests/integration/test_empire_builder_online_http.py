@@ -13,8 +13,8 @@ import pytest
 
 from domain.empire_builder.board import MAP
 from domain.empire_builder.cards import EVENTS
+from domain.platform.table import fold_stream, game_document
 from domain.registry import get_game
-from projections.table import fold_stream, game_document
 
 from .apihelp import assert_problem, auth, pg
 from .serverproc import ServerProcess

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from domain.registry import all_games
-from service.audit import audit
+from service.audit.audit import audit
 
 from .apihelp import auth, pg
 from .serverproc import ServerProcess

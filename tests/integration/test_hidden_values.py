@@ -38,12 +38,12 @@ from domain.kernel.hidden import (
     set_at,
 )
 from domain.registry import get_game
-from service.audit import ExportFile, verify_export
-from service.chain import canonical, link
-from service.exportfile import decode_export
-from service.gameplay import CreateGame, MessageBody
-from service.hiding import secrets_of
-from service.records import StoredEvent
+from service.application.gameplay import CreateGame, MessageBody
+from service.audit.audit import ExportFile, verify_export
+from service.audit.commitments import secrets_of
+from service.audit.exportfile import decode_export
+from service.eventstore.chain import canonical, link
+from service.eventstore.records import StoredEvent
 
 from .apihelp import auth, pg, tokens_of
 from .historyhelp import bot_command, in_process, module_server, sse_messages, tamper

@@ -3,7 +3,7 @@ Redis (issue 4, "Must show" 1, 7 and 8).
 
 Every view the server answers is compared with a view the test computes itself from the events
 read straight from PostgreSQL: folded with the pure projection functions
-(``projections.table.fold_stream``/``game_document``) and, independently, with the game's own
+(``domain.platform.table.fold_stream``/``game_document``) and, independently, with the game's own
 ``JOLLY_CARGO.fold``/``view``.
 """
 

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.gameplay import CreateGame, Manifest
+from service.application.gameplay import CreateGame, Manifest
 
 from .apihelp import GAME, RANDOM_CRATES, assert_problem, auth, create_started, pg, tokens_of
 from .historyhelp import in_process
@@ -507,8 +507,8 @@ async def _audit_and_cap(server: ServerProcess) -> None:
 
     # computed once per head, however many ask at once
     async with in_process(server) as manifest:
-        from service.auditcache import AuditCache
-        from service.history import History
+        from service.application.auditcache import AuditCache
+        from service.application.history import History
 
         cache = AuditCache(History.of(manifest), size=8, rejected_cap=3)
         _, head, unrecorded = await cache.state(gid)

@@ -11,12 +11,12 @@ import pytest
 
 from projections.projector import Projector
 from projections.store import MemoryStore
-from service import schemas
-from service.gameplay import CommandBody, CreateGame, JoinGame, Manifest
-from service.history import History
-from service.migrate import migrate
+from service.application.gameplay import CommandBody, CreateGame, JoinGame, Manifest
+from service.application.history import History
+from service.audit.receipts import load_signer
+from service.eventstore.migrate import migrate
+from service.http import schemas
 from service.problems import Problem
-from service.receipts import load_signer
 
 from .apihelp import GAME, RANDOM_CRATES, pg
 
@@ -53,7 +53,7 @@ async def _removed(dsn: str) -> None:
 
 def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
     """Fields added to an answer by one branch (the lobby listing's ``options``, an event's
-    ``openings``) are in the OpenAPI answer schemas (``service.schemas``), not only sent."""
+    ``openings``) are in the OpenAPI answer schemas (``service.http.schemas``), not only sent."""
     asyncio.run(_fields(fresh_database))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.migrate import DEFAULT_DIR, LOCK_KEY, MigrationError, load, migrate
+from service.eventstore.migrate import DEFAULT_DIR, LOCK_KEY, MigrationError, load, migrate
 
 pytestmark = pytest.mark.integration
 

@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from domain.registry import all_games
-from service import openapi
-from service.app import create_app
+from service.http import openapi
+from service.http.app import create_app
 from service.settings import Settings
 
 from .serverproc import ROOT, ServerProcess

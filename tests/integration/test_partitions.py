@@ -15,10 +15,10 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.chain import verify_chain
-from service.migrate import DEFAULT_DIR, migrate
-from service.optimistic import append_command
-from service.store import EventStore, NewEvent
+from service.eventstore.chain import verify_chain
+from service.eventstore.migrate import DEFAULT_DIR, migrate
+from service.eventstore.optimistic import append_command
+from service.eventstore.store import EventStore, NewEvent
 
 from .test_store import append, new_game
 

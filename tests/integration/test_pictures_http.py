@@ -14,7 +14,7 @@ import pytest
 from domain.curious_cargo import CURIOUS_CARGO
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.jolly_cargo import JOLLY_CARGO
-from service.pictures import picture, wants_svg
+from service.http.pictures import picture, wants_svg
 from service.problems import Problem
 
 from .apihelp import assert_problem, auth

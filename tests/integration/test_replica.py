@@ -15,8 +15,8 @@ import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 
-from service.migrate import migrate
-from service.store import EventStore
+from service.eventstore.migrate import migrate
+from service.eventstore.store import EventStore
 from tests.support.servers import (
     ServerUnavailable,
     free_port,

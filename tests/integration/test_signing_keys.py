@@ -22,8 +22,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.app import build_manifest
-from service.receipts import (
+from service.audit.receipts import (
     Signer,
     SigningKeyMissing,
     key_for,
@@ -31,8 +30,9 @@ from service.receipts import (
     verify_receipt,
     verify_tree_head,
 )
+from service.audit.treeheads import verify_dispute
+from service.http.app import build_manifest
 from service.settings import Settings
-from service.treeheads import verify_dispute
 
 from .apihelp import bot_step, create_started, tokens_of
 from .serverproc import ROOT, ServerProcess, free_port
@@ -197,7 +197,7 @@ def test_load_signer_records_the_public_key_once(fresh_database: str) -> None:
     only its public part is recorded."""
 
     async def body() -> None:
-        from service.migrate import migrate
+        from service.eventstore.migrate import migrate
 
         await migrate(fresh_database)
         pool = await asyncpg.create_pool(fresh_database, min_size=1, max_size=2)

@@ -14,9 +14,9 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.chain import ZERO_HASH, canonical, format_at, verify_chain
-from service.migrate import migrate
-from service.store import (
+from service.eventstore.chain import ZERO_HASH, canonical, format_at, verify_chain
+from service.eventstore.migrate import migrate
+from service.eventstore.store import (
     DuplicateCommand,
     EventStore,
     GameNotFound,

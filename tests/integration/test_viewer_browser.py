@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from examples.bot import play
 from examples.client import ManifestClient
-from service.merkle import Tree
+from service.audit.merkle import Tree
 
 from .serverproc import ROOT, ServerProcess
 

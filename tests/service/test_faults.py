@@ -7,7 +7,14 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from projections.store import StoreUnavailable
-from service.faults import MAY_BE_RECORDED, NOT_RECORDED, Admission, Busy, Faults, NotSent
+from service.application.faults import (
+    MAY_BE_RECORDED,
+    NOT_RECORDED,
+    Admission,
+    Busy,
+    Faults,
+    NotSent,
+)
 
 
 @pytest.mark.parametrize(

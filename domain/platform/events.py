@@ -1,0 +1,100 @@
+"""Events the platform itself appends to a game's stream, beside the game's own events.
+
+A game's stream holds, in one dense sequence of versions: ``lobby.created`` (version 1, with the
+commitment to the game's secret seed), ``lobby.joined`` for each seat taken (``lobby.left``
+when the host takes one back before the start), then the game's own set-up and play events,
+with ``table.message`` events (table talk) anywhere after creation, and ``seed.revealed``
+appended with the events that finish the game.
+Platform event types contain a dot; a game's own event types never do, so folding a game skips
+platform events by type alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.kernel import Secret, typed
+from domain.registry import get_game
+
+
+class LobbyCreated(
+    msgspec.Struct, frozen=True, tag="lobby.created", tag_field="type", omit_defaults=True
+):
+    game: str
+    seats: int
+    options: Any
+    #: Hex SHA-256 of the game's secret seed (revealed when the game ends).
+    seed_commitment: str
+    position: Any = None
+    #: The canonical form of the game's events (``service.eventstore.chain``): 1 (absent) = hidden
+    #: values
+    #: hashed in the clear, as games created before version 2 were; 2 = salted commitments.
+    canonical: int = 1
+    #: Names that may join (None: anyone with the invite code).
+    invited: list[str] | None = None
+
+
+class LobbyJoined(msgspec.Struct, frozen=True, tag="lobby.joined", tag_field="type"):
+    seat: int
+    name: str
+
+
+class LobbyLeft(msgspec.Struct, frozen=True, tag="lobby.left", tag_field="type"):
+    """The host removed ``name`` from ``seat`` before the start; the seat is open again."""
+
+    seat: int
+    name: str
+
+
+class TableMessage(msgspec.Struct, frozen=True, tag="table.message", tag_field="type"):
+    seat: int
+    #: Seats addressed, or ``"all"``.
+    to: list[int] | str
+    text: str
+
+
+class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="type"):
+    """Appended with the events that end the game: the secret seed, in hex, so anyone can
+    check it against ``lobby.created.seed_commitment`` and re-run every shuffle and roll."""
+
+    seed: str
+
+
+PlatformEvent = LobbyCreated | LobbyJoined | LobbyLeft | TableMessage | SeedRevealed
+
+
+def is_platform(event_type: str) -> bool:
+    return "." in event_type
+
+
+def decode_platform(data: Any) -> PlatformEvent:
+    event: PlatformEvent = typed(data, PlatformEvent)
+    return event
+
+
+def message_visible_to(message: TableMessage, seat: int | None) -> bool:
+    """Table talk is shown to its sender and addressees (everyone if sent to ``all``) — at any
+    time: a private message stays private after the game ends."""
+    if message.to == "all":
+        return True
+    return seat is not None and (seat == message.seat or seat in message.to)
+
+
+def created_secrets(created: LobbyCreated) -> list[Secret]:
+    """A game started from a position carries it in ``lobby.created``: its hidden values (the
+    game's ``hidden_position``) are committed like an event's."""
+    if created.position is None:
+        return []
+    rules = get_game(created.game)
+    position = rules.decode_position(created.position)
+    return [Secret(("position", *s.path), s.seats) for s in rules.hidden_position(position)]
+
+
+def message_secrets(message: TableMessage) -> list[Secret]:
+    """A private message's text is hidden, readable by its sender and addressees only, and
+    committed to under the game's message key (never revealed), not its seed."""
+    if message.to == "all":
+        return []
+    return [Secret(("text",), tuple(sorted({message.seat, *message.to})))]

@@ -1,0 +1,186 @@
+"""Dependency faults as honest answers (``shared/API.md``, "Faults").
+
+A PostgreSQL or Redis failure — refused, stalled past its timeout, full, restarting — is never a
+500 or a hang: it is 503 ``service.unavailable`` with ``Retry-After``. Whether the request may
+have changed anything is said plainly:
+
+- failures *before anything was sent* (no pool connection within
+  ``MANIFEST_PG_ACQUIRE_TIMEOUT``, PostgreSQL refusing connections, too many writers waiting
+  on one game) and statements PostgreSQL is known to have rolled back (``lock_timeout``,
+  ``statement_timeout``): "nothing was recorded";
+- anything else during a command (a connection lost mid-statement, a reply that did not come in
+  time): "it may have been recorded; resend with the same Idempotency-Key" — the retry is
+  answered from the ``commands`` table with the first outcome.
+
+Also here: :class:`BoundedPool` (an acquire timeout on every use of the asyncpg pool) and
+:class:`Admission` (at most ``MANIFEST_GAME_WRITERS`` writes to one game in flight per process;
+the next is refused at once, so clients hammering one stuck game cannot take the pool).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import structlog
+from prometheus_client import Counter
+from redis.exceptions import RedisError
+
+from projections.store import StoreUnavailable
+from service.problems import Problem
+from service.settings import Settings
+
+log = structlog.get_logger("manifest")
+
+UNAVAILABLE = Counter(
+    "manifest_unavailable_total",
+    "Requests answered 503 service.unavailable, by failing dependency",
+    ["dependency"],
+)
+
+MAY_BE_RECORDED = "it may have been recorded; resend with the same Idempotency-Key"
+MAY_HAVE_HAPPENED = "it may have taken effect: check before repeating it"
+NOT_RECORDED = "nothing was recorded; try again"
+
+
+class NotSent(Exception):
+    """PostgreSQL was not reached: no connection could be had (pool exhausted, refused)."""
+
+
+class Busy(Exception):
+    """Too many writes to one game are already in flight in this process."""
+
+
+#: PostgreSQL errors after which the statement is known to have rolled back.
+_ROLLED_BACK = (
+    asyncpg.exceptions.LockNotAvailableError,
+    asyncpg.exceptions.QueryCanceledError,
+    asyncpg.exceptions.TooManyConnectionsError,
+    asyncpg.exceptions.CannotConnectNowError,
+)
+#: PostgreSQL trouble of any kind (connection, server going away, timeouts).
+_PG = (
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
+    *_ROLLED_BACK,
+    ConnectionError,
+    OSError,
+    asyncio.TimeoutError,
+)
+
+
+def pg_session_settings(settings: Settings) -> dict[str, str]:
+    """Every service connection's ``lock_timeout`` and ``statement_timeout``: a statement
+    waiting on a locked row, or running long, is cancelled (and rolled back) by PostgreSQL."""
+    return {
+        "lock_timeout": f"{round(settings.pg_lock_timeout * 1000)}ms",
+        "statement_timeout": f"{round(settings.pg_statement_timeout * 1000)}ms",
+    }
+
+
+class Faults:
+    """Turns dependency failures into 503 problems with ``Retry-After``."""
+
+    def __init__(self, retry_after: int = 1) -> None:
+        self.retry_after = retry_after
+
+    def unavailable(self, dependency: str, detail: str) -> Problem:
+        UNAVAILABLE.labels(dependency=dependency).inc()
+        problem = Problem(503, "service.unavailable", detail, dependency=dependency)
+        problem.headers["Retry-After"] = str(self.retry_after)
+        return problem
+
+    def problem(self, error: BaseException, kind: str) -> Problem | None:
+        """The 503 for ``error`` if it is a dependency failure, else None. ``kind``:
+        ``command`` (may have been recorded: resend with its key), ``write`` (another write,
+        with no key: may have taken effect) or ``read``."""
+        if isinstance(error, Busy):
+            return self.unavailable("admission", f"{error}; {NOT_RECORDED}")
+        if isinstance(error, NotSent):
+            detail = f"PostgreSQL is unavailable ({error}); {NOT_RECORDED}"
+            return self.unavailable("postgres", detail)
+        if isinstance(error, StoreUnavailable | RedisError):
+            return self.unavailable("redis", f"Redis is unavailable ({error}); try again")
+        if isinstance(error, _ROLLED_BACK):
+            what = (
+                "the game is locked by another transaction"
+                if isinstance(error, asyncpg.exceptions.LockNotAvailableError)
+                else "PostgreSQL did not answer in time"
+            )
+            return self.unavailable("postgres", f"{what}; {NOT_RECORDED}")
+        if isinstance(error, _PG):
+            reason = f"PostgreSQL failed ({type(error).__name__})"
+            tail = {"command": MAY_BE_RECORDED, "write": MAY_HAVE_HAPPENED}.get(kind, "try again")
+            return self.unavailable("postgres", f"{reason}; {tail}")
+        return None
+
+
+class BoundedPool:
+    """An asyncpg pool whose every use waits at most ``acquire_timeout`` for a connection; a
+    connection that cannot be had raises :class:`NotSent` (nothing reached PostgreSQL)."""
+
+    def __init__(self, pool: Any, acquire_timeout: float) -> None:
+        self._pool = pool
+        self.acquire_timeout = acquire_timeout
+
+    @asynccontextmanager
+    async def acquire(self) -> AsyncIterator[Any]:
+        try:
+            conn = await self._pool.acquire(timeout=self.acquire_timeout)
+        except TimeoutError:
+            raise NotSent(f"no connection within {self.acquire_timeout:g} s") from None
+        except _PG as error:
+            raise NotSent(f"{type(error).__name__}: {error}") from None
+        try:
+            yield conn
+        finally:
+            await self._pool.release(conn)
+
+    async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> Any:
+        async with self.acquire() as conn:
+            return await conn.fetch(query, *args, timeout=timeout)
+
+    async def fetchrow(self, query: str, *args: Any, timeout: float | None = None) -> Any:
+        async with self.acquire() as conn:
+            return await conn.fetchrow(query, *args, timeout=timeout)
+
+    async def fetchval(self, query: str, *args: Any, timeout: float | None = None) -> Any:
+        async with self.acquire() as conn:
+            return await conn.fetchval(query, *args, timeout=timeout)
+
+    async def execute(self, query: str, *args: Any, timeout: float | None = None) -> Any:
+        async with self.acquire() as conn:
+            return await conn.execute(query, *args, timeout=timeout)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+
+class Admission:
+    """At most ``limit`` writes to one game in flight in this process; the next is refused at
+    once (:class:`Busy`) instead of queueing for the game's row lock with a pool connection."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._inflight: dict[str, int] = {}
+
+    @contextmanager
+    def enter(self, game_id: str) -> Iterator[None]:
+        n = self._inflight.get(game_id, 0)
+        if n >= self.limit:
+            raise Busy(f"{n} writes to this game are already waiting")
+        self._inflight[game_id] = n + 1
+        try:
+            yield
+        finally:
+            left = self._inflight[game_id] - 1
+            if left:
+                self._inflight[game_id] = left
+            else:
+                del self._inflight[game_id]

@@ -1,0 +1,50 @@
+"""``POST /v1/games/{id}/queries``: a question answered from the game's current state, with
+nothing appended (``shared/API.md``). The game answers through the kernel's optional
+``Game.ask(state, viewer, query)`` (Empire Builder: survey, route planner, auto move preview).
+
+A seat token asks as that seat; no token asks as a spectator (public questions only: a game
+refuses questions that need a seat). A query the game does not know, or a malformed one, is 422
+``query.invalid`` (``query.unsupported`` for a game without queries); a refused question is 422
+with the game's code; an open game is 409 ``game.not_started``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+from litestar import Request, post
+
+from domain.kernel import SPECTATOR, RuleError, seat
+from service.application.gameplay import Manifest, check_game_id
+from service.application.tokens import bearer
+from service.problems import Problem
+
+
+class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
+    query: dict[str, Any]
+
+
+async def answer(manifest: Manifest, game_id: str, token: str | None, body: QueryBody
+                 ) -> dict[str, Any]:
+    check_game_id(game_id)
+    who = await manifest.viewer(game_id, token)
+    _, table = await manifest._current(game_id)  # the cached table; ask never changes it
+    if table.status == "open" or table.state is None:
+        raise Problem(409, "game.not_started", "the game has not started: seats are still open")
+    rules = table.rules
+    try:
+        query = rules.decode_query(body.query)
+        result = rules.ask(table.state, SPECTATOR if who is None else seat(who), query)
+    except RuleError as error:
+        raise Problem(422, error.code, error.message, **error.details) from None
+    return {"version": table.version, "answer": result}
+
+
+@post("/v1/games/{game_id:str}/queries", status_code=200,
+      summary="Ask a question about the current state (nothing is appended)")
+async def post_query(request: Request[Any, Any, Any], game_id: str, data: QueryBody
+                     ) -> dict[str, Any]:
+    structlog.contextvars.bind_contextvars(game=game_id, query=str(data.query.get("type"))[:64])
+    manifest: Manifest = request.app.state.manifest
+    return await answer(manifest, game_id, bearer(request.headers.get("authorization")), data)

@@ -1,0 +1,159 @@
+"""The pure part of accepting a command: no I/O, no clock, no randomness but the game's seed.
+
+:func:`rule` runs the game's ``decide`` and folds its events (adding ``seed.revealed`` when they
+end the game); :func:`accepted_answer` is the recorded answer once the events are chained.
+:class:`service.application.gameplay.Manifest` wraps them in reads and the one-statement append;
+``bench.move_work`` times them alone, which is what a move costs before any HTTP, PostgreSQL or
+Redis work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.kernel import Rng
+from domain.platform.events import (
+    LobbyCreated,
+    SeedRevealed,
+    TableMessage,
+    created_secrets,
+    message_secrets,
+)
+from domain.platform.table import Table, legal_document
+from projections.replay import fold_collecting
+from service.audit.commitments import Keys, public_of, shown
+from service.audit.receipts import Signer
+from service.eventstore.records import StoredEvent
+
+_encoder = msgspec.json.Encoder()
+
+
+class Pending(msgspec.Struct):
+    """An event about to be appended at a known version (for folding before the append)."""
+
+    version: int
+    type: str
+    data: Any
+    #: The chained form when the event has hidden values (``service.audit.commitments.public_of``).
+    public: Any = None
+
+
+class Ruling(msgspec.Struct):
+    """An accepted command, before it is appended."""
+
+    table: Table  # after the events
+    pending: list[Pending]  # the events as they will be stored
+    snapshots: dict[int, bytes]  # replay snapshots passed on the way
+    result: Any  # the outcome's builtins when the events end the game, else None
+    legal: msgspec.Raw  # the mover's legal commands now, encoded
+
+
+def event_tag(event: msgspec.Struct) -> str:
+    return str(event.__struct_config__.tag)
+
+
+def _pending(table: Table, version: int, event: Any, keys: Keys) -> Pending:
+    """A typed event as it will be stored at ``version``, with its public form."""
+    type, data = event_tag(event), msgspec.to_builtins(event)
+    if isinstance(event, TableMessage):
+        secrets = message_secrets(event)
+    elif "." in type:
+        secrets = []
+    else:
+        secrets = table.rules.hidden(event)
+    public = public_of(table.canonical, secrets, type, data, version, keys)
+    return Pending(version, type, data, public)
+
+
+def lobby_pending(version: int, event: Any, keys: Keys) -> Pending:
+    """A platform event of a game's first append (``lobby.created``, ``lobby.joined``) as it
+    will be stored, with its public form (a position's hidden values committed)."""
+    type, data = event_tag(event), msgspec.to_builtins(event)
+    if not isinstance(event, LobbyCreated):
+        return Pending(version, type, data)
+    public = public_of(event.canonical, created_secrets(event), type, data, version, keys)
+    return Pending(version, type, data, public)
+
+
+def fold_new(
+    table: Table, events: list[Any], seed: bytes, message_key: bytes | None = None
+) -> tuple[Table, list[Pending], dict[int, bytes]]:
+    """The table after ``events`` (typed, appended after ``table.version``), the events as
+    they will be stored (with their public forms) — with ``seed.revealed`` when they finish
+    the game — and the replay snapshots folded on the way."""
+    start = table.version + 1
+    keys = Keys(seed, message_key)
+    pending = [_pending(table, start + i, e, keys) for i, e in enumerate(events)]
+    new, snapshots = fold_collecting(table, pending, table.game_id)
+    if new.status == "finished" and table.status != "finished":
+        # Commit-reveal: the seed is published with the events that end the game.
+        reveal = SeedRevealed(seed.hex())
+        pending.append(
+            Pending(start + len(pending), event_tag(reveal), msgspec.to_builtins(reveal))
+        )
+        new, more = fold_collecting(new, pending[-1:], table.game_id)
+        snapshots.update(more)
+    return new, pending, snapshots
+
+
+def rule(table: Table, seat: int, command: Any, seed: bytes) -> Ruling:
+    """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError)."""
+    rules = table.rules
+    events = rules.decide(table.state, seat, command, Rng(seed, table.version + 1))
+    new, pending, snapshots = fold_new(table, events, seed)
+    outcome = new.rules.outcome(new.state) if new.status == "finished" else None
+    return Ruling(
+        table=new,
+        pending=pending,
+        snapshots=snapshots,
+        result=None if outcome is None else msgspec.to_builtins(outcome),
+        legal=msgspec.Raw(_encoder.encode(legal_document(new, seat)["commands"])),
+    )
+
+
+def legal_bytes(ruling: Ruling) -> bytes:
+    """The mover's ``GET /legal`` document after the ruling, as the projection stores it."""
+    return _encoder.encode({"version": ruling.table.version, "commands": ruling.legal})
+
+
+def event_json(
+    event: StoredEvent, data: Any, openings: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """An event as a caller reads it: ``data`` as the caller may read it (the public form,
+    with what the caller may read in the clear), and the ``openings`` (path and salt) of what
+    is in the clear, from which the caller recomputes the public form the hash covers."""
+    return {
+        "version": event.version,
+        "type": event.type,
+        "seat": event.seat,
+        "at": event.recorded_at.isoformat().replace("+00:00", "Z"),
+        "data": data,
+        "openings": openings or [],
+        "hash": event.hash.hex(),
+        "prev_hash": event.prev_hash.hex(),
+    }
+
+
+def shown_json(
+    table: Table, event: StoredEvent, seat: int | None, keys: Keys | None
+) -> dict[str, Any]:
+    """``event_json`` of ``event`` as ``seat`` (None: anyone) may read it in ``table``'s game
+    now."""
+    data, openings = shown(table.rules, event, seat, table.status == "finished", keys)
+    return event_json(event, data, openings)
+
+
+def accepted_answer(
+    signer: Signer, table: Table, seat: int, stored: list[StoredEvent], keys: Keys | None = None
+) -> dict[str, Any]:
+    """The recorded answer to an accepted command: its events as the seat may see them, the
+    new head and its receipt."""
+    head = stored[-1].hash.hex()
+    return {
+        "version": table.version,
+        "events": [shown_json(table, e, seat, keys) for e in stored],
+        "head": head,
+        "receipt": signer.receipt(table.game_id, table.version, head),
+    }

@@ -1,0 +1,178 @@
+"""A game held under its row lock: append events, look up and record commands."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import msgspec
+
+from service.eventstore import pgrows as db
+from service.eventstore.chain import chain_events, utc_micro
+from service.eventstore.records import (
+    AppendResult,
+    CommandRecord,
+    GameRow,
+    NewEvent,
+    StoredEvent,
+    VersionConflict,
+)
+
+
+class Locked:
+    """A game held under its row lock, inside one transaction. Valid only inside ``lock()``."""
+
+    def __init__(self, conn: Any, row: GameRow, clock: Callable[[], datetime]) -> None:
+        self._conn = conn
+        self._gid = uuid.UUID(row.id)
+        self._clock = clock
+        self._open = True
+        self.row = row
+
+    def _check(self) -> Any:
+        if not self._open:
+            raise RuntimeError("Locked used outside its lock() context")
+        return self._conn
+
+    async def read(self, *, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """The game's events after version ``after``, as this transaction sees them."""
+        return await db.read_events(self._check(), self._gid, after, limit)
+
+    async def prior_command(self, seat: int | None, idempotency_key: str) -> CommandRecord | None:
+        """The command ``seat`` sent to this game under ``idempotency_key``, if any (keys are
+        scoped to (game, seat))."""
+        r = await self._check().fetchrow(db.FIND_COMMAND, self._gid, seat, idempotency_key)
+        return None if r is None else db.command_record(r)
+
+    async def append(
+        self,
+        *,
+        expected_version: int,
+        events: list[NewEvent],
+        seat: int | None,
+        command_id: str | None,
+        status: str | None = None,
+        result: Any = None,
+        players: list[str | None] | None = None,
+    ) -> AppendResult:
+        """Append ``events`` at versions ``expected_version + 1 ...``; update the game row.
+
+        ``status``/``result``/``players`` replace the game's when not None. Raises
+        :class:`VersionConflict` (writing nothing) when the game is not at ``expected_version``.
+        """
+        conn = self._check()
+        if expected_version != self.row.version:
+            raise VersionConflict(self.row.version, expected_version)
+        if not events:
+            raise ValueError("append needs at least one event")
+        if status is not None and status not in db.STATUSES:
+            raise ValueError(f"status must be one of {db.STATUSES}, not {status!r}")
+        at = utc_micro(self._clock())
+        game_id = self.row.id
+        # Normalize through jsonb so that what we hash is exactly what reads back.
+        publics = db.public_texts(events)
+        texts = await conn.fetchval(
+            db.NORMALIZE_JSON, [db.dumps(e.data) for e in events] + [p or "null" for p in publics]
+        )
+        texts, public_texts = texts[: len(events)], texts[len(events) :]
+        normalized = [
+            NewEvent(type=e.type, data=msgspec.json.decode(t), public=db.loads(p) if q else None)
+            for e, t, p, q in zip(events, texts, public_texts, publics, strict=True)
+        ]
+        stored = chain_events(
+            game_id, expected_version, self.row.head, normalized, seat, command_id, at
+        )
+        cid = stored[0].command_id
+        prev = stored[-1].hash
+        try:
+            async with conn.transaction():  # savepoint: a conflict leaves the lock usable
+                await conn.execute(
+                    db.INSERT_EVENTS,
+                    self._gid,
+                    seat,
+                    None if cid is None else uuid.UUID(cid),
+                    at,
+                    [e.version for e in stored],
+                    [e.type for e in stored],
+                    list(texts),
+                    [e.prev_hash for e in stored],
+                    [e.hash for e in stored],
+                    db.public_texts(stored),
+                )
+                r = await conn.fetchrow(
+                    f"UPDATE games SET version = $2, head = $3, updated_at = $4, "
+                    "status = coalesce($5, status), "
+                    "result = coalesce($6::text::jsonb, result), "
+                    "players = coalesce($7::text::jsonb, players) "
+                    f"WHERE id = $1 RETURNING {db.GAME_COLS}",
+                    self._gid,
+                    stored[-1].version,
+                    prev,
+                    at,
+                    status,
+                    None if result is None else db.dumps(result),
+                    None if players is None else db.dumps(players),
+                )
+        except asyncpg.UniqueViolationError:
+            current = await conn.fetchval(
+                "SELECT coalesce(max(version), 0) FROM events WHERE game_id = $1", self._gid
+            )
+            raise VersionConflict(int(current), expected_version) from None
+        self.row = db.game_row(r)
+        return AppendResult(stored[0].version, stored[-1].version, prev, stored)
+
+    async def set_seat(
+        self, seat: int, name: str | None, token_hash: bytes, *, replace: bool = False
+    ) -> GameRow:
+        """:meth:`EventStore.set_seat` inside this lock (updates ``row.players``).
+
+        Raises :class:`SeatTaken` (the lock stays usable) or ``ValueError``.
+        """
+        self.row = await db.assign_seat(self._check(), self.row, seat, name, token_hash, replace)
+        return self.row
+
+    async def release_seat(self, seat: int) -> GameRow:
+        """Take ``seat`` back inside this lock: its token is deleted, its name cleared."""
+        self.row = await db.release_seat(self._check(), self.row, seat)
+        return self.row
+
+    async def record_command(
+        self,
+        *,
+        command_id: str,
+        seat: int | None,
+        idempotency_key: str | None,
+        type: str,
+        body: Any,
+        outcome: str,
+        error_code: str | None = None,
+        error_detail: str | None = None,
+        first_version: int | None = None,
+        last_version: int | None = None,
+        response: Any = None,
+        received_at: datetime | None = None,
+    ) -> None:
+        """Record a command of this game (in the lock's transaction).
+
+        Raises :class:`DuplicateCommand` if the id, or the idempotency key for this game, is
+        already recorded (the lock stays usable: the insert runs in a savepoint).
+        """
+        await db.insert_command(
+            self._check(),
+            self._gid,
+            command_id=command_id,
+            seat=seat,
+            idempotency_key=idempotency_key,
+            type=type,
+            body=body,
+            outcome=outcome,
+            error_code=error_code,
+            error_detail=error_detail,
+            first_version=first_version,
+            last_version=last_version,
+            response=response,
+            received_at=received_at if received_at is not None else self._clock(),
+        )

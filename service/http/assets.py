@@ -1,0 +1,40 @@
+"""``GET /v1/rules/{game}/assets/{name}``: a game's static data (Empire Builder's map), served
+with a strong ``ETag`` (the hex SHA-256 of the bytes, the hash views refer to) so a client
+downloads it once; ``If-None-Match`` with that tag answers 304 without a body."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from typing import Any
+
+from litestar import Request, Response, get
+
+from domain.kernel import UnknownGame
+from domain.registry import get_game
+from service.problems import Problem
+
+
+@cache
+def _etag(game_id: str, name: str) -> str:
+    return '"' + hashlib.sha256(get_game(game_id).assets[name]).hexdigest() + '"'
+
+
+@get(
+    "/v1/rules/{game_id:str}/assets/{name:str}",
+    summary="A game's static data (e.g. the Empire Builder map), cacheable by its ETag",
+)
+async def get_asset(request: Request[Any, Any, Any], game_id: str, name: str) -> Response[bytes]:
+    try:
+        game = get_game(game_id)
+    except UnknownGame:
+        raise Problem(404, "asset.not_found", f"no game {game_id!r}; see /v1/rules") from None
+    body = game.assets.get(name)
+    if body is None:
+        raise Problem(404, "asset.not_found", f"{game_id} has no asset {name!r}")
+    etag = _etag(game_id, name)
+    headers = {"ETag": etag, "Cache-Control": "public, max-age=86400"}
+    wanted = request.headers.get("if-none-match", "")
+    if etag in [t.strip() for t in wanted.split(",")] or wanted.strip() == "*":
+        return Response(content=b"", status_code=304, headers=headers)
+    return Response(content=body, status_code=200, media_type="application/json", headers=headers)

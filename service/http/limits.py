@@ -1,0 +1,144 @@
+"""Per-client quotas: token buckets answering 429 ``rate.limited`` with ``Retry-After``.
+
+Each quota is *N requests per minute*: a bucket of N tokens per client, refilled at N/60 per
+second, so a client may burst up to N and then goes at the steady rate. Kinds and who counts as
+the client (decided where the API text is silent, and documented in ``docs/api.md``):
+
+| kind | requests | client |
+|---|---|---|
+| ``create`` | ``POST /v1/games`` | the client address |
+| ``commands`` | ``POST /v1/games/{id}/commands`` | the bearer token, else the address |
+| ``messages`` | ``POST /v1/games/{id}/messages`` | the bearer token, else the address |
+| ``queries`` | ``POST /v1/games/{id}/queries`` | the bearer token, else the address |
+| ``audit`` | ``GET /v1/games/{id}/audit``, ``/audit/{n}`` and ``/export`` | the client address |
+| ``reads`` | every other request (not ``/healthz``, ``/readyz``, ``/metrics``) | the address |
+
+Tokens key only the kinds whose handlers refuse a forged token (401), and only tokens this process
+already knows to be valid (issued here, or looked up once, for a game that has started: tokens
+of an open game are not cached, the host may still remove the seat): a made-up token counts
+against its sender's address, so inventing tokens is no way around a quota. The address is the
+socket's peer (behind a proxy, run uvicorn with ``--proxy-headers`` and ``--forwarded-allow-ips``).
+
+Counters live in each process's memory (at most :data:`MAX_CLIENTS` buckets, least recently used
+dropped): with several workers or instances a client's effective quota is up to that many times
+N. That is the documented trade: no shared store on every request, and nothing to fail open.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.application.tokens import bearer
+from service.lru import LRU
+from service.problems import PROBLEM_JSON, Problem
+
+MAX_CLIENTS = 100_000
+
+#: handler function name -> quota kind (everything else: "reads")
+_KINDS = {
+    "create_game": "create",
+    "post_command": "commands",
+    "post_message": "messages",
+    "post_query": "queries",
+    "get_audit": "audit",
+    "get_dispute": "audit",
+    "get_export": "audit",
+}
+_UNLIMITED = frozenset({"healthz", "readyz", "metrics"})
+_BY_TOKEN = frozenset({"commands", "messages", "queries"})
+
+
+class Quotas:
+    """Token buckets per (kind, client); ``per_minute[kind] == 0`` means no quota."""
+
+    def __init__(
+        self,
+        per_minute: dict[str, int],
+        clock: Callable[[], float] = time.monotonic,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
+        self.per_minute = per_minute
+        self.clock = clock
+        self._buckets: LRU[tuple[str, bytes], tuple[float, float]] = LRU(max_clients)
+
+    def take(self, kind: str, client: bytes) -> float | None:
+        """Spend one token; None if allowed, else the seconds until one is available."""
+        n = self.per_minute.get(kind, 0)
+        if n <= 0:
+            return None
+        rate = n / 60.0
+        now = self.clock()
+        key = (kind, client)
+        tokens, stamp = self._buckets.get(key) or (float(n), now)
+        tokens = min(float(n), tokens + (now - stamp) * rate)
+        if tokens >= 1.0:
+            self._buckets.put(key, (tokens - 1.0, now))
+            return None
+        self._buckets.put(key, (tokens, now))
+        return (1.0 - tokens) / rate
+
+
+def client_of(scope: Any, by_token: bool, known: Callable[[Any, str], bool]) -> bytes:
+    """The client a request counts against: its bearer token if ``by_token`` and the token is
+    one this process knows to be valid (``known``), else its address — so made-up tokens all
+    share their sender's address quota."""
+    if by_token:
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                token = bearer(value.decode("latin-1"))
+                if token is not None and known(scope, token):
+                    return b"t:" + hashlib.blake2b(token.encode(), digest_size=16).digest()
+    client = scope.get("client")
+    return b"a:" + (str(client[0]).encode() if client else b"?")
+
+
+class QuotaMiddleware:
+    """Inside litestar's route stack (the handler is known); answers 429 itself.
+    ``known(scope, token)``: is it a token this process has seen valid
+    (``Manifest.knows_token``)."""
+
+    def __init__(self, app: Any, quotas: Quotas, known: Callable[[Any, str], bool]) -> None:
+        self.app = app
+        self.quotas = quotas
+        self.known = known
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            handler = scope.get("route_handler")
+            name = getattr(getattr(handler, "fn", None), "__name__", "")
+            if name not in _UNLIMITED:
+                kind = _KINDS.get(name, "reads")
+                client = client_of(scope, kind in _BY_TOKEN, self.known)
+                wait = self.quotas.take(kind, client)
+                if wait is not None:
+                    await _too_many(scope, send, kind, wait)
+                    return
+        await self.app(scope, receive, send)
+
+
+async def _too_many(scope: Any, send: Any, kind: str, wait: float) -> None:
+    retry_after = max(1, math.ceil(wait))
+    problem = Problem(
+        429,
+        "rate.limited",
+        f"too many {kind} requests from this client; retry after {retry_after} s",
+        quota=kind,
+        retry_after=retry_after,
+    )
+    body = problem.body(instance=scope["path"])
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": [
+                (b"content-type", PROBLEM_JSON.encode()),
+                (b"content-length", str(len(body)).encode()),
+                (b"retry-after", str(retry_after).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,295 @@
+"""The OpenAPI document, made to tell the truth (``/schema/openapi.json``).
+
+litestar derives paths, parameters and request bodies from the handlers; this module then
+completes each operation from one table (:data:`OPERATIONS`): the answer's schema (the Structs
+of :mod:`service.http.schemas`) and media type, every status the route can answer with the problem
+schema (``application/problem+json``), ``Retry-After`` on 429, the bearer security scheme
+(required, optional or none), and the ``Idempotency-Key`` header of commands. A test checks
+that every route in the application is in the table, and Schemathesis checks the server
+against the result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.registry import all_games
+from service.application.gameplay import CommandBody, CreateGame, JoinGame, MessageBody
+from service.application.queries import QueryBody
+from service.http import schemas
+from service.problems import PROBLEM_JSON
+
+JSON = "application/json"
+SVG = "image/svg+xml"
+REF = "#/components/schemas/{name}"
+
+_REASONS = {
+    304: "Not modified: the ETag sent in If-None-Match is current",
+    400: "The request is malformed: bad bytes, JSON, types, names or parameters",
+    401: "A token is missing or is not a token of this server",
+    403: "The token is valid but not for this game, seat or role",
+    404: "No such game, event or endpoint",
+    406: "This game has no board picture (code picture.unavailable)",
+    409: "The game's state forbids it now (stale expected_version, started, full, taken)",
+    413: "The body is larger than MANIFEST_MAX_BODY",
+    422: "The rules (or the lobby's) forbid it; the detail says why",
+    429: "Past this client's quota: retry after Retry-After seconds",
+    503: "A dependency (PostgreSQL, Redis) is down, stalled or full, this game has too many "
+    "writers waiting, or it kept changing while the command was decided: retry after "
+    "Retry-After seconds (code service.unavailable). A command answered 503 may have been "
+    "recorded: resend it with the same Idempotency-Key to learn its outcome",
+}
+
+_COMMON = (400, 429, 503)
+_TOKEN = (401, 403, 404)
+
+#: (method, path) -> (success status, media type, schema type or None for a string,
+#:                    security: "required" | "optional" | None, further statuses)
+OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ...]]] = {
+    ("get", "/v1/rules"): (200, JSON, list[schemas.RuleEntry], None, ()),
+    ("post", "/v1/games"): (201, JSON, schemas.CreatedGame, None, (413, 422)),
+    ("get", "/v1/games"): (200, JSON, schemas.GameList, None, ()),
+    ("post", "/v1/games/{game_id}/join"): (
+        200,
+        JSON,
+        schemas.Joined,
+        None,
+        (403, 404, 409, 413, 422),
+    ),
+    ("post", "/v1/games/{game_id}/start"): (
+        200,
+        JSON,
+        schemas.Started,
+        "required",
+        (*_TOKEN, 409, 413),
+    ),
+    ("get", "/v1/games/{game_id}"): (200, JSON, schemas.GameDocument, "optional", _TOKEN),
+    ("get", "/v1/games/{game_id}/legal"): (
+        200,
+        JSON,
+        schemas.LegalDocument,
+        "required",
+        _TOKEN,
+    ),
+    ("post", "/v1/games/{game_id}/commands"): (
+        200,
+        JSON,
+        schemas.CommandAnswer,
+        "required",
+        (*_TOKEN, 409, 413, 422, 503),
+    ),
+    ("post", "/v1/games/{game_id}/messages"): (
+        200,
+        JSON,
+        schemas.MessageAnswer,
+        "required",
+        (*_TOKEN, 413, 422),
+    ),
+    ("get", "/v1/games/{game_id}/events"): (200, JSON, schemas.EventsPage, "optional", _TOKEN),
+    ("get", "/v1/games/{game_id}/replay/{n}"): (
+        200,
+        JSON,
+        schemas.ReplayView,
+        "optional",
+        _TOKEN,
+    ),
+    ("get", "/v1/games/{game_id}/replay"): (
+        200,
+        "application/x-ndjson",
+        None,
+        "optional",
+        _TOKEN,
+    ),
+    ("get", "/v1/games/{game_id}/audit"): (200, JSON, schemas.AuditReport, None, (304, 404)),
+    ("get", "/v1/games/{game_id}/audit/{n}"): (
+        200,
+        JSON,
+        schemas.DisputeFile,
+        "optional",
+        _TOKEN,
+    ),
+    ("get", "/v1/games/{game_id}/export"): (200, JSON, dict[str, Any], "optional", _TOKEN),
+    ("post", "/v1/games/{game_id}/queries"): (
+        200,
+        JSON,
+        schemas.QueryAnswer,
+        "optional",
+        (*_TOKEN, 409, 413, 422),
+    ),
+    ("delete", "/v1/games/{game_id}/seats/{seat}"): (
+        200,
+        JSON,
+        schemas.SeatRemoved,
+        "required",
+        (*_TOKEN, 409, 422),
+    ),
+    ("get", "/v1/games/{game_id}/stream"): (
+        200,
+        "text/event-stream",
+        None,
+        "optional",
+        _TOKEN,
+    ),
+    ("get", "/v1/keys"): (200, JSON, schemas.Keys, None, ()),
+    ("get", "/v1/rules/{game_id}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
+    ("get", "/v1/games/{game_id}/board.svg"): (200, SVG, None, "optional", (*_TOKEN, 406)),
+    ("get", "/v1/games/{game_id}/replay/{n}/board.svg"): (
+        200,
+        SVG,
+        None,
+        "optional",
+        (*_TOKEN, 406),
+    ),
+}
+
+_IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "Sent again (same seat, same body), the first answer is repeated and "
+    "nothing is appended. 1 to 255 visible ASCII characters.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+}
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds until the quota allows another request",
+        "schema": {"type": "integer", "minimum": 1},
+        "required": True,
+    }
+}
+_RETRY_AFTER_503 = {
+    "Retry-After": {
+        "description": "Seconds after which the request may succeed",
+        "schema": {"type": "integer", "minimum": 1},
+        "required": True,
+    }
+}
+_ETAG = {
+    "ETag": {
+        "description": "A fingerprint of the game's stored rows the report was computed from",
+        "schema": {"type": "string"},
+        "required": True,
+    }
+}
+
+
+#: One Server-Sent Event of ``/stream``: ``event: change``, the version as its ``id``, the
+#: caller's game document as its data.
+_SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"const": "change"},
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
+        "data": {
+            "type": "string",
+            "contentMediaType": JSON,
+            "contentSchema": {"$ref": "#/components/schemas/GameDocument"},
+        },
+    },
+}
+
+
+#: What a ``next`` cursor of ``GET /v1/games`` looks like (the last row's time and id).
+_CURSOR = (
+    r"^20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:"
+    r"[0-5][0-9]\.[0-9]{6}Z~[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+)
+
+
+_LOCATION = {
+    "Location": {
+        "description": "The created game's path (`/v1/games/{id}`)",
+        "schema": {"type": "string"},
+        "required": True,
+    }
+}
+
+_ETAGGED = {("get", "/v1/games/{game_id}/audit"), ("get", "/v1/rules/{game_id}/assets/{name}")}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def complete(doc: dict[str, Any]) -> dict[str, Any]:
+    """Complete litestar's OpenAPI document (a dict, changed in place and returned)."""
+    types = [t for (_, _, t, _, _) in OPERATIONS.values() if t is not None]
+    _, components = msgspec.json.schema_components(
+        [schemas.ProblemDocument, *types], ref_template=REF
+    )
+    all_components = doc.setdefault("components", {})
+    all_components.setdefault("schemas", {}).update(components)
+    # Request bodies as msgspec decodes them (strictly: service.http.hardening): constraints and
+    # ``additionalProperties: false`` included, which litestar's own schemas leave out.
+    _, bodies = msgspec.json.schema_components(
+        [CreateGame, JoinGame, CommandBody, MessageBody, QueryBody], ref_template=REF
+    )
+    bodies["CreateGame"]["properties"]["game"]["enum"] = sorted(g.id for g in all_games())
+    all_components["schemas"].update(bodies)
+    all_components["securitySchemes"] = {
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A seat token (acts for one seat of one game) or a host token "
+            "(administers one game), as returned when the game was created or joined.",
+        }
+    }
+    problem = {PROBLEM_JSON: {"schema": _ref("ProblemDocument")}}
+    for (method, path), (status, media, shape, security, extra) in OPERATIONS.items():
+        operation = doc["paths"][path][method]
+        if media == "text/event-stream":
+            body_schema: dict[str, Any] = _SSE_EVENT
+        elif shape is None:
+            body_schema = {"type": "string"}
+        else:
+            body_schema = msgspec.json.schema_components([shape], ref_template=REF)[0][0]
+        responses: dict[str, Any] = {
+            str(status): {
+                "description": operation.get("summary") or "OK",
+                "content": {media: {"schema": body_schema}},
+            }
+        }
+        if (method, path) in _ETAGGED:
+            responses[str(status)]["headers"] = _ETAG
+        elif (method, path) == ("post", "/v1/games"):
+            responses[str(status)]["headers"] = _LOCATION
+        for code in sorted({*_COMMON, *extra}):
+            answer: dict[str, Any] = {"description": _REASONS[code]}
+            if code == 304:
+                answer["headers"] = _ETAG
+            else:
+                answer["content"] = problem
+            if code == 429:
+                answer["headers"] = _RETRY_AFTER
+            elif code == 503:
+                answer["headers"] = _RETRY_AFTER_503
+            responses[str(code)] = answer
+        operation["responses"] = responses
+        if security == "required":
+            operation["security"] = [{"bearer": []}]
+        elif security == "optional":
+            operation["security"] = [{}, {"bearer": []}]
+        else:
+            operation["security"] = []
+        if (method, path) == ("get", "/v1/games"):
+            for param in operation.get("parameters", []):
+                if param["name"] == "status":
+                    param["schema"] = {"enum": ["open", "active", "finished"]}
+                elif param["name"] == "cursor":
+                    param["schema"] = {"type": "string", "pattern": _CURSOR}
+                    param["description"] = "The `next` of the page before (opaque)"
+        if path.endswith("/commands"):
+            params = [p for p in operation.get("parameters", []) if p.get("in") != "header"]
+            operation["parameters"] = [*params, _IDEMPOTENCY_KEY]
+    return doc
+
+
+def install(app: Any) -> None:
+    """Complete the application's OpenAPI document once, where litestar caches it (the
+    dict that ``/schema/openapi.json`` serves)."""
+    from litestar._openapi.plugin import OpenAPIPlugin
+
+    complete(app.plugins.get(OpenAPIPlugin).provide_openapi_schema())

@@ -1,0 +1,151 @@
+"""Board pictures over HTTP, and the viewer page's static files.
+
+* ``GET /v1/games/{id}/board.svg`` — the caller's view now, drawn by the game
+  (``Game.svg``; seat token optional, as for ``GET /v1/games/{id}``).
+* ``GET /v1/games/{id}/replay/{n}/board.svg`` — the caller's view after event ``n``.
+* ``GET /v1/games/{id}`` and ``GET /v1/games/{id}/replay/{n}`` answer the same pictures when
+  the ``Accept`` header prefers ``image/svg+xml`` to ``application/json`` (:func:`negotiate`, a
+  ``before_request`` hook, so those handlers stay as they are).
+
+* ``/viewer/`` — the replay and audit viewer (``service/http/static/viewer``: plain files and
+  JavaScript modules, no build step, nothing from elsewhere).
+
+A picture shows exactly the view the JSON would: hidden things stay hidden.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from litestar import Request, Response, get
+from litestar.static_files import create_static_files_router
+
+from domain.kernel.svg import SVG_MEDIA_TYPE, notice
+from domain.registry import get_game
+from service.application.gameplay import Manifest, check_game_id
+from service.application.history import History
+from service.application.tokens import bearer
+from service.problems import Problem
+
+VIEWER_DIR = Path(__file__).parent / "static" / "viewer"
+_JSON = "application/json"
+_GAME_PATH = "/v1/games/{game_id:str}"
+_REPLAY_PATH = "/v1/games/{game_id:str}/replay/{n:int}"
+
+
+def picture(game: str, view: Any, status: str) -> str:
+    """The SVG of one view of a ``game``; a notice while the game has no board yet."""
+    rules = get_game(game)
+    if not view:
+        return notice(rules.title, "waiting for players" if status == "open" else "no board")
+    svg = rules.svg(view)
+    if svg is None:
+        raise Problem(406, "picture.unavailable", f"{game} has no board picture yet")
+    return svg
+
+
+def _svg(body: str) -> Response[bytes]:
+    return Response(
+        content=body.encode(),
+        media_type=SVG_MEDIA_TYPE,
+        headers={"vary": "Accept", "cache-control": "no-cache"},
+    )
+
+
+async def _board_now(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+    check_game_id(game_id)
+    manifest: Manifest = request.app.state.manifest
+    token = bearer(request.headers.get("authorization"))
+    doc = msgspec.json.decode(await manifest.game_document(game_id, token))
+    return _svg(picture(doc["game"], doc.get("view"), doc.get("status", "")))
+
+
+async def _board_at(request: Request[Any, Any, Any], game_id: str, n: int) -> Response[bytes]:
+    check_game_id(game_id)
+    history: History = request.app.state.history
+    token = bearer(request.headers.get("authorization"))
+    doc = await history.replay(game_id, token, n)
+    row = await history.store.get_game(game_id)
+    if row is None:
+        raise Problem(404, "game.not_found", f"no game {game_id}")
+    return _svg(picture(row.game, doc.get("view"), doc.get("status", "")))
+
+
+@get(
+    "/v1/games/{game_id:str}/board.svg",
+    summary="The board as the caller may see it, as SVG (seat token optional)",
+    media_type=SVG_MEDIA_TYPE,
+)
+async def board_svg(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+    return await _board_now(request, game_id)
+
+
+@get(
+    "/v1/games/{game_id:str}/replay/{n:int}/board.svg",
+    summary="The board after event n as the caller may see it, as SVG",
+    media_type=SVG_MEDIA_TYPE,
+)
+async def replay_svg(request: Request[Any, Any, Any], game_id: str, n: int) -> Response[bytes]:
+    return await _board_at(request, game_id, n)
+
+
+def wants_svg(accept: str | None) -> bool:
+    """Whether an ``Accept`` header prefers an SVG picture to JSON (a tie goes to JSON)."""
+    if not accept or "image/" not in accept:
+        return False
+    best, best_q = _JSON, _quality(accept, _JSON)
+    q = _quality(accept, SVG_MEDIA_TYPE)
+    if q > best_q:
+        best = SVG_MEDIA_TYPE
+    return best == SVG_MEDIA_TYPE
+
+
+def _quality(accept: str, media: str) -> float:
+    """The q-value ``accept`` gives ``media``: the most specific matching range wins."""
+    kind = media.split("/", 1)[0]
+    found: tuple[int, float] = (-1, 0.0)
+    for item in accept.split(","):
+        parts = [p.strip() for p in item.split(";")]
+        rng = parts[0].lower()
+        q = 1.0
+        for param in parts[1:]:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = min(1.0, max(0.0, float(value)))
+                except ValueError:
+                    q = 0.0
+        specificity = 2 if rng == media else 1 if rng == f"{kind}/*" else 0 if rng == "*/*" else -1
+        if specificity > found[0]:
+            found = (specificity, q)
+    return found[1]
+
+
+async def negotiate(request: Request[Any, Any, Any]) -> Response[bytes] | None:
+    """``before_request``: answer the picture for ``GET /v1/games/{id}`` and
+    ``/replay/{n}`` when the client asks for SVG; None lets the JSON handler run."""
+    if request.method != "GET" or not wants_svg(request.headers.get("accept")):
+        return None
+    paths = request.route_handler.paths
+    params = request.path_params
+    if _GAME_PATH in paths:
+        return await _board_now(request, params["game_id"])
+    if _REPLAY_PATH in paths:
+        return await _board_at(request, params["game_id"], params["n"])
+    return None
+
+
+#: Everything this module serves; ``service.http.app`` adds it to its route handlers.
+ROUTES: list[Any] = [
+    board_svg,
+    replay_svg,
+    create_static_files_router(
+        path="/viewer",
+        directories=[VIEWER_DIR],
+        html_mode=True,
+        include_in_schema=False,
+        name="viewer",
+    ),
+]

@@ -1,0 +1,62 @@
+"""``GET /readyz``: can this process serve? Each part needed is checked with a deadline and
+named in the answer; an exception is a failing check (with its message), never "ready".
+
+- ``postgres``: ``SELECT 1`` through the pool (acquire timeout included);
+- ``redis``: reachable (``PING``) and writable (a small expiring key: fails when Redis is full,
+  read-only or stalled) — only with ``REDIS_URL`` set;
+- ``projections``: the oldest change this process committed and has not yet written to the
+  projections is younger than ``MANIFEST_PROJECTION_LAG`` seconds, and the catch-up worker's
+  last pass succeeded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any
+
+from service.application.gameplay import Manifest
+
+CHECK_TIMEOUT = 2.0
+
+
+async def _check(probe: Awaitable[Any]) -> dict[str, Any]:
+    try:
+        result = await asyncio.wait_for(probe, CHECK_TIMEOUT)
+    except TimeoutError:
+        return {"ok": False, "error": f"no answer within {CHECK_TIMEOUT:g} s"}
+    except Exception as error:
+        return {"ok": False, "error": f"{type(error).__name__}: {error}"}
+    if result is False:
+        return {"ok": False, "error": "the check failed"}
+    return {"ok": True}
+
+
+async def _redis(manifest: Manifest) -> bool:
+    store = manifest.projector.store
+    if not await store.ping():
+        return False
+    await store.probe_write()
+    return True
+
+
+async def readiness(manifest: Manifest, max_lag: float) -> tuple[bool, dict[str, Any]]:
+    """(ready, checks): every check by name, ``{"ok": bool, "error"?: str, ...}``."""
+    postgres, redis = await asyncio.gather(_check(manifest.store.ping()), _check(_redis(manifest)))
+    projector = manifest.projector
+    lag = round(projector.lag(), 3)
+    projections: dict[str, Any] = {"ok": True, "lag_seconds": lag}
+    if lag > max_lag:
+        projections = {
+            "ok": False,
+            "lag_seconds": lag,
+            "error": f"projections lag {lag:g} s behind the store (limit {max_lag:g} s)",
+        }
+    elif projector.last_pass_error is not None:
+        projections = {
+            "ok": False,
+            "lag_seconds": lag,
+            "error": f"catch-up failed: {projector.last_pass_error}",
+        }
+    checks = {"postgres": postgres, "redis": redis, "projections": projections}
+    return all(c["ok"] for c in checks.values()), checks
