@@ -20,7 +20,7 @@ import time
 import msgspec
 
 from service.application.auditcache import AuditCache
-from service.application.gameplay import CommandBody, CreateGame
+from service.application.bodies import CommandBody, CreateGame
 from service.application.history import History
 from service.http.app import build_manifest
 from service.settings import Settings

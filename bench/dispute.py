@@ -22,7 +22,8 @@ from typing import Any
 
 import msgspec
 
-from service.application.gameplay import CommandBody, CreateGame, Manifest
+from service.application.bodies import CommandBody, CreateGame
+from service.application.gameplay import Manifest
 from service.application.history import History
 from service.audit.merkle import Tree
 from service.http.app import build_manifest

@@ -26,7 +26,8 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
-from service.application.gameplay import CommandBody, CreateGame, Manifest
+from service.application.bodies import CommandBody, CreateGame
+from service.application.gameplay import Manifest
 from service.http.app import build_manifest
 from service.settings import Settings
 from tests.support.servers import fresh_database, postgres_dsn, redis_url

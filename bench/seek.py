@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from service.application.gameplay import CommandBody, CreateGame
+from service.application.bodies import CommandBody, CreateGame
 from service.application.history import History
 from service.http.app import build_manifest
 from service.settings import Settings

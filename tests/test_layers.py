@@ -49,7 +49,7 @@ def _allowed(module: str) -> list[str]:
     if module.startswith("projections"):
         return ["projections", "domain"]
     if _under(module, SHARED) or module == "service":
-        return SHARED + ["domain"]
+        return [*SHARED, "domain"]
     if _under(module, ENTRY):
         return ["service", "domain", "projections"]
     for i, layer in enumerate(LAYERS):
@@ -89,3 +89,53 @@ def test_every_service_module_sits_in_a_layer() -> None:
         if _module(p) not in SHARED + ENTRY + ["service"]
     )
     assert not loose, f"modules outside the layers: {loose}"
+
+
+def test_only_the_http_layer_speaks_http() -> None:
+    """litestar is imported by service/http and the entry points only: the application, the
+    audit and the event store are HTTP-free."""
+    speaking = sorted(
+        _module(p)
+        for top in ("application", "audit", "eventstore")
+        for p in (ROOT / "service" / top).rglob("*.py")
+        if any(n == "litestar" or n.startswith("litestar.") for n in _all_imports(p))
+    )
+    assert not speaking, f"HTTP inside the application layers: {speaking}"
+
+
+def _all_imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_the_readme_names_every_service_module() -> None:
+    """README's Layout section lists the tree of ``service/``: every ``.py`` file in it, and
+    nothing that is not there (``find service -name '*.py'``)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Layout") : readme.index("\n## ", readme.index("## Layout"))]
+    top = section.index("  service/\n")
+    tree = section[top : section.index("  ```", top)]
+    listed: set[str] = set()
+    stack: list[tuple[int, str]] = []
+    for line in tree.splitlines():
+        name = line.strip().split(" ")[0]
+        if not name:
+            continue
+        depth = len(line) - len(line.lstrip())
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        path = "/".join([p for _, p in stack] + [name.rstrip("/")])
+        if name.endswith("/"):
+            stack.append((depth, name.rstrip("/")))
+        elif name.endswith(".py"):
+            listed.add(path)
+    actual = {str(p.relative_to(ROOT)) for p in (ROOT / "service").rglob("*.py")}
+    assert listed == actual, (
+        f"README lists but the tree lacks: {sorted(listed - actual)}; "
+        f"the tree has but README lacks: {sorted(actual - listed)}"
+    )

@@ -1,4 +1,4 @@
-"""``POST /v1/games/{id}/queries``: a question answered from the game's current state, with
+"""Queries: a question answered from the game's current state, with
 nothing appended (``shared/API.md``). The game answers through the kernel's optional
 ``Game.ask(state, viewer, query)`` (Empire Builder: survey, route planner, auto move preview).
 
@@ -12,12 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import structlog
-from litestar import Request, post
 
 from domain.kernel import SPECTATOR, RuleError, seat
-from service.application.gameplay import Manifest, check_game_id
-from service.application.tokens import bearer
+from service.application.games import Games, check_game_id
 from service.problems import Problem
 
 
@@ -25,26 +22,21 @@ class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
     query: dict[str, Any]
 
 
-async def answer(manifest: Manifest, game_id: str, token: str | None, body: QueryBody
-                 ) -> dict[str, Any]:
-    check_game_id(game_id)
-    who = await manifest.viewer(game_id, token)
-    _, table = await manifest._current(game_id)  # the cached table; ask never changes it
-    if table.status == "open" or table.state is None:
-        raise Problem(409, "game.not_started", "the game has not started: seats are still open")
-    rules = table.rules
-    try:
-        query = rules.decode_query(body.query)
-        result = rules.ask(table.state, SPECTATOR if who is None else seat(who), query)
-    except RuleError as error:
-        raise Problem(422, error.code, error.message, **error.details) from None
-    return {"version": table.version, "answer": result}
-
-
-@post("/v1/games/{game_id:str}/queries", status_code=200,
-      summary="Ask a question about the current state (nothing is appended)")
-async def post_query(request: Request[Any, Any, Any], game_id: str, data: QueryBody
-                     ) -> dict[str, Any]:
-    structlog.contextvars.bind_contextvars(game=game_id, query=str(data.query.get("type"))[:64])
-    manifest: Manifest = request.app.state.manifest
-    return await answer(manifest, game_id, bearer(request.headers.get("authorization")), data)
+class Queries(Games):
+    async def query(self, game_id: str, token: str | None, body: QueryBody) -> dict[str, Any]:
+        """The game's answer to ``body`` on the current state (the cached table: asking never
+        changes it), as the token's seat or as a spectator."""
+        check_game_id(game_id)
+        who = await self.viewer(game_id, token)
+        _, table = await self.current(game_id)
+        if table.status == "open" or table.state is None:
+            raise Problem(
+                409, "game.not_started", "the game has not started: seats are still open"
+            )
+        rules = table.rules
+        try:
+            query = rules.decode_query(body.query)
+            result = rules.ask(table.state, SPECTATOR if who is None else seat(who), query)
+        except RuleError as error:
+            raise Problem(422, error.code, error.message, **error.details) from None
+        return {"version": table.version, "answer": result}

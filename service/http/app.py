@@ -25,18 +25,11 @@ from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 from service.application.auditcache import AuditCache
+from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
 from service.application.faults import Admission, BoundedPool, Faults, pg_session_settings
-from service.application.gameplay import (
-    CommandBody,
-    CreateGame,
-    JoinGame,
-    Manifest,
-    MessageBody,
-    check_game_id,
-)
+from service.application.gameplay import Manifest
+from service.application.games import check_game_id
 from service.application.history import History
-from service.application.queries import post_query
-from service.application.seats import delete_seat
 from service.application.tokens import bearer
 from service.audit.exportfile import encode_export
 from service.audit.receipts import load_signer, published_keys
@@ -46,7 +39,9 @@ from service.http import openapi, pictures
 from service.http.assets import get_asset
 from service.http.hardening import HardeningMiddleware
 from service.http.limits import QuotaMiddleware, Quotas
+from service.http.queries import post_query
 from service.http.readiness import readiness
+from service.http.seats import delete_seat
 from service.observability import RequestLogMiddleware, configure_logging, metrics_body
 from service.problems import PROBLEM_JSON, Problem
 from service.settings import Settings

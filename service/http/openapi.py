@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from domain.registry import all_games
-from service.application.gameplay import CommandBody, CreateGame, JoinGame, MessageBody
+from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
 from service.application.queries import QueryBody
 from service.http import schemas
 from service.problems import PROBLEM_JSON

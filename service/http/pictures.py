@@ -24,7 +24,8 @@ from litestar.static_files import create_static_files_router
 
 from domain.kernel.svg import SVG_MEDIA_TYPE, notice
 from domain.registry import get_game
-from service.application.gameplay import Manifest, check_game_id
+from service.application.gameplay import Manifest
+from service.application.games import check_game_id
 from service.application.history import History
 from service.application.tokens import bearer
 from service.problems import Problem

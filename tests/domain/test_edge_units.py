@@ -71,7 +71,7 @@ def test_bad_bodies_are_400(body: bytes) -> None:
 
 
 def test_strict_types() -> None:
-    from service.application.gameplay import CommandBody
+    from service.application.bodies import CommandBody
 
     check_body(b'{"command": {"type": "x"}, "expected_version": 28}', 32, CommandBody)
     for bad in (b'"28"', b"28.0", b"-1", b"true"):

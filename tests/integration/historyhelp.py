@@ -18,7 +18,8 @@ import msgspec
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.kernel import AUDITOR
 from domain.platform.table import Table, fold_stream, game_document
-from service.application.gameplay import CommandBody, CreateGame, Manifest, MessageBody
+from service.application.bodies import CommandBody, CreateGame, MessageBody
+from service.application.gameplay import Manifest
 from service.eventstore.chain import ZERO_HASH, canonical, link
 from service.eventstore.records import StoredEvent
 from service.http.app import build_manifest

@@ -19,7 +19,8 @@ from domain.platform.table import fold_stream
 from projections.projector import Projector, table_fields
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore
-from service.application.gameplay import CommandBody, CreateGame, Manifest
+from service.application.bodies import CommandBody, CreateGame
+from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
 from service.eventstore.chain import verify_chain
 from service.eventstore.migrate import migrate

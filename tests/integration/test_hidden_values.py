@@ -38,7 +38,7 @@ from domain.kernel.hidden import (
     set_at,
 )
 from domain.registry import get_game
-from service.application.gameplay import CreateGame, MessageBody
+from service.application.bodies import CreateGame, MessageBody
 from service.audit.audit import ExportFile, verify_export
 from service.audit.commitments import secrets_of
 from service.audit.exportfile import decode_export

@@ -14,7 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service.application.gameplay import CreateGame, Manifest
+from service.application.bodies import CreateGame
+from service.application.gameplay import Manifest
 
 from .apihelp import GAME, RANDOM_CRATES, assert_problem, auth, create_started, pg, tokens_of
 from .historyhelp import in_process

@@ -11,7 +11,8 @@ import pytest
 
 from projections.projector import Projector
 from projections.store import MemoryStore
-from service.application.gameplay import CommandBody, CreateGame, JoinGame, Manifest
+from service.application.bodies import CommandBody, CreateGame, JoinGame
+from service.application.gameplay import Manifest
 from service.application.history import History
 from service.audit.receipts import load_signer
 from service.eventstore.migrate import migrate

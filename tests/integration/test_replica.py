@@ -209,7 +209,7 @@ def test_http_history_is_complete_while_the_replica_lags(
             before = _metric((await client.get("/metrics")).text, "replica")
             await _check_history(client, game_id, tokens[0], version)
             # events and replay read the caught-up replica; the audit of an unchanged game is
-            # answered from the audit cache (service/auditcache.py) and reads nothing
+            # answered from the audit cache (service/application/auditcache.py) and reads nothing
             assert _metric((await client.get("/metrics")).text, "replica") >= before + 2
 
     try:

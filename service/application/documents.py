@@ -1,0 +1,72 @@
+"""Reads of the current game: a viewer's document and a seat's legal commands, from the
+projection when it is at least at the stored version (``games.version``), else from the table
+folded from PostgreSQL (and the projection repaired). The host token reads the spectator's
+document with the invite code."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgspec
+
+from projections.projector import table_field
+from projections.store import StoreUnavailable
+from service.application.games import Games, check_game_id, log
+from service.application.tokens import (
+    HOST_PREFIX,
+)
+from service.problems import Problem
+
+
+class Documents(Games):
+    async def document(self, game_id: str, field: str) -> bytes:
+        """A projection field, never older than the stored version (``games.version``): a
+        projection behind it, missing, or unreadable is answered from PostgreSQL instead."""
+        # Both at once: whichever answers first, the projection is served only if it is at
+        # least at the version PostgreSQL had when asked, which is at least every version
+        # acknowledged before this request.
+        stored, (have, raw) = await asyncio.gather(
+            self.store.version_head(game_id), self._projected(game_id, field)
+        )
+        if stored is None or stored[0] == 0:
+            raise Problem(404, "game.not_found", f"no game {game_id}")
+        version, head = stored
+        if raw is not None and have is not None and int(have) >= version:
+            return raw
+        table = await self._stored_table(game_id, head, version)
+        self.projector.schedule(table)  # repair what was behind
+        raw = table_field(table, field)
+        if raw is None:
+            raise Problem(404, "game.not_found", f"no game {game_id}")
+        return raw
+
+    async def _projected(self, game_id: str, field: str) -> tuple[bytes | None, bytes | None]:
+        """(version, field) of the projection; (None, None) when Redis fails."""
+        try:
+            have, raw = await self.projector.store.fields(game_id, ["version", field])
+        except StoreUnavailable as error:
+            log.warning("view served from PostgreSQL", game=game_id, reason=str(error))
+            return None, None
+        return have, raw
+
+    async def game_document(self, game_id: str, token: str | None) -> bytes:
+        check_game_id(game_id)
+        if token is not None and token.startswith(HOST_PREFIX):
+            return await self._host_document(game_id, token)
+        seat = await self.seat_for(game_id, token)
+        return await self.document(game_id, "doc:spectator" if seat is None else f"doc:seat:{seat}")
+
+    async def _host_document(self, game_id: str, token: str) -> bytes:
+        """What the host token reads: the game as a spectator sees it, with the invite code
+        to hand out (the host is no seat: it sees no hidden thing)."""
+        await self._require_host(game_id, token)
+        row = await self._row(game_id)
+        doc = msgspec.json.decode(await self.document(game_id, "doc:spectator"))
+        doc["invite_code"] = row.invite_code
+        return msgspec.json.encode(doc)
+
+    async def legal_document(self, game_id: str, token: str | None) -> bytes:
+        check_game_id(game_id)
+        seat = await self.require_seat(game_id, token)
+        return await self.document(game_id, f"legal:{seat}")
+

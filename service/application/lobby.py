@@ -1,0 +1,297 @@
+"""The lobby: creating a game (in one transaction: row, seats, events, start), joining with the
+invite code (and the invited names), the host taking a seat back or starting the game, and the
+list of games. Lobby actions take the game's row lock."""
+
+from __future__ import annotations
+
+import hmac
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from domain.kernel import Rng, RuleError, seed_commitment
+from domain.kernel.errors import UnknownGame
+from domain.platform.events import (
+    LobbyCreated,
+    LobbyJoined,
+    LobbyLeft,
+)
+from domain.platform.table import Table, game_document
+from domain.registry import AnyGame, get_game
+from service.application.bodies import CreateGame, JoinGame
+from service.application.games import Games, check_game_id
+from service.application.names import name_key, player_name
+from service.application.tokens import (
+    HOST_PREFIX,
+    SEAT_PREFIX,
+    new_invite_code,
+    new_seed,
+    new_token,
+    token_hash,
+)
+from service.audit.commitments import CANONICAL, Keys
+from service.eventstore.store import Locked, SeatTaken
+from service.problems import Problem
+
+
+def _names(values: list[str]) -> list[str]:
+    """Players named at creation: each a valid name, no two alike (:func:`name_key`)."""
+    names = [player_name(v) for v in values]
+    if len({name_key(n) for n in names}) != len(names):
+        raise Problem(400, "lobby.name_taken", "two players may not have the same name")
+    return names
+
+
+
+
+class Lobby(Games):
+    async def create(self, req: CreateGame) -> dict[str, Any]:
+        try:
+            rules = get_game(req.game)
+        except UnknownGame:
+            raise Problem(
+                422, "lobby.unknown_game", f"no game {req.game!r}; see /v1/rules"
+            ) from None
+        if not rules.min_seats <= req.seats <= rules.max_seats:
+            raise Problem(
+                422,
+                "lobby.bad_seats",
+                f"{rules.title} is for {rules.min_seats} to {rules.max_seats} players",
+            )
+        options = _problem_from(lambda: rules.decode_options(req.options))
+        position = None
+        if req.position is not None:
+            position = _problem_from(lambda: rules.decode_position(req.position or {}))
+        players = None if req.players is None else _names(req.players)
+        if players is not None and len(players) != req.seats:
+            raise Problem(422, "lobby.bad_players", f"name {req.seats} players, one per seat")
+        invited = _invited(req.invited, players)
+        seed = new_seed()
+        message_key = new_seed() if self.canonical >= CANONICAL else None
+        # Dry run of the set-up, so bad options or positions never leave a game behind.
+        _problem_from(lambda: self._opening(rules, options, position, req.seats, seed, 1))
+        if position is not None and rules.position_seats(position) != req.seats:
+            raise Problem(
+                422,
+                "position.invalid",
+                f"the position has {rules.position_seats(position)} players, not {req.seats}",
+            )
+        host_token = new_token(HOST_PREFIX)
+        seats: list[dict[str, Any]] = [
+            {"seat": i, "name": None, "token": None} for i in range(req.seats)
+        ]
+        snapshots: dict[int, bytes] = {}
+        # One transaction: the game row, its seats, its events and its start — a failure
+        # anywhere leaves nothing behind (no orphan game in the list).
+        async with self.store.creating(
+            game=rules.id,
+            seats=req.seats,
+            options=msgspec.to_builtins(options),
+            invite_code=new_invite_code(),
+            seed=seed,
+            host_token_hash=token_hash(host_token),
+            message_key=message_key,
+        ) as locked:
+            row = locked.row
+            self._keys.put(row.id, Keys(seed, message_key))
+            created = LobbyCreated(
+                rules.id,
+                req.seats,
+                msgspec.to_builtins(options),
+                seed_commitment(seed),
+                None if position is None else msgspec.to_builtins(position),
+                canonical=self.canonical,
+                invited=invited,
+            )
+            pending: list[msgspec.Struct] = [created]
+            for i, name in enumerate(players or []):
+                token = new_token(SEAT_PREFIX)
+                await locked.set_seat(i, name, token_hash(token))
+                seats[i] = {"seat": i, "name": name, "token": token}
+                pending.append(LobbyJoined(i, name))
+            table = await self._append(locked, pending, snapshots, seat=None, command_id=None)
+            if players is not None:
+                table = await self._start(locked, table, snapshots)
+            locked_row = locked.row
+        for slot in seats:  # committed: the tokens are valid now (cached once started only:
+            if slot["token"] is not None and table.status != "open":  # a seat may be removed)
+                self._seat_tokens.put(token_hash(slot["token"]), (row.id, slot["seat"]))
+        await self._project(table, snapshots)
+        started = table.state is not None
+        return {
+            "id": row.id,
+            "game": rules.id,
+            "status": table.status,
+            "version": locked_row.version,
+            "host_token": host_token,
+            "invite_code": row.invite_code,
+            "seats": seats,
+            # started at once: who acts, and the game as the host (no seat) sees it
+            "to_act": rules.to_act(table.state) if started else [],
+            "view": game_document(table, "spectator")["view"] if started else None,
+        }
+
+    async def _open_table(self, locked: Locked) -> Table:
+        """The locked game's table, which must still be open (a lobby action): else 409."""
+        table = await self._table_at(locked)
+        if table.status != "open":
+            raise Problem(409, "lobby.started", "the game has already started")
+        return table
+
+    @staticmethod
+    def _opening(
+        rules: AnyGame, options: Any, position: Any, seats: int, seed: bytes, version: int
+    ) -> list[Any]:
+        rng = Rng(seed, version)
+        if position is not None:
+            return rules.start_from_position(position, rng)
+        return rules.start(options, seats, rng)
+
+    async def join(self, game_id: str, req: JoinGame) -> dict[str, Any]:
+        row = await self._row(game_id)
+        if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
+            raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
+        name = player_name(req.name)
+        token = new_token(SEAT_PREFIX)
+        snapshots: dict[int, bytes] = {}
+        async with self.store.lock(game_id) as locked:
+            table = await self._open_table(locked)
+            _check_invited(table, name)
+            free = [i for i, n in enumerate(table.names) if n is None]
+            if any(n is not None and name_key(n) == name_key(name) for n in table.names):
+                raise Problem(409, "lobby.name_taken", f"a player called {name!r} has joined")
+            if req.seat is not None:
+                if not 0 <= req.seat < table.seats:
+                    raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
+                if req.seat not in free:
+                    raise Problem(409, "lobby.seat_taken", f"seat {req.seat} is taken")
+                chosen = req.seat
+            elif not free:
+                raise Problem(409, "lobby.full", "every seat is taken")
+            else:
+                chosen = free[0]
+            try:
+                await locked.set_seat(chosen, name, token_hash(token))
+            except SeatTaken:
+                raise Problem(409, "lobby.seat_taken", f"seat {chosen} is taken") from None
+            table = await self._append(
+                locked, [LobbyJoined(chosen, name)], snapshots, seat=chosen, command_id=None
+            )
+            if all(n is not None for n in table.names):
+                table = await self._start(locked, table, snapshots)
+        if table.status != "open":  # committed, and no host can take the seat back any more
+            self._seat_tokens.put(token_hash(token), (game_id, chosen))
+        await self._project(table, snapshots)
+        return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
+
+    async def remove_seat(self, game_id: str, token: str | None, seat: int) -> dict[str, Any]:
+        """The host takes a joined player's seat back before the start (``lobby.left``): the
+        seat reopens and the player's token stops working."""
+        check_game_id(game_id)
+        await self._require_host(game_id, token)
+        snapshots: dict[int, bytes] = {}
+        async with self.store.lock(game_id) as locked:
+            table = await self._open_table(locked)
+            if not 0 <= seat < table.seats:
+                raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
+            name = table.names[seat]
+            if name is None:
+                raise Problem(409, "lobby.seat_empty", f"nobody has joined seat {seat}")
+            await locked.release_seat(seat)
+            table = await self._append(
+                locked, [LobbyLeft(seat, name)], snapshots, seat=None, command_id=None
+            )
+        await self._project(table, snapshots)
+        return {"id": game_id, "seat": seat, "status": table.status, "version": table.version}
+
+    async def start(self, game_id: str, token: str | None) -> dict[str, Any]:
+        await self._require_host(game_id, token)
+        snapshots: dict[int, bytes] = {}
+        async with self.store.lock(game_id) as locked:
+            table = await self._open_table(locked)
+            if any(n is None for n in table.names):
+                raise Problem(409, "lobby.not_full", "the game starts once every seat is taken")
+            table = await self._start(locked, table, snapshots)
+        await self._project(table, snapshots)
+        return {"id": game_id, "status": table.status, "version": table.version}
+
+    async def _start(self, locked: Locked, table: Table, snapshots: dict[int, bytes]) -> Table:
+        rules = table.rules
+        seed = await self._seed(table.game_id)
+        created = await locked.read(after=0, limit=1)
+        position_raw = created[0].data.get("position")
+        position = None if position_raw is None else rules.decode_position(position_raw)
+        options = rules.decode_options(table.options)
+        events = self._opening(rules, options, position, table.seats, seed, table.version + 1)
+        return await self._append(locked, events, snapshots, seat=None, command_id=None)
+
+
+    async def list_games(
+        self, status: str | None, game: str | None, limit: int, cursor: str | None
+    ) -> dict[str, Any]:
+        before = None
+        if cursor is not None:
+            try:
+                at_text, _, gid = cursor.partition("~")
+                before = (datetime.fromisoformat(at_text), str(uuid.UUID(gid)))
+            except ValueError:
+                raise Problem(
+                    400, "request.bad_cursor", "the cursor is not one we gave out"
+                ) from None
+        rows = await self.store.list_games(status=status, game=game, limit=limit, before=before)
+        nxt = None
+        if len(rows) == limit:
+            at, gid = rows[-1].cursor
+            # URL-safe as it is ("Z", not "+00:00": a "+" pasted into a query string is a space)
+            nxt = f"{at.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')}~{gid}"
+        return {
+            "games": [
+                {
+                    "id": r.id,
+                    "game": r.game,
+                    "status": r.status,
+                    "seats": r.seats,
+                    "players": r.players,
+                    "options": r.options,  # the terms (Empire Builder's money to win, ...)
+                    "version": r.version,
+                    "created_at": r.created_at.isoformat(),
+                }
+                for r in rows
+            ],
+            "next": nxt,
+        }
+
+
+
+def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] | None:
+    if invited is None:
+        return None
+    names = [player_name(n) for n in invited]
+    keys = {name_key(n) for n in names}
+    if not names or len(keys) != len(names):
+        raise Problem(422, "lobby.bad_invited", "invite one or more names, each once")
+    if players is not None and any(name_key(p) not in keys for p in players):
+        raise Problem(422, "lobby.bad_players", "every player named must be invited")
+    return names
+
+
+def _check_invited(table: Table, name: str) -> None:
+    if table.invited is None:
+        return
+    if name_key(name) not in {name_key(n) for n in table.invited}:
+        raise Problem(403, "lobby.not_invited", f"{name!r} is not invited to this game")
+    if name_key(name) in {name_key(n) for n in table.names if n is not None}:
+        raise Problem(409, "lobby.already_seated", f"{name!r} has a seat already")
+
+
+
+
+def _problem_from(thunk: Any) -> Any:
+    try:
+        return thunk()
+    except RuleError as error:
+        raise Problem(422, error.code, error.message) from None
+
+

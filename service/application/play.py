@@ -1,0 +1,252 @@
+"""Play: a seat's command, decided on the latest state and appended with one compare-and-set
+statement (:mod:`service.eventstore.optimistic`), refused commands recorded (bounded), and a
+repeated ``Idempotency-Key`` answered with the first answer (see
+:mod:`service.application.gameplay` for a command's whole life)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from domain.kernel import CommandError, RuleError
+from domain.platform.table import Table, legal_document
+from service.application.bodies import CommandBody
+from service.application.games import _RETRIES, Games, check_game_id
+from service.application.ruling import (
+    accepted_answer,
+    legal_bytes,
+    rule,
+)
+from service.eventstore import rejections
+from service.eventstore.optimistic import append_command
+from service.eventstore.records import CommandRecord, NewEvent, StoredEvent
+from service.eventstore.store import DuplicateCommand
+from service.observability import COMMANDS
+from service.problems import Problem
+
+
+class _Attempt(msgspec.Struct):
+    """A command being decided: what was sent, by whom, under which key."""
+
+    game_id: str
+    seat: int
+    body: CommandBody
+    key: str | None
+    command_id: str
+    received_at: datetime
+
+
+class _Stale(Exception):
+    """The state a decision was based on is not the stored one any more."""
+
+
+
+def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[str, Any]:
+    """What the answer adds so a client need not ask: who is to act now, and the seat's own
+    legal commands (empty unless it is still to act; ``legal``: already encoded)."""
+    state = table.state
+    return {
+        "to_act": table.rules.to_act(state) if state is not None else [],
+        "legal": legal_document(table, seat)["commands"] if legal is None else legal,
+    }
+
+
+
+
+class Play(Games):
+    async def command(
+        self, game_id: str, token: str | None, body: CommandBody, key: str | None
+    ) -> dict[str, Any]:
+        """Decide on the latest known state and append with one compare-and-set statement
+        (:mod:`service.eventstore.optimistic`); if the game moved meanwhile, re-read and decide
+        again."""
+        check_game_id(game_id)
+        kind = "command" if key is not None else "write"  # without a key: nothing to resend with
+        return await self._write(game_id, lambda: self._command(game_id, token, body, key), kind)
+
+
+    async def _command(
+        self, game_id: str, token: str | None, body: CommandBody, key: str | None
+    ) -> dict[str, Any]:
+        seat = await self.require_seat(game_id, token)
+        if key is not None:
+            prior = await self.store.find_command(game_id, seat, key)
+            if prior is not None:
+                return await self._answer_again(prior, seat, body)
+        attempt = _Attempt(
+            game_id=game_id,
+            seat=seat,
+            body=body,
+            key=key,
+            command_id=str(uuid.uuid4()),
+            received_at=datetime.now(UTC),
+        )
+        game = "?"
+        try:
+            for _ in range(_RETRIES):
+                head, table = await self._current(game_id)
+                game = table.game
+                try:
+                    answer = await self._decide_and_append(attempt, head, table)
+                except _Stale:
+                    self._tables.pop(game_id)
+                    continue
+                COMMANDS.labels(game=game, outcome="accepted").inc()
+                return answer
+            raise Problem(
+                503, "version.contention", "the game kept changing while this command was decided"
+            )
+        except Problem as problem:
+            COMMANDS.labels(game=game, outcome=problem.code).inc()
+            raise
+
+
+    async def _still(self, game_id: str, head: bytes) -> None:
+        """Before refusing a command on a cached state, make sure the state is the stored one."""
+        row = await self._row(game_id)
+        if row.head != head:
+            raise _Stale
+
+    async def _decide_and_append(self, a: _Attempt, head: bytes, table: Table) -> dict[str, Any]:
+        rules = table.rules
+        try:
+            command = rules.decode_command(a.body.command)
+        except CommandError as error:
+            return await self._refuse(a, Problem(422, error.code, error.message), "rejected")
+        version = table.version
+        if a.body.expected_version is not None and a.body.expected_version != version:
+            await self._still(a.game_id, head)
+            conflict = Problem(
+                409,
+                "version.conflict",
+                f"the game is at version {version}, not {a.body.expected_version}",
+                version=version,
+            )
+            return await self._refuse(a, conflict, "conflict")
+        problem = self._not_playing(table)
+        if problem is None:
+            try:
+                ruling = rule(table, a.seat, command, await self._seed(a.game_id))
+            except RuleError as error:
+                problem = Problem(422, error.code, error.message, **_details(error))
+        if problem is not None:
+            await self._still(a.game_id, head)
+            return await self._refuse(a, problem, "rejected")
+        new = ruling.table
+        try:
+            appended = await append_command(
+                self.store.pool,
+                game_id=a.game_id,
+                version=version,
+                head=head,
+                events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
+                seat=a.seat,
+                command_id=a.command_id,
+                at=datetime.now(UTC),
+                status=new.status if new.status != table.status else None,
+                result=ruling.result,
+                idempotency_key=a.key,
+                command_type=str(a.body.command.get("type", ""))[:64],
+                body=msgspec.to_builtins(a.body),
+                received_at=a.received_at,
+                respond=lambda stored: self._accepted(new, a.seat, stored),
+            )
+        except DuplicateCommand:
+            return await self._replay_key(a)
+        if appended is None:
+            raise _Stale
+        stored, response = appended
+        self._remember(new, stored[-1].hash)
+        await self._project(new, ruling.snapshots, {f"legal:{a.seat}": legal_bytes(ruling)})
+        return {**response, **_hints(new, a.seat, ruling.legal)}
+
+    async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> dict[str, Any]:
+        """Record a refused command and raise its problem (or, if its Idempotency-Key was
+        taken meanwhile, answer as that command was answered). Past the seat's cap of recorded
+        refusals it is only counted (:mod:`service.eventstore.rejections`)."""
+        if not await rejections.admit(self.store.pool, a.game_id, a.seat, self.rejected_cap):
+            raise problem
+        try:
+            await self.store.record_rejection(
+                game_id=a.game_id,
+                command_id=a.command_id,
+                seat=a.seat,
+                idempotency_key=a.key,
+                type=str(a.body.command.get("type", ""))[:64],
+                body=msgspec.to_builtins(a.body),
+                error_code=problem.code,
+                error_detail=problem.detail,
+                outcome=outcome,
+                response=problem.document(),
+                received_at=a.received_at,
+            )
+        except DuplicateCommand:
+            return await self._replay_key(a)
+        raise problem
+
+    async def _answer_again(
+        self, prior: CommandRecord, seat: int, body: CommandBody
+    ) -> dict[str, Any]:
+        """The first answer, whole: the recorded part, plus the hints (``to_act`` and the
+        seat's ``legal``) recomputed at the answer's version — a pure function of the stream,
+        so they are not stored with every command."""
+        answer = _replay(prior, seat, body)
+        head = bytes.fromhex(str(answer["head"]))
+        table = await self._stored_table(prior.game_id, head, int(answer["version"]), False)
+        return {**answer, **_hints(table, seat)}
+
+    async def _replay_key(self, a: _Attempt) -> dict[str, Any]:
+        if a.key is None:
+            raise RuntimeError("only a command with an idempotency key is replayed")
+        prior = await self.store.find_command(a.game_id, a.seat, a.key)
+        if prior is None:  # the other insert rolled back: nothing to repeat
+            raise _Stale
+        return await self._answer_again(prior, a.seat, a.body)
+
+    def _not_playing(self, table: Table) -> Problem | None:
+        if table.status == "open":
+            return Problem(
+                409, "game.not_started", "the game has not started: seats are still open"
+            )
+        if table.status == "finished":
+            return Problem(409, "game.finished", "the game is over")
+        return None
+
+    def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
+        """The recorded answer (built inside the append, before the commit; a test makes it
+        fail there to prove a rolled-back append leaves no trace)."""
+        return accepted_answer(self.signer, table, seat, stored, self._keys.get(table.game_id))
+
+
+
+def _details(error: RuleError) -> dict[str, Any]:
+    return {"rule": error.details} if error.details else {}
+
+
+
+
+def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> dict[str, Any]:
+    """The recorded first answer to a command sent again with the same Idempotency-Key (for an
+    accepted command, without the ``to_act``/``legal`` hints: see ``Manifest._answer_again``)."""
+    if prior.seat != seat or prior.body != msgspec.to_builtins(body):
+        raise Problem(
+            422,
+            "idempotency.key_reused",
+            "this Idempotency-Key was used for a different command; use a new key",
+        )
+    response = prior.response or {}
+    if prior.outcome != "accepted":
+        raise Problem(
+            int(response.get("status", 422)),
+            str(prior.error_code),
+            str(prior.error_detail),
+            **{
+                k: v
+                for k, v in response.items()
+                if k not in ("type", "title", "status", "detail", "code")
+            },
+        )
+    return dict(response)

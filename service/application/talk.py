@@ -1,0 +1,65 @@
+"""Table talk: a seat's message to all or to some seats, appended under the game's row lock and
+recorded like a command (so an audit ties the event to what was sent). Private messages are
+hidden values: only their addressees can open them (:mod:`service.audit.commitments`)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import msgspec
+
+from domain.platform.events import (
+    TableMessage,
+)
+from service.application.bodies import MAX_MESSAGE, MessageBody
+from service.application.games import Games, check_game_id
+from service.problems import Problem
+
+
+class Talk(Games):
+    async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
+        check_game_id(game_id)
+        return await self._write(game_id, lambda: self._message(game_id, token, body), "write")
+
+    async def _message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
+        seat = await self.require_seat(game_id, token)
+        text = body.text.strip()
+        if not text or len(text) > MAX_MESSAGE:
+            raise Problem(422, "message.bad_text", f"a message is 1 to {MAX_MESSAGE} characters")
+        snapshots: dict[int, bytes] = {}
+        async with self.store.lock(game_id) as locked:
+            seats = (await self._table_at(locked)).seats
+            if isinstance(body.to, str):
+                if body.to != "all":
+                    raise Problem(422, "message.bad_recipients", 'send to a list of seats or "all"')
+                to: list[int] | str = "all"
+            else:
+                if not body.to or any(not 0 <= s < seats for s in body.to):
+                    raise Problem(422, "message.bad_recipients", f"seats are 0 to {seats - 1}")
+                to = sorted(set(body.to))
+            command_id = str(uuid.uuid4())
+            table = await self._append(
+                locked, [TableMessage(seat, to, text)], snapshots, seat=seat, command_id=command_id
+            )
+            head = locked.row.head.hex()
+            response = {
+                "version": table.version,
+                "head": head,
+                "receipt": self.signer.receipt(game_id, table.version, head),
+            }
+            # Recorded like a command, so an audit can tie the event to what the seat sent.
+            await locked.record_command(
+                command_id=command_id,
+                seat=seat,
+                idempotency_key=None,
+                type="table.message",
+                body=msgspec.to_builtins(body),
+                outcome="accepted",
+                first_version=table.version,
+                last_version=table.version,
+                response=response,
+            )
+        await self._project(table, snapshots)
+        return response
+
