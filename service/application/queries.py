@@ -1,5 +1,6 @@
-"""``POST /v1/games/{id}/queries``: a question answered from the game's current state, with
-nothing appended (``shared/API.md``). The game answers through the kernel's optional
+"""A question answered from the game's current state, with nothing appended
+(``POST /v1/games/{id}/queries``, ``docs/api.md``; the route is
+:mod:`service.http.routes.play`). The game answers through the kernel's optional
 ``Game.ask(state, viewer, query)`` (Empire Builder: survey, route planner, auto move preview).
 
 A seat token asks as that seat; no token asks as a spectator (public questions only: a game
@@ -12,12 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import structlog
-from litestar import Request, post
 
 from domain.kernel import SPECTATOR, RuleError, seat
 from service.application.gameplay import Manifest, check_game_id
-from service.application.tokens import bearer
 from service.problems import Problem
 
 
@@ -25,8 +23,9 @@ class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
     query: dict[str, Any]
 
 
-async def answer(manifest: Manifest, game_id: str, token: str | None, body: QueryBody
-                 ) -> dict[str, Any]:
+async def answer_query(
+    manifest: Manifest, game_id: str, token: str | None, body: QueryBody
+) -> dict[str, Any]:
     check_game_id(game_id)
     who = await manifest.viewer(game_id, token)
     _, table = await manifest._current(game_id)  # the cached table; ask never changes it
@@ -40,11 +39,3 @@ async def answer(manifest: Manifest, game_id: str, token: str | None, body: Quer
         raise Problem(422, error.code, error.message, **error.details) from None
     return {"version": table.version, "answer": result}
 
-
-@post("/v1/games/{game_id:str}/queries", status_code=200,
-      summary="Ask a question about the current state (nothing is appended)")
-async def post_query(request: Request[Any, Any, Any], game_id: str, data: QueryBody
-                     ) -> dict[str, Any]:
-    structlog.contextvars.bind_contextvars(game=game_id, query=str(data.query.get("type"))[:64])
-    manifest: Manifest = request.app.state.manifest
-    return await answer(manifest, game_id, bearer(request.headers.get("authorization")), data)
