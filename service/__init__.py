@@ -3,7 +3,7 @@
     service/http/         the edge: litestar app, routes, problem rendering, input hardening,
                           quotas, OpenAPI, pictures and the viewer's static files
     service/application/  what a request means: lobby, play, table talk, documents, history,
-                          queries, seats and tokens — HTTP-free
+                          queries and tokens — HTTP-free
     service/audit/        proving what happened: audit, commitments to hidden values, receipts,
                           Merkle proofs, signed tree heads, export files
     service/eventstore/   PostgreSQL: appends under optimistic concurrency, rows, the hash chain,

@@ -1,5 +1,5 @@
 """The application: what each request means, HTTP-free. Lobby, play and table talk on the event
 store (:mod:`service.application.gameplay`), a game's history, replays, dispute files and live
-changes (:mod:`service.application.history`), queries, seats and tokens, and how dependency
+changes (:mod:`service.application.history`), queries and tokens, and how dependency
 faults become honest answers (:mod:`service.application.faults`). Commands are decided by the
 pure :mod:`service.application.ruling` on the platform table (:mod:`domain.platform`)."""

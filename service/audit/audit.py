@@ -82,7 +82,10 @@ class ExportFile(msgspec.Struct):
     withheld: list[int] = []
 
 
-class Problem(msgspec.Struct, frozen=True):
+class Finding(msgspec.Struct, frozen=True):
+    """One thing an audit found wrong: the event (None: the game as a whole), the check that
+    found it, a stable code and what was seen. Listed as ``problems`` in the report."""
+
     version: int | None
     check: str  # chain | adjudication | seed
     code: str
@@ -114,10 +117,10 @@ class Auditor:
         self.message_key = message_key
         self.openings = {(o.version, tuple(o.path)): o.salt for o in openings}
         self.withheld = set(withheld)
-        self.problems: list[Problem] = []
+        self.problems: list[Finding] = []
 
     def _problem(self, version: int | None, check: str, code: str, detail: str) -> None:
-        self.problems.append(Problem(version, check, code, detail))
+        self.problems.append(Finding(version, check, code, detail))
 
     # --- chain -------------------------------------------------------------------------------
     def check_chain(self) -> dict[str, Any]:

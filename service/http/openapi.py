@@ -1,11 +1,21 @@
 """The OpenAPI document, made to tell the truth (``/schema/openapi.json``).
 
-litestar derives paths, parameters and request bodies from the handlers; this module then
-completes each operation from one table (:data:`OPERATIONS`): the answer's schema (the Structs
-of :mod:`service.http.schemas`) and media type, every status the route can answer with the problem
-schema (``application/problem+json``), ``Retry-After`` on 429, the bearer security scheme
-(required, optional or none), and the ``Idempotency-Key`` header of commands. A test checks
-that every route in the application is in the table, and Schemathesis checks the server
+litestar derives paths, parameters, request bodies and the answers of the handlers that return
+Structs (:mod:`service.http.schemas`) from the handlers' types. The schemas of those Structs
+(the document's components) are then replaced by msgspec's own reading of the same types —
+the encoder that writes the answers — which keeps what litestar's leaves out (constraints,
+``additionalProperties``, the declared schema of pre-encoded parts such as a command answer's
+``legal``).
+
+A few answers are not built from a Struct but sent as bytes, for speed: the game and legal
+documents (stored encoded in the projections, served as they are), the audit report (cached
+encoded), the export file (the bytes ``manifest export`` writes, hashes in hex), a game's
+asset files, and the non-JSON answers (SVG, NDJSON, Server-Sent Events). For those alone the
+table :data:`OPERATIONS` names the schema (a Struct of :mod:`service.http.schemas` where there
+is one). For every route the table also gives every status it can answer with the problem
+schema (``application/problem+json``), ``Retry-After`` on 429 and 503, the bearer security
+scheme (required, optional or none), and the ``Idempotency-Key`` header of commands. A test
+checks that every route in the application is in the table, and Schemathesis checks the server
 against the result.
 """
 
@@ -45,23 +55,24 @@ _REASONS = {
 _COMMON = (400, 429, 503)
 _TOKEN = (401, 403, 404)
 
-#: (method, path) -> (success status, media type, schema type or None for a string,
+#: (method, path) -> (success status, media type, schema type of an answer sent as bytes or None
+#:                    (JSON: the handler's return type; otherwise a string),
 #:                    security: "required" | "optional" | None, further statuses)
 OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ...]]] = {
-    ("get", "/v1/rules"): (200, JSON, list[schemas.RuleEntry], None, ()),
-    ("post", "/v1/games"): (201, JSON, schemas.CreatedGame, None, (413, 422)),
-    ("get", "/v1/games"): (200, JSON, schemas.GameList, None, ()),
+    ("get", "/v1/rules"): (200, JSON, None, None, ()),
+    ("post", "/v1/games"): (201, JSON, None, None, (413, 422)),
+    ("get", "/v1/games"): (200, JSON, None, None, ()),
     ("post", "/v1/games/{game_id}/join"): (
         200,
         JSON,
-        schemas.Joined,
+        None,
         None,
         (403, 404, 409, 413, 422),
     ),
     ("post", "/v1/games/{game_id}/start"): (
         200,
         JSON,
-        schemas.Started,
+        None,
         "required",
         (*_TOKEN, 409, 413),
     ),
@@ -76,22 +87,22 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
     ("post", "/v1/games/{game_id}/commands"): (
         200,
         JSON,
-        schemas.CommandAnswer,
+        None,
         "required",
         (*_TOKEN, 409, 413, 422, 503),
     ),
     ("post", "/v1/games/{game_id}/messages"): (
         200,
         JSON,
-        schemas.MessageAnswer,
+        None,
         "required",
         (*_TOKEN, 413, 422),
     ),
-    ("get", "/v1/games/{game_id}/events"): (200, JSON, schemas.EventsPage, "optional", _TOKEN),
+    ("get", "/v1/games/{game_id}/events"): (200, JSON, None, "optional", _TOKEN),
     ("get", "/v1/games/{game_id}/replay/{n}"): (
         200,
         JSON,
-        schemas.ReplayView,
+        None,
         "optional",
         _TOKEN,
     ),
@@ -106,7 +117,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
     ("get", "/v1/games/{game_id}/audit/{n}"): (
         200,
         JSON,
-        schemas.DisputeFile,
+        None,
         "optional",
         _TOKEN,
     ),
@@ -114,14 +125,14 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
     ("post", "/v1/games/{game_id}/queries"): (
         200,
         JSON,
-        schemas.QueryAnswer,
+        None,
         "optional",
         (*_TOKEN, 409, 413, 422),
     ),
     ("delete", "/v1/games/{game_id}/seats/{seat}"): (
         200,
         JSON,
-        schemas.SeatRemoved,
+        None,
         "required",
         (*_TOKEN, 409, 422),
     ),
@@ -132,7 +143,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         "optional",
         _TOKEN,
     ),
-    ("get", "/v1/keys"): (200, JSON, schemas.Keys, None, ()),
+    ("get", "/v1/keys"): (200, JSON, None, None, ()),
     ("get", "/v1/rules/{game_id}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
     ("get", "/v1/games/{game_id}/board.svg"): (200, SVG, None, "optional", (*_TOKEN, 406)),
     ("get", "/v1/games/{game_id}/replay/{n}/board.svg"): (
@@ -217,9 +228,10 @@ def _ref(name: str) -> dict[str, str]:
 def complete(doc: dict[str, Any]) -> dict[str, Any]:
     """Complete litestar's OpenAPI document (a dict, changed in place and returned)."""
     types = [t for (_, _, t, _, _) in OPERATIONS.values() if t is not None]
-    _, components = msgspec.json.schema_components(
-        [schemas.ProblemDocument, *types], ref_template=REF
-    )
+    _, components = msgspec.json.schema_components([*schemas.ANSWERS, *types], ref_template=REF)
+    for component in components.values():  # docstrings as one line of text
+        if "description" in component:
+            component["description"] = " ".join(component["description"].split())
     all_components = doc.setdefault("components", {})
     all_components.setdefault("schemas", {}).update(components)
     # Request bodies as msgspec decodes them (strictly: service.http.hardening): constraints and
@@ -242,10 +254,12 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
         operation = doc["paths"][path][method]
         if media == "text/event-stream":
             body_schema: dict[str, Any] = _SSE_EVENT
-        elif shape is None:
-            body_schema = {"type": "string"}
-        else:
+        elif shape is not None:
             body_schema = msgspec.json.schema_components([shape], ref_template=REF)[0][0]
+        elif media == JSON:
+            body_schema = _from_handler(operation, status, method, path)
+        else:
+            body_schema = {"type": "string"}
         responses: dict[str, Any] = {
             str(status): {
                 "description": operation.get("summary") or "OK",
@@ -285,6 +299,16 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             params = [p for p in operation.get("parameters", []) if p.get("in") != "header"]
             operation["parameters"] = [*params, _IDEMPOTENCY_KEY]
     return doc
+
+
+def _from_handler(operation: dict[str, Any], status: int, method: str, path: str) -> Any:
+    """The answer's schema litestar derived from the handler's return type (a Struct)."""
+    try:
+        return operation["responses"][str(status)]["content"][JSON]["schema"]
+    except KeyError:
+        raise RuntimeError(
+            f"{method.upper()} {path} answers bytes: name its schema in OPERATIONS"
+        ) from None
 
 
 def install(app: Any) -> None:

@@ -4,7 +4,7 @@
   (``Game.svg``; seat token optional, as for ``GET /v1/games/{id}``).
 * ``GET /v1/games/{id}/replay/{n}/board.svg`` — the caller's view after event ``n``.
 * ``GET /v1/games/{id}`` and ``GET /v1/games/{id}/replay/{n}`` answer the same pictures when
-  the ``Accept`` header prefers ``image/svg+xml`` to ``application/json`` (:func:`negotiate`, a
+  the ``Accept`` header prefers ``image/svg+xml`` to ``application/json`` (:func:`negotiator`, a
   ``before_request`` hook, so those handlers stay as they are).
 
 * ``/viewer/`` — the replay and audit viewer (``service/http/static/viewer``: plain files and
@@ -15,6 +15,7 @@ A picture shows exactly the view the JSON would: hidden things stay hidden.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from domain.registry import get_game
 from service.application.gameplay import Manifest
 from service.application.games import check_game_id
 from service.application.history import History
-from service.application.tokens import bearer
+from service.http.services import Services, provide_token
 from service.problems import Problem
 
 VIEWER_DIR = Path(__file__).parent / "static" / "viewer"
@@ -55,18 +56,14 @@ def _svg(body: str) -> Response[bytes]:
     )
 
 
-async def _board_now(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
+async def _board_now(manifest: Manifest, game_id: str, token: str | None) -> Response[bytes]:
     check_game_id(game_id)
-    manifest: Manifest = request.app.state.manifest
-    token = bearer(request.headers.get("authorization"))
     doc = msgspec.json.decode(await manifest.game_document(game_id, token))
     return _svg(picture(doc["game"], doc.get("view"), doc.get("status", "")))
 
 
-async def _board_at(request: Request[Any, Any, Any], game_id: str, n: int) -> Response[bytes]:
+async def _board_at(history: History, game_id: str, n: int, token: str | None) -> Response[bytes]:
     check_game_id(game_id)
-    history: History = request.app.state.history
-    token = bearer(request.headers.get("authorization"))
     doc = await history.replay(game_id, token, n)
     row = await history.store.get_game(game_id)
     if row is None:
@@ -79,8 +76,8 @@ async def _board_at(request: Request[Any, Any, Any], game_id: str, n: int) -> Re
     summary="The board as the caller may see it, as SVG (seat token optional)",
     media_type=SVG_MEDIA_TYPE,
 )
-async def board_svg(request: Request[Any, Any, Any], game_id: str) -> Response[bytes]:
-    return await _board_now(request, game_id)
+async def board_svg(game_id: str, manifest: Manifest, token: str | None) -> Response[bytes]:
+    return await _board_now(manifest, game_id, token)
 
 
 @get(
@@ -88,8 +85,8 @@ async def board_svg(request: Request[Any, Any, Any], game_id: str) -> Response[b
     summary="The board after event n as the caller may see it, as SVG",
     media_type=SVG_MEDIA_TYPE,
 )
-async def replay_svg(request: Request[Any, Any, Any], game_id: str, n: int) -> Response[bytes]:
-    return await _board_at(request, game_id, n)
+async def replay_svg(game_id: str, n: int, history: History, token: str | None) -> Response[bytes]:
+    return await _board_at(history, game_id, n, token)
 
 
 def wants_svg(accept: str | None) -> bool:
@@ -124,18 +121,24 @@ def _quality(accept: str, media: str) -> float:
     return found[1]
 
 
-async def negotiate(request: Request[Any, Any, Any]) -> Response[bytes] | None:
-    """``before_request``: answer the picture for ``GET /v1/games/{id}`` and
-    ``/replay/{n}`` when the client asks for SVG; None lets the JSON handler run."""
-    if request.method != "GET" or not wants_svg(request.headers.get("accept")):
+def negotiator(services: Services) -> Callable[[Request[Any, Any, Any]], Awaitable[Any]]:
+    """The ``before_request`` hook of an app: answer the picture for ``GET /v1/games/{id}``
+    and ``/replay/{n}`` when the client asks for SVG; None lets the JSON handler run. (Hooks
+    get no injected parameters: this one reads the app's :class:`Services`.)"""
+
+    async def negotiate(request: Request[Any, Any, Any]) -> Response[bytes] | None:
+        if request.method != "GET" or not wants_svg(request.headers.get("accept")):
+            return None
+        paths = request.route_handler.paths
+        params = request.path_params
+        token = provide_token(request)
+        if _GAME_PATH in paths:
+            return await _board_now(services.manifest(), params["game_id"], token)
+        if _REPLAY_PATH in paths:
+            return await _board_at(services.history(), params["game_id"], params["n"], token)
         return None
-    paths = request.route_handler.paths
-    params = request.path_params
-    if _GAME_PATH in paths:
-        return await _board_now(request, params["game_id"])
-    if _REPLAY_PATH in paths:
-        return await _board_at(request, params["game_id"], params["n"])
-    return None
+
+    return negotiate
 
 
 #: Everything this module serves; ``service.http.app`` adds it to its route handlers.

@@ -1,0 +1,70 @@
+"""A game's past: its events page by page, the view after any event, the whole game as NDJSON,
+and the live stream of the caller's view (Server-Sent Events)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+from litestar import get
+from litestar.params import Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
+
+from service.application.games import check_game_id
+from service.application.history import History
+from service.http.schemas import EventsPage, ReplayView, answer
+
+
+@get("/v1/games/{game_id:str}/events", summary="The game's events (redacted while it is live)")
+async def get_events(
+    game_id: str,
+    history: History,
+    token: str | None,
+    after: int = Parameter(default=0, ge=0, le=2**31 - 1),  # versions are int4 in PostgreSQL
+    limit: int = Parameter(default=100, ge=1, le=1000),
+) -> EventsPage:
+    check_game_id(game_id)
+    return answer(await history.events(game_id, token, after, limit), EventsPage)
+
+
+@get("/v1/games/{game_id:str}/replay/{n:int}", summary="The view after event n")
+async def get_replay_at(game_id: str, n: int, history: History, token: str | None) -> ReplayView:
+    check_game_id(game_id)
+    return answer(await history.replay(game_id, token, n), ReplayView)
+
+
+@get("/v1/games/{game_id:str}/replay", summary="The whole game as NDJSON, one line per event")
+async def get_replay(game_id: str, history: History, token: str | None) -> Stream:
+    check_game_id(game_id)
+    lines = history.replay_lines(game_id, token)
+    first = await anext(lines, None)  # errors (unknown game, bad token) before the 200 starts
+
+    async def body() -> AsyncIterator[bytes]:
+        if first is not None:
+            yield first
+            async for line in lines:
+                yield line
+
+    return Stream(body(), media_type="application/x-ndjson")
+
+
+@get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
+async def get_stream(game_id: str, history: History, token: str | None) -> ServerSentEvent:
+    check_game_id(game_id)
+    await history.manifest.viewer(game_id, token)  # 401/403 before streaming
+    await history.manifest.game_document(game_id, token)  # 404 before streaming
+    docs = history.changes(game_id, token)
+    first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts
+
+    async def changes() -> AsyncIterator[ServerSentEventMessage]:
+        doc: bytes | None = first
+        while doc is not None:
+            version = msgspec.json.decode(doc)["version"]
+            yield ServerSentEventMessage(data=doc.decode(), event="change", id=version)
+            doc = await anext(docs, None)
+
+    return ServerSentEvent(changes())
+
+
+ROUTES: list[Any] = [get_events, get_replay_at, get_replay, get_stream]

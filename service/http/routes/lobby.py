@@ -1,0 +1,85 @@
+"""Games: create, list, join, start, and remove a joined player before the start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from litestar import Request, Response, delete, get, post, route
+from litestar.params import Parameter
+
+from service.application.bodies import CreateGame, JoinGame
+from service.application.gameplay import Manifest
+from service.application.games import check_game_id
+from service.http.errors import allowed_methods
+from service.http.schemas import CreatedGame, GameList, Joined, SeatRemoved, Started, answer
+from service.problems import Problem
+
+
+@post("/v1/games", status_code=201, summary="Create a game (with players: started at once)")
+async def create_game(data: CreateGame, manifest: Manifest) -> Response[CreatedGame]:
+    structlog.contextvars.bind_contextvars(game_type=data.game)
+    created = answer(await manifest.create(data), CreatedGame)
+    return Response(
+        content=created, status_code=201, headers={"location": f"/v1/games/{created.id}"}
+    )
+
+
+@get("/v1/games", summary="List games, newest first (keyset pages: pass back `next`)")
+async def list_games(
+    manifest: Manifest,
+    status: str | None = None,
+    game: str | None = None,
+    limit: int = Parameter(default=50, ge=1, le=200),
+    cursor: str | None = None,
+) -> GameList:
+    if status is not None and status not in ("open", "active", "finished"):
+        raise Problem(400, "request.bad_status", "status is open, active or finished")
+    return answer(await manifest.list_games(status, game, limit, cursor), GameList)
+
+
+@post("/v1/games/{game_id:str}/join", status_code=200, summary="Take a seat with the invite code")
+async def join_game(game_id: str, data: JoinGame, manifest: Manifest) -> Joined:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    check_game_id(game_id)
+    return answer(await manifest.join(game_id, data), Joined)
+
+
+@post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")
+async def start_game(game_id: str, manifest: Manifest, token: str | None) -> Started:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    check_game_id(game_id)
+    return answer(await manifest.start(game_id, token), Started)
+
+
+@delete(
+    "/v1/games/{game_id:str}/seats/{seat:int}",
+    status_code=200,
+    summary="Remove a joined player before the start (host token)",
+)
+async def delete_seat(
+    game_id: str, seat: int, manifest: Manifest, token: str | None
+) -> SeatRemoved:
+    """The seat reopens and the removed player's token stops working
+    (``Manifest.remove_seat``)."""
+    structlog.contextvars.bind_contextvars(game=game_id)
+    return answer(await manifest.remove_seat(game_id, token, seat), SeatRemoved)
+
+
+@route("/v1/games", http_method=["OPTIONS"], include_in_schema=False, status_code=204)
+async def games_options(request: Request[Any, Any, Any]) -> Response[None]:
+    """litestar's automatic OPTIONS answer names only the methods of the first handler on a
+    path; /v1/games has two (list and create), so it gets this one, with the true ``Allow``."""
+    return Response(
+        content=None, status_code=204, headers={"allow": ", ".join(allowed_methods(request))}
+    )
+
+
+ROUTES: list[Any] = [
+    games_options,  # first: see its docstring
+    create_game,
+    list_games,
+    join_game,
+    start_game,
+    delete_seat,
+]

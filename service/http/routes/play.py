@@ -1,0 +1,74 @@
+"""A game now: its document and the caller's legal commands (stored bytes from the
+projections), commands, table talk and queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+from litestar import Request, Response, get, post
+
+from service.application.bodies import CommandBody, MessageBody
+from service.application.gameplay import Manifest
+from service.application.queries import QueryBody
+from service.http.schemas import CommandAnswer, MessageAnswer, QueryAnswer, answer
+
+JSON = "application/json"
+
+
+def stored(body: bytes) -> Response[bytes]:
+    """A JSON document stored encoded (a projection's field), sent as it is."""
+    return Response(content=body, status_code=200, media_type=JSON)
+
+
+@get("/v1/games/{game_id:str}", summary="The game as the caller may see it (seat token optional)")
+async def get_game(game_id: str, manifest: Manifest, token: str | None) -> Response[bytes]:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    return stored(await manifest.game_document(game_id, token))
+
+
+@get("/v1/games/{game_id:str}/legal", summary="Every legal command for the caller's seat")
+async def get_legal(game_id: str, manifest: Manifest, token: str | None) -> Response[bytes]:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    return stored(await manifest.legal_document(game_id, token))
+
+
+@post("/v1/games/{game_id:str}/commands", status_code=200, summary="Send a command (seat token)")
+async def post_command(
+    request: Request[Any, Any, Any],
+    game_id: str,
+    data: CommandBody,
+    manifest: Manifest,
+    token: str | None,
+) -> CommandAnswer:
+    key = request.headers.get("idempotency-key")  # checked by service.http.hardening
+    structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
+    result = await manifest.command(game_id, token, data, key)
+    legal = result["legal"]
+    if not isinstance(legal, msgspec.Raw):  # recomputed (a repeated answer): encode it once
+        result = {**result, "legal": msgspec.Raw(msgspec.json.encode(legal))}
+    return answer(result, CommandAnswer)
+
+
+@post("/v1/games/{game_id:str}/messages", status_code=200, summary="Table talk (seat token)")
+async def post_message(
+    game_id: str, data: MessageBody, manifest: Manifest, token: str | None
+) -> MessageAnswer:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    return answer(await manifest.message(game_id, token, data), MessageAnswer)
+
+
+@post(
+    "/v1/games/{game_id:str}/queries",
+    status_code=200,
+    summary="Ask a question about the current state (nothing is appended)",
+)
+async def post_query(
+    game_id: str, data: QueryBody, manifest: Manifest, token: str | None
+) -> QueryAnswer:
+    structlog.contextvars.bind_contextvars(game=game_id, query=str(data.query.get("type"))[:64])
+    return answer(await manifest.query(game_id, token, data), QueryAnswer)
+
+
+ROUTES: list[Any] = [get_game, get_legal, post_command, post_message, post_query]

@@ -1,0 +1,79 @@
+"""The application objects the handlers work with, handed to them by litestar's dependency
+injection: a handler names ``manifest``, ``history``, ``audits``, ``settings`` or ``token`` as
+a parameter and gets it (:meth:`Services.dependencies`, installed on the app by
+:func:`service.http.app.create_app`).
+
+The objects are built by the app's lifespan, once PostgreSQL and Redis answer, and put here
+(:meth:`Services.start`); nothing reads them from ``app.state``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+from litestar.di import Provide
+
+from service.application.auditcache import AuditCache
+from service.application.gameplay import Manifest
+from service.application.history import History
+from service.application.tokens import bearer
+from service.settings import Settings
+
+
+class NotStarted(RuntimeError):
+    """A handler ran before the lifespan built the application (or after it stopped)."""
+
+
+def provide_token(request: Request[Any, Any, Any]) -> str | None:
+    """The bearer token of the request's ``Authorization`` header (None: no token)."""
+    return bearer(request.headers.get("authorization"))
+
+
+class Services:
+    """One application's objects: empty until the lifespan :meth:`start`\\ s it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._manifest: Manifest | None = None
+        self._history: History | None = None
+        self._audits: AuditCache | None = None
+
+    def start(self, manifest: Manifest) -> None:
+        self._manifest = manifest
+        self._history = History.of(manifest)
+        self._audits = AuditCache(
+            self._history, self.settings.audit_cache, self.settings.rejected_cap
+        )
+
+    @property
+    def started(self) -> Manifest | None:
+        """The Manifest once started (None before: for hooks that run either way)."""
+        return self._manifest
+
+    def manifest(self) -> Manifest:
+        if self._manifest is None:
+            raise NotStarted("the application has not started")
+        return self._manifest
+
+    def history(self) -> History:
+        if self._history is None:
+            raise NotStarted("the application has not started")
+        return self._history
+
+    def audits(self) -> AuditCache:
+        if self._audits is None:
+            raise NotStarted("the application has not started")
+        return self._audits
+
+    def current_settings(self) -> Settings:
+        return self.settings
+
+    def dependencies(self) -> dict[str, Provide]:
+        """The app's dependency map: parameter name → provider."""
+        return {
+            "manifest": Provide(self.manifest, sync_to_thread=False),
+            "history": Provide(self.history, sync_to_thread=False),
+            "audits": Provide(self.audits, sync_to_thread=False),
+            "settings": Provide(self.current_settings, sync_to_thread=False),
+            "token": Provide(provide_token, sync_to_thread=False),
+        }
