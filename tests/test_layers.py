@@ -49,7 +49,7 @@ def _allowed(module: str) -> list[str]:
     if module.startswith("projections"):
         return ["projections", "domain"]
     if _under(module, SHARED) or module == "service":
-        return SHARED + ["domain"]
+        return [*SHARED, "domain"]
     if _under(module, ENTRY):
         return ["service", "domain", "projections"]
     for i, layer in enumerate(LAYERS):
