@@ -58,7 +58,7 @@ def _commitments_of(
 ) -> tuple[str, str] | None:
     """Why ``event``'s hidden values do not open their commitments (None if they do)."""
     public = event.public
-    marks = [] if public is None else _sealed_paths(public)
+    marks = [] if public is None else sealed_paths(public)
     data = event.data
     opened = 0
     for path in marks:
@@ -91,12 +91,12 @@ def _commitments_of(
     return None
 
 
-def _sealed_paths(value: Any, path: Path = ()) -> list[Path]:
+def sealed_paths(value: Any, path: Path = ()) -> list[Path]:
     """The paths of every commitment in a public form."""
     if is_sealed(value):
         return [path]
     if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _sealed_paths(v, (*path, k))]
+        return [p for k, v in value.items() for p in sealed_paths(v, (*path, k))]
     if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _sealed_paths(v, (*path, i))]
+        return [p for i, v in enumerate(value) for p in sealed_paths(v, (*path, i))]
     return []

@@ -42,6 +42,7 @@ from service.application.gameplay import CreateGame, MessageBody
 from service.audit.audit import verify_export
 from service.audit.commitments import secrets_of
 from service.audit.exportfile import ExportFile, decode_export
+from service.audit.openings import sealed_paths
 from service.eventstore.chain import canonical, link
 from service.eventstore.records import StoredEvent
 
@@ -153,7 +154,7 @@ async def _fetch_all(
     version = doc["version"]
     for n in range(1, version + 1, 9):
         await get(f"/replay/{n}")
-    hidden = [e["version"] for e in events[:version] if _sealed(e["data"]) or e["openings"]]
+    hidden = [e["version"] for e in events[:version] if sealed_paths(e["data"]) or e["openings"]]
     for n in sorted(set(hidden[:40] + list(range(1, version + 1, 25)))):
         events += (await get(f"/audit/{n}")).json()["events"]
     export = decode_export((await get("/export")).content)  # hashes in hex, as the API writes
@@ -186,16 +187,6 @@ async def _fetch_all(
     return Haul(raw, events, export)
 
 
-def _sealed(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    if is_sealed(value):
-        return [path]
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _sealed(v, (*path, k))]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _sealed(v, (*path, i))]
-    return []
-
-
 _HEX32 = re.compile(rb"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
 
 
@@ -224,7 +215,7 @@ def _brute_force(
     tried = 0
     for e in haul.events:
         stored = meta[e["version"]]
-        paths = _sealed(e["data"])
+        paths = sealed_paths(e["data"])
         if not paths:
             # canonical form 1: hidden values redacted to null, hashed in the clear
             paths = [p for p in _null_secrets(e) if p]
@@ -410,9 +401,9 @@ async def _after_the_end(server: ServerProcess, game: str) -> None:
             for e in export.events
             if e.public is not None
             and e.type != "table.message"
-            and (e.type, _sealed(e.public)[0][0]) in CANDIDATES
+            and (e.type, sealed_paths(e.public)[0][0]) in CANDIDATES
         )
-        path = _sealed(victim.public)[0]
+        path = sealed_paths(victim.public)[0]
         other = next(
             v for v in CANDIDATES[(victim.type, path[0])] if v != get_at(victim.data, path)
         )
