@@ -1,5 +1,7 @@
-"""A game's history: its events, replay at any event, audit and dispute files, export, and live
-changes. Reads the event store and the projections; writes nothing but replay snapshots."""
+"""A game's history: its events, replay at any event, the audit, the export, dispute files
+(built by :mod:`service.application.disputes`) and live changes, each redacted for its caller
+(:mod:`service.application.redaction`). Reads the event store and the projections; writes
+nothing but replay snapshots."""
 
 from __future__ import annotations
 
@@ -8,19 +10,19 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Viewer
+from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
-from domain.platform.events import is_platform
 from domain.platform.table import Table, fold_stream, game_document
-from domain.registry import AnyGame
 from projections.replay import SNAPSHOT_EVERY, Replayer
 from projections.store import StoreUnavailable
+from service.application.disputes import dispute_file, disputed
 from service.application.gameplay import Manifest
-from service.application.ruling import event_json
-from service.audit.audit import EXPORT_FORMAT, ExportedGame, ExportFile, Opening, audit
-from service.audit.commitments import MESSAGE, Keys, shown, withholds
+from service.application.redaction import event_for, key_of, redacted_command, secret_commands
+from service.audit.audit import audit
+from service.audit.commitments import shown
+from service.audit.evidence import Evidence
+from service.audit.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
 from service.audit.treeheads import TreeCache, inclusion
-from service.eventstore.chain import canonical_of, format_at, link
 from service.eventstore.records import CommandRecord, GameRow, StoredEvent
 from service.problems import Problem
 
@@ -71,7 +73,7 @@ class History:
         table = await self._table_for_redaction(game_id)
         keys = await self.manifest.keys(game_id)
         finished = row.status == "finished"
-        page = [_json(table.rules, e, seat, finished, keys) for e in events]
+        page = [event_for(table.rules, e, seat, finished, keys) for e in events]
         last = events[-1].version if events else after
         return {"events": page, "next": last if last < row.version else None}
 
@@ -93,7 +95,7 @@ class History:
                 404, "replay.no_such_event", f"the game has events 1 to {row.version}, not {n}"
             )
         table, folded = await self.replayer.table_at(game_id, n)
-        doc = game_document(table, _key(seat), everything=viewer == AUDITOR)
+        doc = game_document(table, key_of(seat), everything=viewer == AUDITOR)
         return {
             "version": n,
             "status": doc["status"],
@@ -106,7 +108,7 @@ class History:
     async def replay_lines(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
         """The whole game as NDJSON: one line per event, with the view after it."""
         row, seat, viewer = await self._caller(game_id, token)
-        key = _key(seat)
+        key = key_of(seat)
         everything = viewer == AUDITOR
         keys = await self.manifest.keys(game_id)
         table: Table | None = None
@@ -122,7 +124,7 @@ class History:
                 doc = game_document(table, key, everything=everything)
                 line = {
                     "version": event.version,
-                    "event": _json(table.rules, event, seat, everything, keys),
+                    "event": event_for(table.rules, event, seat, everything, keys),
                     "view": doc["view"],
                 }
                 yield msgspec.json.encode(line) + b"\n"
@@ -143,7 +145,8 @@ class History:
     async def audit(self, game_id: str) -> dict[str, Any]:
         row, events, commands, seed = await self._material(game_id)
         keys = await self.manifest.keys(game_id)
-        return audit(game_id, events, commands, seed, head=row.head, message_key=keys.messages)
+        evidence = Evidence(game_id, events, commands, seed, row.head, keys.messages)
+        return audit(evidence)
 
     async def export(self, game_id: str, token: str | None = None) -> ExportFile:
         """The whole game as the caller may read it (``token``: a seat's; None: anyone's):
@@ -164,150 +167,38 @@ class History:
             out.append(msgspec.structs.replace(e, data=data))
             openings += [Opening(e.version, o["path"], o["salt"]) for o in opened]
         by_id = {e.command_id: e for e in out if e.command_id is not None}
-        secret = _secret_commands(events, rules, seat, finished)
+        secret = secret_commands(events, rules, seat, finished)
         return ExportFile(
             format=EXPORT_FORMAT,
             game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
             events=out,
-            commands=[_redacted_command(c, seat, finished, by_id, secret) for c in commands],
+            commands=[redacted_command(c, seat, finished, by_id, secret) for c in commands],
             seed=seed if finished else None,
             openings=openings,
             withheld=withheld,
         )
 
     async def dispute(self, game_id: str, n: int, token: str | None = None) -> dict[str, Any]:
-        """The dispute file of event ``n``: who sent what, when; the state before; the checks
-        that made it legal; the events; the chain proof; the seat's rejected tries before —
-        everything redacted for the caller (``token``: a seat's; None: anyone) as its events
-        are."""
+        """The dispute file of event ``n`` (:mod:`service.application.disputes`), redacted for
+        the caller (``token``: a seat's; None: anyone) as its events are."""
         caller = await self.manifest.viewer(game_id, token)
         row, events, commands, seed = await self._material(game_id)
         if not 1 <= n <= len(events):
             raise Problem(404, "audit.no_such_event", f"the game has events 1 to {len(events)}")
-        event = events[n - 1]
-        command = next((c for c in commands if c.id == event.command_id), None)
-        first = command.first_version if command and command.first_version else n
-        last = command.last_version if command and command.last_version else n
-        before = (await self.replayer.table_at(game_id, first - 1))[0] if first > 1 else None
-        decision = events[first - 1 : last]
-        # Anyone may ask for a dispute file: while the game is live it shows only what a
-        # spectator may see (no full state, events and canonical bytes redacted).
-        live = row.status != "finished"
+        of = disputed(commands, events[n - 1])
+        before = (await self.replayer.table_at(game_id, of.first - 1))[0] if of.first > 1 else None
         rules = (await self._table_for_redaction(game_id)).rules
         keys = await self.manifest.keys(game_id)
-        shown_events = [_json(rules, e, caller, not live, keys) for e in decision]
-        by_id = {
-            e.command_id: msgspec.structs.replace(e, data=j["data"])
-            for e, j in zip(decision, shown_events, strict=True)
-            if e.command_id is not None
-        }
-        # The canonical bytes hold only commitments (canonical form 2); in form 1 they hold the
-        # clear data, so they are shown only to a caller who may read all of it.
-        disclose = event.public is not None or not withholds(event, rules, caller, not live)
-        secret = _secret_commands(decision, rules, caller, not live)
+        live = row.status != "finished"
+        body = dispute_file(n, events, commands, seed, of, before, rules, keys, caller, live)
+        tree = self.trees.tree(game_id, [bytes(e.hash) for e in events])
         return {
             "game": game_id,
-            "version": n,
-            "command": None
-            if command is None
-            else _command_json(_redacted_command(command, caller, not live, by_id, secret)),
-            "state_before": self._state_before(before, command, live),
-            "checks": self._checks(before, command, decision, seed, first, live),
-            "events": shown_events,
-            "chain": _chain_proof(events, n, disclose),
-            "inclusion": self._inclusion(game_id, events, n),
+            **body,
+            # event n's O(log n) inclusion proof under a signed tree head (service.audit.treeheads)
+            "inclusion": inclusion(self.manifest.signer, game_id, tree, n, bytes(events[-1].hash)),
             "receipt": self.manifest.signer.receipt(game_id, row.version, row.head.hex()),
-            "rejected_before": [
-                _command_json(_redacted_command(c, caller, not live, by_id, set()))
-                for c in _rejected_before(commands, command)
-            ],
         }
-
-    def _inclusion(self, game_id: str, events: list[StoredEvent], n: int) -> dict[str, Any]:
-        """Event ``n``'s O(log n) inclusion proof in the whole stream, under a signed tree
-        head (:mod:`service.audit.treeheads`)."""
-        tree = self.trees.tree(game_id, [bytes(e.hash) for e in events])
-        return inclusion(self.manifest.signer, game_id, tree, n, bytes(events[-1].hash))
-
-    @staticmethod
-    def _state_before(
-        before: Table | None, command: CommandRecord | None, live: bool
-    ) -> dict[str, Any]:
-        if before is None:
-            return {"version": 0, "as_seat_saw_it": None, "full": None}
-        seat = None if command is None or live else command.seat
-        return {
-            "version": before.version,
-            "as_seat_saw_it": game_document(before, _key(seat))["view"],
-            "full": None if live else game_document(before, "spectator", everything=True)["view"],
-        }
-
-    @staticmethod
-    def _checks(
-        before: Table | None,
-        command: CommandRecord | None,
-        decision: list[StoredEvent],
-        seed: bytes,
-        first: int,
-        live: bool,
-    ) -> list[dict[str, Any]]:
-        if command is None or before is None or before.state is None or command.seat is None:
-            return [{"check": "platform", "ok": True, "detail": "set-up or lobby event"}]
-        rules = before.rules
-        body = command.body.get("command") if isinstance(command.body, dict) else None
-        checks: list[dict[str, Any]] = []
-        expected = command.body.get("expected_version") if isinstance(command.body, dict) else None
-        checks.append(
-            {
-                "check": "version",
-                "ok": expected is None or expected == first - 1,
-                "detail": f"sent expected_version {expected}; the game was at {first - 1}",
-            }
-        )
-        if command.type == "table.message":
-            checks.append({"check": "seat", "ok": True, "detail": f"seat {command.seat} spoke"})
-            return checks
-        to_act = rules.to_act(before.state)
-        checks.append(
-            {
-                "check": "to_act",
-                "ok": command.seat in to_act,
-                "detail": f"seat {command.seat} sent it; the game waited for {to_act}",
-            }
-        )
-        try:
-            decoded = rules.decode_command(body or {})
-            produced = rules.decide(before.state, command.seat, decoded, Rng(seed, first))
-            same = [
-                msgspec.json.encode(msgspec.to_builtins(e), order="sorted") for e in produced
-            ] == [
-                msgspec.json.encode(e.data, order="sorted")
-                for e in decision
-                if not is_platform(e.type)
-            ]
-            checks.append(
-                {
-                    "check": "rules",
-                    "ok": same,
-                    "detail": "decide re-run on the state before, with Rng(seed, "
-                    f"{first}), {'produces exactly' if same else 'does NOT produce'} these events",
-                }
-            )
-            legal = [msgspec.to_builtins(c) for c in rules.legal(before.state, command.seat)]
-            # how many may depend on the seat's hidden hand: counted once the game is over
-            counted = "the" if live else f"{len(legal)}"
-            checks.append(
-                {
-                    "check": "listed_as_legal",
-                    "ok": msgspec.to_builtins(decoded) in legal,
-                    "detail": f"one of {counted} legal commands for the seat at that point",
-                }
-            )
-        except RuleError as error:
-            checks.append(
-                {"check": "rules", "ok": False, "detail": f"{error.code}: {error.message}"}
-            )
-        return checks
 
     # --- live --------------------------------------------------------------------------------
     async def changes(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
@@ -323,101 +214,3 @@ class History:
             if current > sent:
                 sent = current
                 yield doc
-
-
-def _key(seat: int | None) -> str:
-    return "spectator" if seat is None else f"seat:{seat}"
-
-
-def _json(
-    rules: AnyGame, event: StoredEvent, seat: int | None, finished: bool, keys: Keys
-) -> dict[str, Any]:
-    return event_json(event, *shown(rules, event, seat, finished, keys))
-
-
-def _secret_commands(
-    events: list[StoredEvent], rules: AnyGame | None, seat: int | None, finished: bool
-) -> set[str]:
-    """The commands (ids) that produced an event with a hidden value ``seat`` may not read."""
-    if rules is None:
-        return set()
-    return {
-        e.command_id
-        for e in events
-        if e.command_id is not None and withholds(e, rules, seat, finished)
-    }
-
-
-def _redacted_command(
-    c: CommandRecord,
-    seat: int | None,
-    finished: bool,
-    events: dict[str, StoredEvent],
-    secret: set[str],
-) -> CommandRecord:
-    """A recorded command as ``seat`` may read it. A private message's text is what the
-    caller reads in its event (its commitment, unless the caller was party to it); a refused
-    command's body and error detail are its seat's alone while the game is live (the detail
-    may describe the seat's hand, the body may be a guess at it); so is the body of an accepted
-    command whose events hold a value hidden from ``seat`` (in ``secret``: the body may name
-    it, as Curious Cargo's ``keep_card`` names the card kept; what is public of it is in its
-    events)."""
-    if c.seat == seat:
-        return c
-    # The recorded answer holds the events as the sender read them (its own secrets): never.
-    c = msgspec.structs.replace(c, response=None)
-    if c.type == MESSAGE and isinstance(c.body, dict) and c.body.get("to") != "all":
-        event = events.get(c.id)
-        text = None if event is None else event.data.get("text")
-        return msgspec.structs.replace(c, body={**c.body, "text": text})
-    if (c.outcome != "accepted" or c.id in secret) and not finished:
-        return msgspec.structs.replace(c, body=None, error_detail=None)
-    return c
-
-
-def _command_json(c: CommandRecord) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "seat": c.seat,
-        "type": c.type,
-        "body": c.body,
-        "received_at": format_at(c.received_at),
-        "idempotency_key": c.idempotency_key,
-        "outcome": c.outcome,
-        "error_code": c.error_code,
-        "error_detail": c.error_detail,
-        "first_version": c.first_version,
-        "last_version": c.last_version,
-    }
-
-
-def _rejected_before(
-    commands: list[CommandRecord], command: CommandRecord | None
-) -> list[CommandRecord]:
-    """The seat's commands refused since its previous accepted one, up to ``command``."""
-    if command is None:
-        return []
-    mine = [c for c in commands if c.seat == command.seat]
-    out: list[CommandRecord] = []
-    for c in mine:
-        if c.id == command.id:
-            return out
-        out = [] if c.outcome == "accepted" else [*out, c]
-    return out
-
-
-def _chain_proof(events: list[StoredEvent], n: int, disclose: bool = True) -> dict[str, Any]:
-    """Event ``n``'s canonical bytes and link (its canonical bytes only when ``disclose``: they
-    hold the event's unredacted data). Its place in the whole stream is the dispute file's
-    ``inclusion`` proof, not every later link."""
-    event = events[n - 1]
-    body = canonical_of(event)
-    recomputed = link(bytes(event.prev_hash), body)
-    return {
-        "construction": "hash_n = SHA-256(hash_{n-1} || canonical(event n)); hash_0 = 0^32",
-        "canonical": body.decode() if disclose else None,
-        "prev_hash": bytes(event.prev_hash).hex(),
-        "hash": bytes(event.hash).hex(),
-        "recomputed": recomputed.hex(),
-        "ok": recomputed == bytes(event.hash),
-    }

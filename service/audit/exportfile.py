@@ -1,4 +1,5 @@
-"""The bytes of ``manifest export`` and their reading back by ``manifest verify``.
+"""The export file: what ``manifest export`` and ``GET /v1/games/{id}/export`` write
+(:class:`ExportFile`), its bytes, and their reading back by ``manifest verify``.
 
 Hashes (``events[].prev_hash``, ``events[].hash``, ``game.head``) and the seed are written in
 lowercase hex, as the API writes them (``GET /v1/games/{id}/events``, receipts, the seed in
@@ -14,10 +15,45 @@ from typing import Any
 
 import msgspec
 
-from service.audit.audit import ExportFile
+from service.eventstore.records import CommandRecord, StoredEvent
 
+#: v2: events are what the exporting caller may read (public forms, openings); v1 files (every
+#: event in the clear) still verify.
+EXPORT_FORMAT = "manifest.export.v2"
 FORMAT_HEX = "manifest.export.v3"
 _EVENT_HASHES = ("prev_hash", "hash")
+
+
+class Opening(msgspec.Struct, frozen=True):
+    """The salt of a hidden value given in the clear (path into event ``version``'s data)."""
+
+    version: int
+    path: list[str | int]
+    salt: str
+
+
+class ExportedGame(msgspec.Struct):
+    id: str
+    game: str
+    seats: int
+    status: str
+    version: int
+    head: bytes
+
+
+class ExportFile(msgspec.Struct):
+    """``manifest export``: everything needed to audit a game offline."""
+
+    format: str
+    game: ExportedGame
+    events: list[StoredEvent]
+    commands: list[CommandRecord]
+    #: The game's seed once revealed (a finished game); None for a live game.
+    seed: bytes | None
+    #: Salts of the values given in the clear (their commitments are in the public forms).
+    openings: list[Opening] = []
+    #: Versions of canonical-form-1 events shown redacted: their links cannot be recomputed.
+    withheld: list[int] = []
 
 
 def encode_export(exported: ExportFile) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
@@ -16,6 +16,7 @@ from service.eventstore.records import (
     AppendResult,
     CommandRecord,
     GameRow,
+    NewCommand,
     NewEvent,
     StoredEvent,
     VersionConflict,
@@ -139,40 +140,10 @@ class Locked:
         self.row = await db.release_seat(self._check(), self.row, seat)
         return self.row
 
-    async def record_command(
-        self,
-        *,
-        command_id: str,
-        seat: int | None,
-        idempotency_key: str | None,
-        type: str,
-        body: Any,
-        outcome: str,
-        error_code: str | None = None,
-        error_detail: str | None = None,
-        first_version: int | None = None,
-        last_version: int | None = None,
-        response: Any = None,
-        received_at: datetime | None = None,
-    ) -> None:
+    async def record_command(self, **command: Unpack[NewCommand]) -> None:
         """Record a command of this game (in the lock's transaction).
 
         Raises :class:`DuplicateCommand` if the id, or the idempotency key for this game, is
         already recorded (the lock stays usable: the insert runs in a savepoint).
         """
-        await db.insert_command(
-            self._check(),
-            self._gid,
-            command_id=command_id,
-            seat=seat,
-            idempotency_key=idempotency_key,
-            type=type,
-            body=body,
-            outcome=outcome,
-            error_code=error_code,
-            error_detail=error_detail,
-            first_version=first_version,
-            last_version=last_version,
-            response=response,
-            received_at=received_at if received_at is not None else self._clock(),
-        )
+        await db.insert_command(self._check(), self._gid, command, self._clock)

@@ -1,5 +1,5 @@
-"""SQL fragments and row decoding shared by the event store (service.eventstore.store,
-service.eventstore.locked).
+"""SQL fragments and row decoding shared by the event store's modules (games, reads, commands,
+the locked game, the optimistic append).
 
 JSON columns are sent as text (``$n::text::jsonb``) and read as text (``col::text``) and coded
 with msgspec, so these work whatever JSON codecs the pool's connections have.
@@ -8,8 +8,9 @@ with msgspec, so these work whatever JSON codecs the pool's connections have.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
@@ -20,9 +21,12 @@ from service.eventstore.records import (
     DuplicateCommand,
     GameNotFound,
     GameRow,
+    NewCommand,
     SeatTaken,
     StoredEvent,
 )
+
+R = TypeVar("R", GameRow, StoredEvent, CommandRecord)
 
 STATUSES = ("open", "active", "finished")
 OUTCOMES = ("accepted", "rejected", "conflict")
@@ -89,54 +93,31 @@ def game_uuid(game_id: str | uuid.UUID) -> uuid.UUID:
         raise GameNotFound(game_id) from None
 
 
+def _from_row(cls: type[R], r: Any, **read: Callable[[Any], Any]) -> R:
+    """A record from a row whose columns are named as its fields (``read``: how to read some:
+    JSON text, bytes, UUIDs as strings; the others are taken as they come)."""
+    return cls(**{f: read[f](r[f]) if f in read else r[f] for f in cls.__struct_fields__})
+
+
 def game_row(r: Any) -> GameRow:
-    return GameRow(
-        id=str(r["id"]),
-        game=r["game"],
-        seats=r["seats"],
-        options=loads(r["options"]),
-        status=r["status"],
-        version=r["version"],
-        head=bytes(r["head"]),
-        invite_code=r["invite_code"],
-        players=loads(r["players"]),
-        result=loads(r["result"]),
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-    )
+    return _from_row(GameRow, r, id=str, options=loads, head=bytes, players=loads, result=loads)
 
 
 def stored_event(r: Any) -> StoredEvent:
-    return StoredEvent(
-        game_id=str(r["game_id"]),
-        version=r["version"],
-        type=r["type"],
-        data=loads(r["data"]),
-        seat=r["seat"],
-        command_id=opt_str(r["command_id"]),
-        recorded_at=r["recorded_at"],
-        prev_hash=bytes(r["prev_hash"]),
-        hash=bytes(r["hash"]),
-        public=loads(r["public"]),
+    return _from_row(
+        StoredEvent,
+        r,
+        game_id=str,
+        data=loads,
+        command_id=opt_str,
+        prev_hash=bytes,
+        hash=bytes,
+        public=loads,
     )
 
 
 def command_record(r: Any) -> CommandRecord:
-    return CommandRecord(
-        id=str(r["id"]),
-        game_id=str(r["game_id"]),
-        seat=r["seat"],
-        idempotency_key=r["idempotency_key"],
-        type=r["type"],
-        body=loads(r["body"]),
-        received_at=r["received_at"],
-        outcome=r["outcome"],
-        error_code=r["error_code"],
-        error_detail=r["error_detail"],
-        first_version=r["first_version"],
-        last_version=r["last_version"],
-        response=loads(r["response"]),
-    )
+    return _from_row(CommandRecord, r, id=str, game_id=str, body=loads, response=loads)
 
 
 async def read_events(
@@ -153,25 +134,18 @@ async def read_events(
 
 
 async def insert_command(
-    conn: Any,
-    gid: uuid.UUID,
-    *,
-    command_id: str,
-    seat: int | None,
-    idempotency_key: str | None,
-    type: str,
-    body: Any,
-    outcome: str,
-    error_code: str | None,
-    error_detail: str | None,
-    first_version: int | None,
-    last_version: int | None,
-    response: Any,
-    received_at: datetime,
+    conn: Any, gid: uuid.UUID, command: NewCommand, now: Callable[[], datetime]
 ) -> None:
+    """Insert a command's row (``received_at``: ``now()`` unless given), in a savepoint.
+
+    Raises :class:`DuplicateCommand` if the id, or the seat's idempotency key for this game, is
+    already recorded; :class:`GameNotFound` if the game is not."""
+    outcome = command.get("outcome")
     if outcome not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}, not {outcome!r}")
-    cid = canonical_uuid(command_id)
+    cid = canonical_uuid(command["command_id"])
+    received_at = command.get("received_at")
+    response = command.get("response")
     try:
         async with conn.transaction():  # a savepoint when already inside a transaction
             await conn.execute(
@@ -181,39 +155,43 @@ async def insert_command(
                 "$12, $13::text::jsonb)",
                 uuid.UUID(cid),
                 gid,
-                seat,
-                idempotency_key,
-                type,
-                dumps(body),
-                utc_micro(received_at),
+                command["seat"],
+                command["idempotency_key"],
+                command["type"],
+                dumps(command["body"]),
+                utc_micro(received_at if received_at is not None else now()),
                 outcome,
-                error_code,
-                error_detail,
-                first_version,
-                last_version,
+                command.get("error_code"),
+                command.get("error_detail"),
+                command.get("first_version"),
+                command.get("last_version"),
                 None if response is None else dumps(response),
             )
     except asyncpg.UniqueViolationError:
-        raise DuplicateCommand(str(gid), idempotency_key, cid) from None
+        raise DuplicateCommand(str(gid), command["idempotency_key"], cid) from None
     except asyncpg.ForeignKeyViolationError:
         raise GameNotFound(gid) from None
+
+
+async def _set_players(conn: Any, row: GameRow, seat: int, name: str | None) -> Any:
+    """``games.players`` of the (locked) game ``row`` with ``seat``'s name set; the new row."""
+    players: list[str | None] = list(row.players or [])
+    players += [None] * (row.seats - len(players))
+    players[seat] = name
+    return await conn.fetchrow(
+        "UPDATE games SET players = $2::text::jsonb, updated_at = now() WHERE id = $1 "
+        f"RETURNING {GAME_COLS}",
+        uuid.UUID(row.id),
+        dumps(players),
+    )
 
 
 async def release_seat(conn: Any, row: GameRow, seat: int) -> GameRow:
     """Take ``seat`` of the (locked) game ``row`` back: its token stops working and its name is
     cleared; the updated row."""
     gid = uuid.UUID(row.id)
-    players: list[str | None] = list(row.players or [])
-    players += [None] * (row.seats - len(players))
-    players[seat] = None
     await conn.execute("DELETE FROM seat_tokens WHERE game_id = $1 AND seat = $2", gid, seat)
-    r = await conn.fetchrow(
-        "UPDATE games SET players = $2::text::jsonb, updated_at = now() WHERE id = $1 "
-        f"RETURNING {GAME_COLS}",
-        gid,
-        dumps(players),
-    )
-    return game_row(r)
+    return game_row(await _set_players(conn, row, seat, None))
 
 
 async def assign_seat(
@@ -233,9 +211,6 @@ async def assign_seat(
         else ""
     )
     gid = uuid.UUID(row.id)
-    players: list[str | None] = list(row.players or [])
-    players += [None] * (row.seats - len(players))
-    players[seat] = name
     try:
         async with conn.transaction():
             await conn.execute(
@@ -246,14 +221,20 @@ async def assign_seat(
                 token_hash,
                 name,
             )
-            r = await conn.fetchrow(
-                "UPDATE games SET players = $2::text::jsonb, updated_at = now() WHERE id = $1 "
-                f"RETURNING {GAME_COLS}",
-                gid,
-                dumps(players),
-            )
+            r = await _set_players(conn, row, seat, name)
     except asyncpg.UniqueViolationError as exc:
         if exc.constraint_name == "seat_tokens_pkey":
             raise SeatTaken(row.id, seat) from None
         raise
+    return game_row(r)
+
+
+async def locked_row(conn: Any, game_id: str | uuid.UUID) -> GameRow:
+    """The game's row, taking its row lock (``FOR UPDATE``) in ``conn``'s transaction; raises
+    :class:`GameNotFound`."""
+    r = await conn.fetchrow(
+        f"SELECT {GAME_COLS} FROM games WHERE id = $1 FOR UPDATE", game_uuid(game_id)
+    )
+    if r is None:
+        raise GameNotFound(game_id)
     return game_row(r)

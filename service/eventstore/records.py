@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import msgspec
 
@@ -77,6 +77,36 @@ class CommandRecord(msgspec.Struct, frozen=True):
     first_version: int | None
     last_version: int | None
     response: Any | None
+
+
+class NewGame(TypedDict):
+    """The arguments of a new game's row and secrets (``EventStore.creating``/``create_game``)."""
+
+    game: str
+    seats: int
+    options: Any
+    invite_code: str
+    seed: bytes
+    host_token_hash: bytes
+    message_key: NotRequired[bytes | None]
+
+
+class NewCommand(TypedDict):
+    """The arguments of a command's row (``Locked.record_command``, ``record_rejection``):
+    ``received_at`` defaults to the store's clock, the other optional ones to NULL."""
+
+    command_id: str
+    seat: int | None
+    idempotency_key: str | None
+    type: str
+    body: Any
+    outcome: NotRequired[str]
+    error_code: NotRequired[str | None]
+    error_detail: NotRequired[str | None]
+    first_version: NotRequired[int | None]
+    last_version: NotRequired[int | None]
+    response: NotRequired[Any]
+    received_at: NotRequired[datetime | None]
 
 
 class AppendResult(msgspec.Struct, frozen=True):

@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from service.audit.audit import Finding
+from service.audit.evidence import Finding
 
 T = TypeVar("T")
 
@@ -253,8 +253,13 @@ class CommandDocument(msgspec.Struct):
 
 
 class StateBefore(msgspec.Struct):
+    """The state before the disputed command: as the seat that sent it saw it (while the game
+    is live, to that seat only), as the caller sees it, and whole once the game is over."""
+
     version: int
+    seat: int | None
     as_seat_saw_it: Any
+    as_you_see_it: Any
     full: Any
 
 

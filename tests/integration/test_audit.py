@@ -28,8 +28,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain.platform.table import game_document
-from service.audit.audit import EXPORT_FORMAT as V1
 from service.audit.audit import receipt_matches
+from service.audit.exportfile import EXPORT_FORMAT as V1
 from service.audit.exportfile import decode_export
 from service.audit.merkle import leaf_hash, root_of, verify_inclusion
 from service.audit.receipts import receipt_message, verify_tree_head

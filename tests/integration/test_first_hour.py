@@ -11,6 +11,7 @@ import pytest
 
 from domain.registry import all_games
 from service.audit.audit import audit
+from service.audit.evidence import Evidence
 
 from .apihelp import auth, pg
 from .serverproc import ServerProcess
@@ -144,7 +145,7 @@ def test_setup_events_carry_the_seat_they_concern(server: ServerProcess) -> None
         assert [e.seat for e in dealt] == [e.data["seat"] for e in dealt] == list(range(seats))
         others = [e for e in events if e.type not in ("lobby.joined", "cities_dealt")]
         assert all(e.seat is None for e in others if "seat" not in e.data)
-        report = audit(created["id"], events, commands, seed, head=events[-1].hash)
+        report = audit(Evidence(created["id"], events, commands, seed, head=events[-1].hash))
         assert report["ok"] is True, report
     # The API's top-level seat is the stored one.
     assert [e["seat"] for e in api if e["type"] == "lobby.joined"] == [0, 1, 2]

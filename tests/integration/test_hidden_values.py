@@ -39,9 +39,10 @@ from domain.kernel.hidden import (
 )
 from domain.registry import get_game
 from service.application.bodies import CreateGame, MessageBody
-from service.audit.audit import ExportFile, verify_export
+from service.audit.audit import verify_export
 from service.audit.commitments import secrets_of
-from service.audit.exportfile import decode_export
+from service.audit.exportfile import ExportFile, decode_export
+from service.audit.openings import sealed_paths
 from service.eventstore.chain import canonical, link
 from service.eventstore.records import StoredEvent
 
@@ -153,7 +154,7 @@ async def _fetch_all(
     version = doc["version"]
     for n in range(1, version + 1, 9):
         await get(f"/replay/{n}")
-    hidden = [e["version"] for e in events[:version] if _sealed(e["data"]) or e["openings"]]
+    hidden = [e["version"] for e in events[:version] if sealed_paths(e["data"]) or e["openings"]]
     for n in sorted(set(hidden[:40] + list(range(1, version + 1, 25)))):
         events += (await get(f"/audit/{n}")).json()["events"]
     export = decode_export((await get("/export")).content)  # hashes in hex, as the API writes
@@ -186,16 +187,6 @@ async def _fetch_all(
     return Haul(raw, events, export)
 
 
-def _sealed(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    if is_sealed(value):
-        return [path]
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _sealed(v, (*path, k))]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _sealed(v, (*path, i))]
-    return []
-
-
 _HEX32 = re.compile(rb"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
 
 
@@ -224,7 +215,7 @@ def _brute_force(
     tried = 0
     for e in haul.events:
         stored = meta[e["version"]]
-        paths = _sealed(e["data"])
+        paths = sealed_paths(e["data"])
         if not paths:
             # canonical form 1: hidden values redacted to null, hashed in the clear
             paths = [p for p in _null_secrets(e) if p]
@@ -410,9 +401,9 @@ async def _after_the_end(server: ServerProcess, game: str) -> None:
             for e in export.events
             if e.public is not None
             and e.type != "table.message"
-            and (e.type, _sealed(e.public)[0][0]) in CANDIDATES
+            and (e.type, sealed_paths(e.public)[0][0]) in CANDIDATES
         )
-        path = _sealed(victim.public)[0]
+        path = sealed_paths(victim.public)[0]
         other = next(
             v for v in CANDIDATES[(victim.type, path[0])] if v != get_at(victim.data, path)
         )
@@ -558,3 +549,61 @@ async def _form_1(server: ServerProcess) -> None:
         victim = next(e for e in haul.export.events if e.type == "workers_moved")
         tampered = _replace(haul.export, victim.version, data={**victim.data, "points": [9, 9, 9]})
         assert verify_export(tampered)["chain"]["first_bad"] == victim.version
+
+
+# --- 6. a dispute file's state before: the seat's view, for that seat only while live ------------
+def test_a_dispute_file_shows_the_seats_view_to_that_seat_only(server: ServerProcess) -> None:
+    """``state_before.as_seat_saw_it`` of a live game's dispute file is the view of the seat
+    that sent the command (its hand open): to that seat. To another seat, a spectator or the
+    host it is null, and nothing in the file shows a hand or a private card the caller's own
+    view does not: every view in it is the caller's own (``GET /replay/{n-1}``) or null."""
+    asyncio.run(_dispute_views(server))
+
+
+async def _dispute_views(server: ServerProcess) -> None:
+    async with in_process(server) as manifest, server.async_client(timeout=30) as client:
+        created = await _create(manifest, "cargo-empire")
+        game_id, tokens = created["id"], tokens_of(created)
+        await _play(manifest, created, random.Random(13), 24)
+        async with pg(server.pg_dsn) as store:
+            commands = await store.commands(game_id)
+        disputed = [
+            (c.seat, c.first_version)
+            for c in commands
+            if c.outcome == "accepted" and c.seat is not None and c.first_version
+        ]
+        assert {seat for seat, _ in disputed} == {0, 1, 2}
+        callers = [(None, None), (None, created["host_token"]), *enumerate(tokens)]
+        shown = 0
+        for me, token in callers:
+            for seat, n in disputed:
+                r = await client.get(f"/v1/games/{game_id}/audit/{n}", headers=auth(token))
+                assert r.status_code == 200, r.text
+                dispute = r.json()
+                before = dispute["state_before"]
+                r = await client.get(f"/v1/games/{game_id}/replay/{n - 1}", headers=auth(token))
+                mine = r.json()["view"]
+                assert before["seat"] == seat and before["version"] == n - 1
+                assert before["as_you_see_it"] == mine and before["full"] is None
+                if me == seat:
+                    assert before["as_seat_saw_it"] == mine
+                    assert mine["players"][seat]["hand"] is not None  # its own hand, open
+                    shown += 1
+                else:
+                    assert before["as_seat_saw_it"] is None
+                for player in _players(dispute):
+                    if player["seat"] != me:
+                        assert player["hand"] is None and player["private"] is None, (me, n)
+        assert shown == len(disputed)
+
+
+def _players(value: Any) -> Iterator[dict[str, Any]]:
+    """Every player of a view (``seat`` + ``hand``) anywhere in a JSON value."""
+    if isinstance(value, dict):
+        if "seat" in value and "hand" in value:
+            yield value
+        for item in value.values():
+            yield from _players(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _players(item)

@@ -1,0 +1,43 @@
+"""What every part of :class:`service.eventstore.store.EventStore` stands on: the asyncpg pool,
+an optional read replica's pool, and the clock that stamps events and commands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from service.eventstore import pgrows as db
+
+
+class Pooled:
+    """The pools and clock of an event store.
+
+    ``clock`` (default: ``datetime.now(UTC)``) stamps events' ``recorded_at`` and commands'
+    ``received_at``.
+    """
+
+    def __init__(
+        self,
+        pool: Any,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        read_pool: Any = None,
+    ) -> None:
+        self._pool = pool
+        #: The pool, for statements the store does not wrap (``service.eventstore.optimistic``).
+        self.pool = pool
+        #: A read replica's pool (``PG_READ_DSN``) for history reads, or None.
+        self.read_pool = read_pool
+        #: How history reads were answered: replica, fallback_behind, fallback_error.
+        self.history_reads: dict[str, int] = {}
+        #: ``time.monotonic()`` before which the replica, having just failed, is not tried.
+        self.replica_retry_at = 0.0
+        self._clock: Callable[[], datetime] = clock if clock is not None else db.utc_now
+
+    async def close_replica(self) -> None:
+        if self.read_pool is not None:
+            await self.read_pool.close()
+
+    async def ping(self) -> bool:
+        return bool(await self._pool.fetchval("SELECT 1") == 1)
