@@ -44,10 +44,11 @@ from projections.platform_events import (
     LobbyLeft,
     TableMessage,
 )
-from projections.projector import Projector, table_field
+from projections.projector import Projector
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from projections.store import StoreUnavailable
 from projections.table import Table, fold_stream, game_document, legal_document
+from projections.views import fresh
 
 from . import rejections
 from .faults import Admission, Faults
@@ -183,18 +184,25 @@ class Manifest:
         self._remember(table, locked.row.head)
         return table
 
+    def _cached(self, game_id: str, head: bytes, version: int) -> Table | None:
+        cached = self._tables.get(game_id)
+        if cached is not None and cached[0] == head and cached[1].version == version:
+            return cached[1]
+        return None
+
     async def _stored_table(
         self, game_id: str, head: bytes, version: int, latest: bool = True
     ) -> Table:
         """The table at (``version``, ``head``), a stored state: cached, or folded from the
         stored events (and cached, when it is the ``latest``)."""
-        cached = self._tables.get(game_id)
-        if cached is not None and cached[0] == head and cached[1].version == version:
-            return cached[1]
+        table = self._cached(game_id, head, version)
+        if table is not None:
+            return table
         events = await self.store.read(game_id, after=0, limit=version)
         table = fold_stream(None, events, game_id)
         if table.version != version:
             raise LookupError(f"game {game_id} has no event {version}")
+        cached = self._tables.get(game_id)
         if latest and (cached is None or cached[1].version <= version):  # never cache older
             self._remember(table, head)
         return table
@@ -514,11 +522,14 @@ class Manifest:
         table: Table,
         snapshots: dict[int, bytes] | None = None,
         known: dict[str, bytes] | None = None,
+        lazy: bool = False,
     ) -> None:
         """After commit: bring the projection to ``table`` (unless it is already there or
         beyond), with the replay snapshots folded on the way — in the background, so the answer
-        never waits for Redis (failures are retried, counted, and repaired by catch-up)."""
-        self.projector.schedule(table, snapshots, known)
+        never waits for Redis (failures are retried, counted, and repaired by catch-up).
+        ``lazy`` (a move): the table and the ``known`` views only, the others built when read;
+        else (lobby, table talk: a few per game, and every seat waits on them) every view."""
+        self.projector.schedule(table, snapshots, known, lazy=lazy)
 
     async def list_games(
         self, status: str | None, game: str | None, limit: int, cursor: str | None
@@ -568,14 +579,32 @@ class Manifest:
         if stored is None or stored[0] == 0:
             raise Problem(404, "game.not_found", f"no game {game_id}")
         version, head = stored
-        if raw is not None and have is not None and int(have) >= version:
-            return raw
-        table = await self._stored_table(game_id, head, version)
-        self.projector.schedule(table)  # repair what was behind
-        raw = table_field(table, field)
-        if raw is None:
+        body = fresh(raw, version)
+        if body is not None:
+            return body
+        # Not built at this version yet (lazy views), or the projection is behind or failing.
+        current = have is not None and int(have) >= version
+        table = await self._view_table(game_id, head, version, current)
+        if not current:  # repair: a record that lags moves on (lazily), a missing one is whole
+            self.projector.schedule(table, lazy=have is not None)
+        body = await self.projector.views.view(table, field, keep=have is not None)
+        if body is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
-        return raw
+        return body
+
+    async def _view_table(self, game_id: str, head: bytes, version: int, current: bool) -> Table:
+        """The table to build a view from, at ``version`` or newer: this process's (at the
+        stored head), the projection's (``current``: at least at ``version``), else folded
+        from PostgreSQL."""
+        if current and self._cached(game_id, head, version) is None:
+            try:
+                table = await self.projector.load(game_id)
+            except StoreUnavailable as error:
+                log.warning("view built from PostgreSQL", game=game_id, reason=str(error))
+                table = None
+            if table is not None and table.version >= version:
+                return table
+        return await self._stored_table(game_id, head, version)
 
     async def _projected(self, game_id: str, field: str) -> tuple[bytes | None, bytes | None]:
         """(version, field) of the projection; (None, None) when Redis fails."""
@@ -739,7 +768,8 @@ class Manifest:
             raise _Stale
         stored, response = appended
         self._remember(new, stored[-1].hash)
-        await self._project(new, ruling.snapshots, {f"legal:{a.seat}": legal_bytes(ruling)})
+        known = {f"legal:{a.seat}": legal_bytes(ruling)}
+        await self._project(new, ruling.snapshots, known, lazy=True)
         return {**response, **_hints(new, a.seat, ruling.legal)}
 
     async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> dict[str, Any]:
