@@ -6,11 +6,15 @@ Plays 2-player CARGO games with random crate placement the way ``bench.e2e``'s b
 to act sends a uniformly random legal command) and times, per move, exactly the functions the
 server runs for an accepted command besides HTTP, PostgreSQL and Redis: decoding the command,
 ``service.application.ruling.rule`` (decide, fold, seed reveal, outcome, the mover's legal
-commands), the hash
-chain (``service.eventstore.chain.chain_events``), the recorded answer (``accepted_answer``:
-redacted
-events and the Ed25519 receipt), every projection field (``projections.projector.table_fields``:
-each viewer's document, every seat's legal commands, the table) and encoding the answer.
+commands), the hash chain (``service.eventstore.chain.chain_events``), the recorded answer
+(``accepted_answer``: redacted events and the Ed25519 receipt), what the write path stores in
+the projection
+(``projections.projector.state_fields``: the table and the mover's legal commands; every other
+view is built when first read, :mod:`projections.views`) and encoding the answer.
+
+Beside it, not counted in the total, ``us_every_view`` times what the write path built before
+lazy views (``table_fields``: every viewer's document and every seat's legal commands as
+well), on the same tables in the same run, for the before/after ratio.
 
 ``bench.e2e`` runs it after its two phases to bound its ratio: a move takes ``r`` requests and
 this pure work ``p``; even if each request cost no more than a ceiling request (``c`` seconds of
@@ -35,7 +39,7 @@ from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.options import Options
 from domain.kernel import Table as Played
 from domain.platform.table import Table
-from projections.projector import table_fields
+from projections.projector import state_fields, table_fields
 from service.application.ruling import accepted_answer, legal_bytes, rule
 from service.audit.commitments import CANONICAL
 from service.audit.receipts import Signer
@@ -68,6 +72,7 @@ def measure(moves: int = 3000, seed: int = 1) -> dict[str, Any]:
     signer = Signer(Ed25519PrivateKey.generate())
     encoder = msgspec.json.Encoder()
     spent = dict.fromkeys(PARTS, 0.0)
+    every_view = 0.0
     done = games = 0
     table = None
     head = ZERO_HASH
@@ -94,12 +99,16 @@ def measure(moves: int = 3000, seed: int = 1) -> dict[str, Any]:
         t3 = clock()
         answer = accepted_answer(signer, new, mover, stored)
         t4 = clock()
-        table_fields(new, {f"legal:{mover}": legal_bytes(ruling)})
+        known = {f"legal:{mover}": legal_bytes(ruling)}
+        state_fields(new, known)
         t5 = clock()
         to_act = JOLLY_CARGO.to_act(new.state) if new.status == "active" else []
         encoder.encode({**answer, "to_act": to_act, "legal": ruling.legal})
         t6 = clock()
 
+        every_view -= clock()
+        table_fields(new, known)
+        every_view += clock()
         marks = (t0, t1, t2, t3, t4, t5, t6)
         for part, start, end in zip(PARTS, marks[:-1], marks[1:], strict=True):
             spent[part] += end - start
@@ -112,6 +121,8 @@ def measure(moves: int = 3000, seed: int = 1) -> dict[str, Any]:
         "seconds_per_move": total / done,
         "us_per_move": round(total / done * 1e6, 1),
         "us_by_part": {part: round(s / done * 1e6, 1) for part, s in spent.items()},
+        "us_every_view": round(every_view / done * 1e6, 1),
+        "us_per_move_every_view": round((total - spent["projection"] + every_view) / done * 1e6, 1),
     }
 
 

@@ -4,10 +4,11 @@ reflects (a dense read, so none is skipped) onto that projection (so none is app
 writes the result only if it is newer than what is stored (see :mod:`projections.store`).
 
 After a commit the service does not wait for the projection: :meth:`Projector.schedule` hands
-the new table to a background writer (one per game at a time, the newest table wins), which
-writes the view first and the replay snapshots after it, retrying ``retries`` times with a
-growing pause. A write that still fails stays *pending*: it is logged, counted
-(``manifest_projection_failures_total{stage}``), its age is the projection lag
+the new table (``lazy``: the table and the mover's legal commands only, every other view being
+built on first read, :mod:`projections.views`) to a background writer (one per game at a time,
+the newest table wins), which writes the view first and the replay snapshots after it,
+retrying ``retries`` times with a growing pause. A write that still fails stays *pending*: it
+is logged, counted (``manifest_projection_failures_total{stage}``), its age is the projection lag
 (``manifest_projection_lag_seconds``, and ``/readyz`` past ``MANIFEST_PROJECTION_LAG``), and the
 catch-up worker repairs it on its next pass."""
 
@@ -32,7 +33,10 @@ from domain.platform.table import (
     viewer_keys,
 )
 from projections.replay import fold_collecting
-from projections.store import ProjectionStore
+from projections.store import ProjectionStore, tag_view
+from projections.views import Views, table_field
+
+__all__ = ["Projector", "state_fields", "table_field", "table_fields"]
 
 ReadEvents = Callable[[str, int], Awaitable[Sequence[StreamEvent]]]
 ListGames = Callable[[str | None, int], Awaitable[Sequence[tuple[str, int]]]]
@@ -53,39 +57,46 @@ PENDING = Gauge("manifest_projection_pending_games", "Games whose projection wri
 
 
 def table_fields(table: Table, known: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
-    """Every field of a game's projection; ``known`` fields (already computed by the caller for
-    this same table) are used as they are."""
+    """Every field of a game's projection, each view built now (a whole record: catch-up and
+    rebuild write these); ``known`` views (already computed by the caller for this same table)
+    are used as they are."""
     known = known or {}
     fields = {"table": encode_table(table)}
+    version = table.version
     for key in viewer_keys(table):
         name = f"doc:{key}"
-        fields[name] = known.get(name) or _encoder.encode(game_document(table, key))
+        body = known.get(name) or _encoder.encode(game_document(table, key))
+        fields[name] = tag_view(version, body)
     for seat in range(table.seats):
         name = f"legal:{seat}"
-        fields[name] = known.get(name) or _encoder.encode(legal_document(table, seat))
+        body = known.get(name) or _encoder.encode(legal_document(table, seat))
+        fields[name] = tag_view(version, body)
     return fields
 
 
-def table_field(table: Table, name: str) -> bytes | None:
-    """One field of ``table``'s projection (as :func:`table_fields` would write it)."""
-    if name.startswith("doc:"):
-        key = name[4:]
-        return _encoder.encode(game_document(table, key)) if key in viewer_keys(table) else None
-    if name.startswith("legal:"):
-        seat = int(name[6:])
-        return _encoder.encode(legal_document(table, seat)) if 0 <= seat < table.seats else None
-    return encode_table(table) if name == "table" else None
+def state_fields(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
+    """What the write path stores after a move: the table, and the ``known`` views (those the
+    mover's answer computed anyway). Every other view is built when first read."""
+    fields = {"table": encode_table(table)}
+    for name, body in known.items():
+        fields[name] = tag_view(table.version, body)
+    return fields
 
 
 class _Pending:
-    __slots__ = ("known", "since", "snapshots", "table")
+    __slots__ = ("known", "lazy", "since", "snapshots", "table")
 
     def __init__(
-        self, table: Table, snapshots: dict[int, bytes], known: Mapping[str, bytes] | None
+        self,
+        table: Table,
+        snapshots: dict[int, bytes],
+        known: Mapping[str, bytes] | None,
+        lazy: bool,
     ) -> None:
         self.table = table
         self.snapshots = snapshots
         self.known = known
+        self.lazy = lazy
         self.since = time.monotonic()
 
 
@@ -99,6 +110,8 @@ class Projector:
         backoff: float = 0.1,
     ) -> None:
         self.store = store
+        #: the views, built on first read (:mod:`projections.views`)
+        self.views = Views(store)
         self.read_events = read_events
         self.retries = retries
         self.backoff = backoff
@@ -116,16 +129,20 @@ class Projector:
         table: Table,
         snapshots: Mapping[int, bytes] | None = None,
         known: Mapping[str, bytes] | None = None,
+        *,
+        lazy: bool = False,
     ) -> None:
-        """Bring the projection to ``table`` in the background (never raises, never waits)."""
+        """Bring the projection to ``table`` in the background (never raises, never waits).
+        ``lazy``: write the table and the ``known`` views only (:func:`state_fields`); else
+        every view (:func:`table_fields`)."""
         game_id = table.game_id
         entry = self._pending.get(game_id)
         if entry is None:
-            self._pending[game_id] = _Pending(table, dict(snapshots or {}), known)
+            self._pending[game_id] = _Pending(table, dict(snapshots or {}), known, lazy)
         else:
             entry.snapshots.update(snapshots or {})
             if table.version > entry.table.version:
-                entry.table, entry.known = table, known
+                entry.table, entry.known, entry.lazy = table, known, lazy
         self._start_writer(game_id)
 
     def _start_writer(self, game_id: str) -> None:
@@ -142,7 +159,7 @@ class Projector:
                 table, snapshots = entry.table, entry.snapshots
                 entry.snapshots = {}
                 try:
-                    await self.publish_table(table, snapshots, entry.known)
+                    await self.publish_table(table, snapshots, entry.known, lazy=entry.lazy)
                 except Exception as error:
                     entry.snapshots = {**snapshots, **entry.snapshots}
                     failures += 1
@@ -197,12 +214,21 @@ class Projector:
         table: Table,
         snapshots: Mapping[int, bytes] | None = None,
         known: Mapping[str, bytes] | None = None,
+        *,
+        lazy: bool = False,
     ) -> bool:
         """Store ``table`` unless the projection already reflects its version or a later one,
         then keep the replay ``snapshots`` folded on the way (after the view, never instead of
-        it). Raises on any failure (counted by stage)."""
+        it). ``lazy``: only the table and the ``known`` views, the other views left as they
+        are (each carries its own version); else the whole record, every view built. Raises on
+        any failure (counted by stage)."""
         try:
-            wrote = await self.store.write(table.game_id, table.version, table_fields(table, known))
+            if lazy:
+                fields = state_fields(table, known or {})
+                wrote = await self.store.advance(table.game_id, table.version, fields)
+            else:
+                fields = table_fields(table, known)
+                wrote = await self.store.write(table.game_id, table.version, fields)
         except Exception:
             FAILURES.labels(stage="view").inc()
             raise

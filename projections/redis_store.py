@@ -12,7 +12,11 @@ The write script declares itself with a ``#!lua`` shebang (Redis 7): Redis then 
 ``maxmemory`` *before* running it, so a full Redis refuses the whole write (nothing changed)
 instead of letting a script that starts with a non-growing command write past the limit. It
 overwrites the fields and deletes only the ones the new record no longer has — no
-DEL-then-write, so a refused write never leaves a game without its projection."""
+DEL-then-write, so a refused write never leaves a game without its projection. The write path
+after a move (``advance``) and a lazily built view (``put_view``) are scripts of the same
+kind: the first moves the record forward without deleting anything, the second keeps a view
+only if the record exists and holds no view of that version or newer (the version each view
+carries, :func:`~projections.store.tag_view`, is parsed in the script)."""
 
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 from redis.asyncio import Redis
 from redis.exceptions import RedisError, ResponseError
 
-from projections.store import ProjectionStore, StoreUnavailable
+from projections.store import ProjectionStore, StoreUnavailable, tag_view
 
 # KEYS[1] = the game's hash, KEYS[2] = its change channel; ARGV[1] = the new version;
 # ARGV[2..] = field, value pairs. Written and announced in one round trip.
@@ -44,6 +48,31 @@ if current == false or tonumber(current) < tonumber(ARGV[1]) then
   return 1
 end
 return 0
+"""
+
+# As above, but the fields not named stay (each view carries its own version).
+_ADVANCE_IF_NEWER = """#!lua
+local current = redis.call('HGET', KEYS[1], 'version')
+if current == false or tonumber(current) < tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'version', ARGV[1], unpack(ARGV, 2))
+  redis.call('PUBLISH', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+# KEYS[1] = the game's hash; ARGV[1] = the view's field, ARGV[2] = its version, ARGV[3] = the
+# view as stored ("<version> <json>"). Kept only if the game has a record and the stored view
+# is older (or carries no version).
+_PUT_VIEW_IF_NEWER = """#!lua
+if redis.call('HEXISTS', KEYS[1], 'version') == 0 then return 0 end
+local have = redis.call('HGET', KEYS[1], ARGV[1])
+if have then
+  local stored = tonumber(string.match(have, '^(%d+) '))
+  if stored ~= nil and stored >= tonumber(ARGV[2]) then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
 """
 
 _FAILURES = (RedisError, OSError, asyncio.TimeoutError)
@@ -84,6 +113,8 @@ class RedisStore(ProjectionStore):
         self.prefix = prefix
         self.listener = listener or redis
         self._write: Any = redis.register_script(_WRITE_IF_NEWER)
+        self._advance: Any = redis.register_script(_ADVANCE_IF_NEWER)
+        self._put_view: Any = redis.register_script(_PUT_VIEW_IF_NEWER)
         # The hash commands, untyped: redis-py's stubs type their answers differently from one
         # major release to the next (5-7: a sync|async union; 8: str|bytes), and the package
         # admits them all. The Redis here never decodes responses: answers are bytes.
@@ -126,11 +157,25 @@ class RedisStore(ProjectionStore):
 
     @_guarded
     async def write(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        return await self._record(self._write, game_id, version, fields)
+
+    @_guarded
+    async def advance(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        return await self._record(self._advance, game_id, version, fields)
+
+    async def _record(
+        self, script: Any, game_id: str, version: int, fields: Mapping[str, bytes]
+    ) -> bool:
         args: list[bytes | str] = [str(version)]
         for name, value in fields.items():
             args += [name, value]
         keys = [self._key(game_id), self._channel(game_id)]
-        return bool(await self._write(keys=keys, args=args))
+        return bool(await script(keys=keys, args=args))
+
+    @_guarded
+    async def put_view(self, game_id: str, name: str, version: int, body: bytes) -> bool:
+        args = [name, str(version), tag_view(version, body)]
+        return bool(await self._put_view(keys=[self._key(game_id)], args=args))
 
     @_guarded
     async def versions(self, game_ids: list[str]) -> list[int | None]:

@@ -8,6 +8,14 @@ folded from dense reads of the stream, no event is skipped or applied twice.
 Fields of a game's record: ``version``; ``table`` (the folded :class:`~domain.platform.table.Table`,
 JSON); ``doc:<viewer>`` (the ``GET /v1/games/{id}`` body for ``spectator`` / ``seat:<n>``);
 ``legal:<n>`` (the ``GET .../legal`` body of seat ``n``).
+
+The views (``doc:``, ``legal:``) are *lazy* (:mod:`projections.views`): after a move only the
+table and the mover's legal commands are written (:meth:`ProjectionStore.advance`, which leaves
+the other fields where they are), and a view is built when first read at a version and kept
+(:meth:`ProjectionStore.put_view`). So each view carries its own version, as a decimal prefix
+and a space before its JSON body (:func:`tag_view`): a view older than the record is never
+mistaken for a current one, and a view built at version N and stored after a move to N+1
+stays what it is, a view of N.
 """
 
 from __future__ import annotations
@@ -15,6 +23,20 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
+
+
+def tag_view(version: int, body: bytes) -> bytes:
+    """A view as stored: its version, a space, its JSON body."""
+    return b"%d %s" % (version, body)
+
+
+def split_view(raw: bytes) -> tuple[int | None, bytes]:
+    """(version, body) of a stored view; version None when it carries none (written before
+    views were versioned: never served, rebuilt when read)."""
+    number, space, body = raw.partition(b" ")
+    if not space or not number.isdigit():
+        return None, raw
+    return int(number), body
 
 
 class StoreUnavailable(Exception):
@@ -35,6 +57,17 @@ class ProjectionStore(ABC):
         """Replace the record with ``fields`` at ``version`` if it has none or an older one, and
         tell subscribers (on any instance). False when the stored record is already at
         ``version`` or newer."""
+
+    @abstractmethod
+    async def advance(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        """As :meth:`write`, but the fields ``fields`` does not name stay as they are (views
+        carry their own version): the write path after a move. Announced like a write."""
+
+    @abstractmethod
+    async def put_view(self, game_id: str, name: str, version: int, body: bytes) -> bool:
+        """Keep view ``name`` of ``version`` (stored by :func:`tag_view`) unless the stored one
+        is of that version or newer, or the game has no record (a view never creates one).
+        Not announced: nothing changed in the game."""
 
     @abstractmethod
     async def versions(self, game_ids: list[str]) -> list[int | None]: ...
@@ -85,12 +118,28 @@ class MemoryStore(ProjectionStore):
         return [record.get(name) for name in names]
 
     async def write(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
-        have = await self.version(game_id)
-        if have is not None and have >= version:
+        return self._replace(game_id, version, fields)
+
+    async def advance(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        return self._replace(game_id, version, {**self._records.get(game_id, {}), **fields})
+
+    def _replace(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        record = self._records.get(game_id)
+        if record is not None and int(record["version"]) >= version:
             return False
         self._records[game_id] = {**fields, "version": str(version).encode()}
         for queue in self._subscribers.get(game_id, ()):
             queue.put_nowait(version)
+        return True
+
+    async def put_view(self, game_id: str, name: str, version: int, body: bytes) -> bool:
+        record = self._records.get(game_id)
+        if record is None:
+            return False
+        old = record.get(name)
+        if old is not None and (split_view(old)[0] or 0) >= version:
+            return False
+        record[name] = tag_view(version, body)
         return True
 
     async def versions(self, game_ids: list[str]) -> list[int | None]:

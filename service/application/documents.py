@@ -9,8 +9,9 @@ import asyncio
 
 import msgspec
 
-from projections.projector import table_field
+from domain.platform.table import Table
 from projections.store import StoreUnavailable
+from projections.views import fresh
 from service.application.games import Games, check_game_id, log
 from service.application.tokens import (
     HOST_PREFIX,
@@ -31,14 +32,32 @@ class Documents(Games):
         if stored is None or stored[0] == 0:
             raise Problem(404, "game.not_found", f"no game {game_id}")
         version, head = stored
-        if raw is not None and have is not None and int(have) >= version:
-            return raw
-        table = await self._stored_table(game_id, head, version)
-        self.projector.schedule(table)  # repair what was behind
-        raw = table_field(table, field)
-        if raw is None:
+        body = fresh(raw, version)
+        if body is not None:
+            return body
+        # Not built at this version yet (lazy views), or the projection is behind or failing.
+        current = have is not None and int(have) >= version
+        table = await self._view_table(game_id, head, version, current)
+        if not current:  # repair: a record that lags moves on (lazily), a missing one is whole
+            self.projector.schedule(table, lazy=have is not None)
+        body = await self.projector.views.view(table, field, keep=have is not None)
+        if body is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
-        return raw
+        return body
+
+    async def _view_table(self, game_id: str, head: bytes, version: int, current: bool) -> Table:
+        """The table to build a view from, at ``version`` or newer: this process's (at the
+        stored head), the projection's (``current``: at least at ``version``), else folded
+        from PostgreSQL."""
+        if current and self._cached(game_id, head, version) is None:
+            try:
+                table = await self.projector.load(game_id)
+            except StoreUnavailable as error:
+                log.warning("view built from PostgreSQL", game=game_id, reason=str(error))
+                table = None
+            if table is not None and table.version >= version:
+                return table
+        return await self._stored_table(game_id, head, version)
 
     async def _projected(self, game_id: str, field: str) -> tuple[bytes | None, bytes | None]:
         """(version, field) of the projection; (None, None) when Redis fails."""

@@ -91,18 +91,26 @@ class Games:
         self._remember(table, locked.row.head)
         return table
 
+    def _cached(self, game_id: str, head: bytes, version: int) -> Table | None:
+        """This process's table of the game, if it is the one at (``version``, ``head``)."""
+        cached = self._tables.get(game_id)
+        if cached is not None and cached[0] == head and cached[1].version == version:
+            return cached[1]
+        return None
+
     async def _stored_table(
         self, game_id: str, head: bytes, version: int, latest: bool = True
     ) -> Table:
         """The table at (``version``, ``head``), a stored state: cached, or folded from the
         stored events (and cached, when it is the ``latest``)."""
-        cached = self._tables.get(game_id)
-        if cached is not None and cached[0] == head and cached[1].version == version:
-            return cached[1]
+        table = self._cached(game_id, head, version)
+        if table is not None:
+            return table
         events = await self.store.read(game_id, after=0, limit=version)
         table = fold_stream(None, events, game_id)
         if table.version != version:
             raise LookupError(f"game {game_id} has no event {version}")
+        cached = self._tables.get(game_id)
         if latest and (cached is None or cached[1].version <= version):  # never cache older
             self._remember(table, head)
         return table
@@ -275,11 +283,14 @@ class Games:
         table: Table,
         snapshots: dict[int, bytes] | None = None,
         known: dict[str, bytes] | None = None,
+        lazy: bool = False,
     ) -> None:
         """After commit: bring the projection to ``table`` (unless it is already there or
         beyond), with the replay snapshots folded on the way — in the background, so the answer
-        never waits for Redis (failures are retried, counted, and repaired by catch-up)."""
-        self.projector.schedule(table, snapshots, known)
+        never waits for Redis (failures are retried, counted, and repaired by catch-up).
+        ``lazy`` (a move): the table and the ``known`` views only, the others built when read;
+        else (lobby, table talk: a few per game, and every seat waits on them) every view."""
+        self.projector.schedule(table, snapshots, known, lazy=lazy)
 
 
 

@@ -160,7 +160,8 @@ class Play(Games):
             raise _Stale
         stored, response = appended
         self._remember(new, stored[-1].hash)
-        await self._project(new, ruling.snapshots, {f"legal:{a.seat}": legal_bytes(ruling)})
+        known = {f"legal:{a.seat}": legal_bytes(ruling)}
+        await self._project(new, ruling.snapshots, known, lazy=True)
         return {**response, **_hints(new, a.seat, ruling.legal)}
 
     async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> dict[str, Any]:
