@@ -139,3 +139,30 @@ def test_the_readme_names_every_service_module() -> None:
         f"README lists but the tree lacks: {sorted(listed - actual)}; "
         f"the tree has but README lacks: {sorted(actual - listed)}"
     )
+
+
+#: Issue 11: "no module over ~400 lines, no class over ~250" in service/ and projections/.
+MAX_MODULE_LINES = 400
+MAX_CLASS_LINES = 250
+
+
+def _sizes(path: Path) -> tuple[int, list[tuple[str, int]]]:
+    text = path.read_text()
+    classes = [
+        (node.name, (node.end_lineno or node.lineno) - node.lineno + 1)
+        for node in ast.walk(ast.parse(text, str(path)))
+        if isinstance(node, ast.ClassDef)
+    ]
+    return text.count("\n"), classes
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for top in ("service", "projections") for p in (ROOT / top).rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_modules_and_classes_stay_small(path: Path) -> None:
+    lines, classes = _sizes(path)
+    assert lines <= MAX_MODULE_LINES, f"{lines} lines: split it by concern"
+    big = [(name, n) for name, n in classes if n > MAX_CLASS_LINES]
+    assert not big, f"classes over {MAX_CLASS_LINES} lines: {big}"
