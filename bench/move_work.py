@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.options import Options
-from domain.kernel import Table as Played
+from domain.kernel import LocalGame as Played
 from projections.projector import table_fields
 from projections.table import Table
 from service.chain import ZERO_HASH, chain_events

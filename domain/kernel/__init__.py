@@ -16,8 +16,8 @@ from .errors import CommandError, RuleError, UnknownGame
 from .folding import Folder
 from .game import Game, Outcome, WiredGame, Wiring
 from .hidden import Secret
+from .localgame import LocalGame, Record
 from .rng import Rng, seed_commitment
-from .table import Record, Table
 from .typed import decoder, typed
 from .viewers import (
     AUDITOR,
@@ -39,6 +39,7 @@ __all__ = [
     "CommandError",
     "Folder",
     "Game",
+    "LocalGame",
     "Outcome",
     "Record",
     "Rng",
@@ -46,7 +47,6 @@ __all__ = [
     "SeatViewer",
     "Secret",
     "SpectatorViewer",
-    "Table",
     "UnknownGame",
     "Viewer",
     "WiredGame",
