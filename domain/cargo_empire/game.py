@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from domain.kernel import Outcome, Secret, WiredGame, Wiring
+from domain.kernel import Outcome, WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -25,11 +24,6 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Cargo Empire"
     min_seats: ClassVar[int] = rules.MIN_SEATS
     max_seats: ClassVar[int] = rules.MAX_SEATS
-    options_type: ClassVar[type[Any]] = Options
-    command_type: ClassVar[Any] = Command
-    event_type: ClassVar[Any] = ev.Event
-    position_type: ClassVar[type[Any]] = Position
-    state_type: ClassVar[type[Any]] = State
 
     def to_act(self, state: State) -> list[int]:
         current = state.current()
@@ -56,20 +50,9 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
             },
         )
 
-    def svg(self, view: Mapping[str, Any]) -> str:
-        return svg(view)
-
-    def hidden(self, event: ev.E) -> list[Secret]:
-        return hidden(event)
-
-    def hidden_position(self, position: Position) -> list[Secret]:
-        return hidden_position(position)
-
-    def position_seats(self, position: Position) -> int:
-        return len(position.players)
-
-
 CARGO_EMPIRE = CargoEmpire(
-    Wiring(rules.start, rules.start_from_position, rules.decide, evolve, legal, view, event_view,
-           position_of)
+    Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
+           position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
+           decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
+           export_position=position_of, svg=svg, hidden=hidden, hidden_position=hidden_position)
 )
