@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from domain.kernel import RuleError
 
 from . import board
-from .board import NEIGHBOUR, OPPOSITE, Colour
+from .board import NEIGHBOUR, OPPOSITE, Colour, square_name
 from .commands import Step
 from .events import CrateShift, Hold, Load, Squish, StepOp, WorkerShift
 from .pieces import PULLS, PUSH, STEPS, is_dockhand, kind
@@ -180,13 +180,13 @@ class ActionRun:
                 raise _illegal(
                     "rule.square_occupied",
                     i,
-                    f"{board.name(ahead)} holds a crate: a step into it is a push",
+                    f"{square_name(ahead)} holds a crate: a step into it is a push",
                 )
             if not grid.enterable(ahead, what == "dockhand"):
                 raise _illegal(
                     "rule.square_occupied",
                     i,
-                    f"{board.name(ahead)} holds a worker; only Dockhands may share a square "
+                    f"{square_name(ahead)} holds a worker; only Dockhands may share a square "
                     "with Dockhands",
                 )
         elif step.kind == "push":
@@ -195,11 +195,11 @@ class ActionRun:
                     raise _illegal(
                         "rule.cannot_push_worker",
                         i,
-                        f"workers cannot push workers: {board.name(ahead)} holds a worker, and a"
+                        f"workers cannot push workers: {square_name(ahead)} holds a worker, and a"
                         " push needs a crate",
                     )
                 raise _illegal(
-                    "rule.nothing_to_push", i, f"there is no crate on {board.name(ahead)} to push"
+                    "rule.nothing_to_push", i, f"there is no crate on {square_name(ahead)} to push"
                 )
             if self.one_crate and self.touched is not None and self.touched != ahead:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
@@ -219,18 +219,18 @@ class ActionRun:
                 )
             if not grid.is_empty(ahead):
                 raise _illegal(
-                    "rule.square_occupied", i, f"{board.name(ahead)} is not empty to step into"
+                    "rule.square_occupied", i, f"{square_name(ahead)} is not empty to step into"
                 )
             if self.one_crate and self.touched is not None and self.touched != behind:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
             colour = grid.crates.pop(behind)
             grid.crates[here] = colour
-            self.ops.append(CrateShift(board.name(behind), board.name(here), colour))
+            self.ops.append(CrateShift(square_name(behind), square_name(here), colour))
             arrived = [here]
             self.touched = here
         for worker in self.actors:
             grid.relocate(worker, ahead)
-            self.ops.append(WorkerShift(worker, board.name(ahead)))
+            self.ops.append(WorkerShift(worker, square_name(ahead)))
         for square in arrived:
             if _arrive(grid, square, self.ships, self.ops) and self.touched == square:
                 self.touched = _GONE
@@ -275,7 +275,7 @@ def _push(
             raise _illegal(
                 "rule.elephant_immovable",
                 index,
-                f"the Elephant on {board.name(square)} is too heavy to be pushed",
+                f"the Elephant on {square_name(square)} is too heavy to be pushed",
             )
         line.append(square)  # Burly Worker or Mule: shoved along, not counted
         square = nxt[square]
@@ -289,7 +289,7 @@ def _push(
         if square in grid.crates:
             colour = grid.crates.pop(square)
             ops.append(
-                CrateShift(board.name(square), None if to is None else board.name(to), colour)
+                CrateShift(square_name(square), None if to is None else square_name(to), colour)
             )
             if to is not None:
                 grid.crates[to] = colour
@@ -297,7 +297,7 @@ def _push(
         else:
             for worker in grid.occ[square]:
                 grid.relocate(worker, to)
-                ops.append(WorkerShift(worker, None if to is None else board.name(to)))
+                ops.append(WorkerShift(worker, None if to is None else square_name(to)))
     return arrived
 
 
@@ -311,9 +311,9 @@ def _arrive(
     seat, ship_colour = ship
     colour = grid.crates.pop(square)
     if colour == ship_colour:
-        ops.append(Load(board.name(square), colour, seat))
+        ops.append(Load(square_name(square), colour, seat))
     else:
-        ops.append(Hold(board.name(square), colour, seat))
+        ops.append(Hold(square_name(square), colour, seat))
     return True
 
 
