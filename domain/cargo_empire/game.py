@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from domain.kernel import Outcome, WiredGame, Wiring
+from domain.kernel import WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -29,26 +29,24 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
         current = state.current()
         return [] if current is None else [current]
 
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != "finished":
-            return None
-        return Outcome(
-            scores=[s.total for s in state.scores],
-            winners=list(state.winners),
-            details={
-                "breakdown": [
-                    {
-                        "vehicles": s.vehicles,
-                        "lv3_posts": s.lv3_posts,
-                        "private_cities": s.private_cities,
-                        "goals": s.goals,
-                    }
-                    for s in state.scores
-                ],
-                "private": [list(p.private) for p in state.players],
-                "solo_target": COMPONENTS.solo_target if state.seats == 1 else None,
-            },
-        )
+    def final_scores(self, state: State) -> list[int]:
+        return [s.total for s in state.scores]
+
+    def final_details(self, state: State) -> dict[str, Any]:
+        return {
+            "breakdown": [
+                {
+                    "vehicles": s.vehicles,
+                    "lv3_posts": s.lv3_posts,
+                    "private_cities": s.private_cities,
+                    "goals": s.goals,
+                }
+                for s in state.scores
+            ],
+            "private": [list(p.private) for p in state.players],
+            "solo_target": COMPONENTS.solo_target if state.seats == 1 else None,
+        }
+
 
 CARGO_EMPIRE = CargoEmpire(
     Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,

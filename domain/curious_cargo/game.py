@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from domain.kernel import Outcome, WiredGame, Wiring
+from domain.kernel import WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -27,14 +27,12 @@ class CuriousCargo(WiredGame[State, Command, ev.E, Options, Position]):
     def to_act(self, state: State) -> list[int]:
         return state.to_act()
 
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != "finished":
-            return None
-        return Outcome(
-            scores=[s.total for s in state.scores],
-            winners=list(state.winners),
-            details={"scores": [self.to_builtins(s) for s in state.scores]},
-        )
+    def final_scores(self, state: State) -> list[int]:
+        return [s.total for s in state.scores]
+
+    def final_details(self, state: State) -> dict[str, Any]:
+        return {"scores": [self.to_builtins(s) for s in state.scores]}
+
 
 CURIOUS_CARGO = CuriousCargo(
     Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,

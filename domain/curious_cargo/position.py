@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from domain.kernel import CommandError
+from domain.kernel import invalid_position as _bad
 
 from .components import (
     ACTIONS,
@@ -108,10 +108,6 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     step: Literal["turn", "draft", "cleanup"] = "turn"
     pending: list[int] = []
     order: list[int] | None = None
-
-
-def _bad(why: str) -> CommandError:
-    return CommandError("position.invalid", why)
 
 
 def turn_order(players: list[Player], top: int) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from domain.kernel import Outcome, Viewer, WiredGame, Wiring
+from domain.kernel import Viewer, WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -35,22 +35,18 @@ class EmpireBuilder(WiredGame[State, Command, ev.E, Options, Position]):
         current = state.current()
         return [] if current is None else sorted({current, *state.pending})
 
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != "finished":
-            return None
-        return Outcome(
-            scores=[p.money for p in state.players],
-            winners=list(state.winners),
-            details={
-                "reason": state.reason,
-                "connected_majors": [
-                    rules.connected_majors(state, s) for s in range(state.seats)
-                ],
-            },
-        )
+    def final_scores(self, state: State) -> list[int]:
+        return [p.money for p in state.players]
+
+    def final_details(self, state: State) -> dict[str, Any]:
+        return {
+            "reason": state.reason,
+            "connected_majors": [rules.connected_majors(state, s) for s in range(state.seats)],
+        }
 
     def ask(self, state: State, viewer: Viewer, query: Any) -> dict[str, Any]:
         return ask(state, viewer, query)
+
 
 EMPIRE_BUILDER = EmpireBuilder(
     Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,

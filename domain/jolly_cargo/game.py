@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from domain.kernel import Outcome, WiredGame, Wiring
+from domain.kernel import WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -34,19 +34,17 @@ class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
             return [] if state.current is None else [state.current]
         return []
 
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != "finished":
-            return None
-        return Outcome(
-            scores=[p.score for p in state.players],
-            winners=list(state.winners),
-            details={
-                "collected": [p.collected for p in state.players],
-                "loaded": [p.loaded for p in state.players],
-                "captured": [p.captured for p in state.players],
-                "colours": [p.colour for p in state.players],
-            },
-        )
+    def final_scores(self, state: State) -> list[int]:
+        return [p.score for p in state.players]
+
+    def final_details(self, state: State) -> dict[str, Any]:
+        return {
+            "collected": [p.collected for p in state.players],
+            "loaded": [p.loaded for p in state.players],
+            "captured": [p.captured for p in state.players],
+            "colours": [p.colour for p in state.players],
+        }
+
 
 JOLLY_CARGO = JollyCargo(
     Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,

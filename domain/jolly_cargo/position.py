@@ -29,6 +29,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.kernel import CommandError
+from domain.kernel import invalid_position as _bad
 
 from . import board
 from .board import Colour
@@ -64,10 +65,6 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     held: list[HeldPosition] = []
     sea: list[Colour] = []
     options: Options = Options()
-
-
-def _bad(why: str) -> CommandError:
-    return CommandError("position.invalid", why)
 
 
 def validate(p: Position) -> None:

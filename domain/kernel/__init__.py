@@ -12,7 +12,7 @@ the audit checks them after the end (:mod:`domain.kernel.hidden` has the rules a
 
 from .bots import BotGameStalled, play_random_game
 from .copying import copier
-from .errors import CommandError, RuleError, UnknownGame
+from .errors import CommandError, RuleError, UnknownGame, invalid_position
 from .folding import Folder
 from .game import Game, Outcome, WiredGame, Wiring
 from .hidden import Secret
@@ -26,6 +26,7 @@ from .viewers import (
     SeatViewer,
     SpectatorViewer,
     Viewer,
+    redact_others,
     seat,
     seat_of,
     sees_everything,
@@ -53,7 +54,9 @@ __all__ = [
     "Wiring",
     "copier",
     "decoder",
+    "invalid_position",
     "play_random_game",
+    "redact_others",
     "seat",
     "seat_of",
     "seed_commitment",

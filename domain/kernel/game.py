@@ -241,7 +241,7 @@ class Wiring(msgspec.Struct, Generic[S, C, E, O, P], frozen=True, kw_only=True):
 
 class WiredGame(Game[S, C, E, O, P]):
     """A :class:`Game` whose types and decider are a :class:`Wiring` of its modules, so a game's
-    class only adds what is its own (``to_act``, ``outcome`` and the metadata)::
+    class only adds what is its own (``to_act``, the final scores and details, the metadata)::
 
         CARGO_EMPIRE = CargoEmpire(Wiring(state_type=State, ..., start=rules.start, ...))
     """
@@ -292,3 +292,23 @@ class WiredGame(Game[S, C, E, O, P]):
 
     def position_seats(self, position: P) -> int:
         return self.wiring.position_seats(position)
+
+    def outcome(self, state: S) -> Outcome | None:
+        """Once the state's ``phase`` is ``finished``: the game's final scores, the state's
+        ``winners`` and the game's details (every game's state has ``phase`` and ``winners``)."""
+        ended: Any = state
+        if ended.phase != "finished":
+            return None
+        return Outcome(
+            scores=self.final_scores(state),
+            winners=list(ended.winners),
+            details=self.final_details(state),
+        )
+
+    @abstractmethod
+    def final_scores(self, state: S) -> list[int]:
+        """A score per seat, of a finished game."""
+
+    def final_details(self, state: S) -> dict[str, Any]:
+        """What else the outcome says (a breakdown of the scores, why the game ended)."""
+        return {}
