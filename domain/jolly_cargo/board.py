@@ -63,7 +63,7 @@ def parse_square(text: str) -> Square:
     return square
 
 
-def _neighbour(square: int, direction: str) -> int | None:
+def _neighbour(square: Square, direction: str) -> Square | None:
     dx, dy = _DELTA[direction]
     x, y = square % SIZE + dx, square // SIZE + dy
     if 0 <= x < SIZE and 0 <= y < SIZE:
@@ -72,23 +72,25 @@ def _neighbour(square: int, direction: str) -> int | None:
 
 
 #: NEIGHBOUR[direction][square] is the next square that way, or None for the water.
-NEIGHBOUR: dict[str, tuple[int | None, ...]] = {
+NEIGHBOUR: dict[str, tuple[Square | None, ...]] = {
     d: tuple(_neighbour(s, d) for s in range(SIZE * SIZE)) for d in DIRECTIONS
 }
 
-ALL_SQUARES: tuple[int, ...] = tuple(range(SIZE * SIZE))
-CORNERS: frozenset[int] = frozenset({0, 7, 56, 63})
-EDGE: frozenset[int] = frozenset(
+ALL_SQUARES: tuple[Square, ...] = tuple(range(SIZE * SIZE))
+CORNERS: frozenset[Square] = frozenset({0, 7, 56, 63})
+EDGE: frozenset[Square] = frozenset(
     s for s in ALL_SQUARES if s % SIZE in (0, SIZE - 1) or s // SIZE in (0, SIZE - 1)
 )
 
 #: The side each ship lies off, clockwise from north.
 SHIP_SIDE: dict[Colour, str] = {"red": "N", "blue": "E", "green": "S", "yellow": "W"}
-LOADING: dict[Colour, tuple[int, int]] = {
+LOADING: dict[Colour, tuple[Square, Square]] = {
     "red": (59, 60),  # d8, e8
     "blue": (31, 39),  # h4, h5
     "green": (3, 4),  # d1, e1
     "yellow": (24, 32),  # a4, a5
 }
 #: Which ship's loading area a square belongs to (every ship, played or not).
-LOADING_OWNER: dict[int, Colour] = {sq: colour for colour, pair in LOADING.items() for sq in pair}
+LOADING_OWNER: dict[Square, Colour] = {
+    sq: colour for colour, pair in LOADING.items() for sq in pair
+}

@@ -11,7 +11,17 @@ from domain.kernel import RuleError
 from . import board
 from . import commands as cmd
 from .actions import ActionRun, Grid, ships_in_play
-from .board import CORNERS, DIRECTIONS, EDGE, LOADING, NEIGHBOUR, OPPOSITE, Colour, square_name
+from .board import (
+    CORNERS,
+    DIRECTIONS,
+    EDGE,
+    LOADING,
+    NEIGHBOUR,
+    OPPOSITE,
+    Colour,
+    Square,
+    square_name,
+)
 from .pieces import PULLS, Kind, crew, is_dockhand
 from .rules import recovered, returnable_from_water, setup_seat, waiting_to_place
 from .state import State
@@ -134,7 +144,7 @@ def worker_actions(state: State, seat: int, grid: Grid | None = None) -> list[cm
 
 
 def _sequences(
-    grid: Grid, actors: list[str], ships: Mapping[int, tuple[int, Colour]]
+    grid: Grid, actors: list[str], ships: Mapping[Square, tuple[int, Colour]]
 ) -> list[list[cmd.Step]]:
     """All legal step sequences (1 up to the worker's movement) for ``actors`` on ``grid``,
     each sequence followed by its continuations."""
