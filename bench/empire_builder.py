@@ -21,7 +21,7 @@ from typing import Any
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder.board import MAP, edge_key
 from domain.empire_builder.options import Options
-from domain.kernel import Rng, Table
+from domain.kernel import LocalGame, Rng
 
 NETWORKS = [
     ["Seattle", "Chicago", "Toronto"],
@@ -62,7 +62,7 @@ def mid_game() -> Any:
         players.append({"cards": [3 * seat, 3 * seat + 1, 3 * seat + 2], "money": 80,
                         "train": paths[0][len(paths[0]) // 2], "turns": 10, "track": paths})
     position = EMPIRE_BUILDER.decode_position({"players": players, "turn_number": 40})
-    return Table.from_position(EMPIRE_BUILDER, bytes(32), position).state
+    return LocalGame.from_position(EMPIRE_BUILDER, bytes(32), position).state
 
 
 def main() -> None:
@@ -80,7 +80,7 @@ def main() -> None:
     legal_seconds = time.perf_counter() - started
 
     seed = hashlib.sha256(b"bench/empire-builder").digest()
-    table: Table[Any, Any, Any, Any, Any] = Table.new(EMPIRE_BUILDER, seed, 4, Options())
+    table: LocalGame[Any, Any, Any, Any, Any] = LocalGame.new(EMPIRE_BUILDER, seed, 4, Options())
     bot = Rng(seed, 0)
     while table.state.turn_number < 4 * args.turns:
         seat = EMPIRE_BUILDER.to_act(table.state)[0]  # a lost load's chooser may wait too

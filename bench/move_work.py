@@ -37,7 +37,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.options import Options
-from domain.kernel import Table as Played
+from domain.kernel import LocalGame as Played
 from domain.platform.table import Table
 from projections.projector import state_fields, table_fields
 from service.application.ruling import accepted_answer, legal_bytes, rule

@@ -110,8 +110,30 @@ MAP: MapData = _load("map.json", MapData)  # type: ignore[assignment]
 COMPONENTS: Components = _load("components.json", Components)  # type: ignore[assignment]
 
 COLOURS: tuple[Colour, ...] = tuple(MAP.colours)
-CITIES: dict[str, City] = {c.name: c for c in MAP.cities}
-NAMES: tuple[str, ...] = tuple(c.name for c in MAP.cities)
+#: A place on the map: one of the 12 cities, by its name (``"Paris"``). The game has no squares;
+#: a city's name is its one type everywhere — state (stored as JSON keyed by it), commands,
+#: events, positions and views — so there is no other form to convert to.
+CityName = str
+CITIES: dict[CityName, City] = {c.name: c for c in MAP.cities}
+NAMES: tuple[CityName, ...] = tuple(c.name for c in MAP.cities)
+
+
+def parse_city(text: str) -> CityName:
+    """``text`` as a city of the map; ValueError if the map has no such city (names are
+    case-sensitive, as recorded).
+
+    >>> parse_city("Paris")
+    'Paris'
+    >>> parse_city("paris")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'paris' is not a city of the map
+    >>> [parse_city(n) for n in NAMES] == list(NAMES) and len(NAMES)
+    12
+    """
+    if text not in CITIES:
+        raise ValueError(f"{text!r} is not a city of the map")
+    return text
 PORTS: frozenset[str] = frozenset(c.name for c in MAP.cities if c.port)
 ADJACENT: dict[str, frozenset[str]] = {
     n: frozenset({b for a, b in MAP.tracks if a == n} | {a for a, b in MAP.tracks if b == n})

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from domain.kernel import Outcome, Secret, WiredGame, Wiring
+from domain.kernel import WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -25,51 +24,33 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Cargo Empire"
     min_seats: ClassVar[int] = rules.MIN_SEATS
     max_seats: ClassVar[int] = rules.MAX_SEATS
-    options_type: ClassVar[type[Any]] = Options
-    command_type: ClassVar[Any] = Command
-    event_type: ClassVar[Any] = ev.Event
-    position_type: ClassVar[type[Any]] = Position
-    state_type: ClassVar[type[Any]] = State
 
     def to_act(self, state: State) -> list[int]:
         current = state.current()
         return [] if current is None else [current]
 
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != "finished":
-            return None
-        return Outcome(
-            scores=[s.total for s in state.scores],
-            winners=list(state.winners),
-            details={
-                "breakdown": [
-                    {
-                        "vehicles": s.vehicles,
-                        "lv3_posts": s.lv3_posts,
-                        "private_cities": s.private_cities,
-                        "goals": s.goals,
-                    }
-                    for s in state.scores
-                ],
-                "private": [list(p.private) for p in state.players],
-                "solo_target": COMPONENTS.solo_target if state.seats == 1 else None,
-            },
-        )
+    def final_scores(self, state: State) -> list[int]:
+        return [s.total for s in state.scores]
 
-    def svg(self, view: Mapping[str, Any]) -> str:
-        return svg(view)
-
-    def hidden(self, event: ev.E) -> list[Secret]:
-        return hidden(event)
-
-    def hidden_position(self, position: Position) -> list[Secret]:
-        return hidden_position(position)
-
-    def position_seats(self, position: Position) -> int:
-        return len(position.players)
+    def final_details(self, state: State) -> dict[str, Any]:
+        return {
+            "breakdown": [
+                {
+                    "vehicles": s.vehicles,
+                    "lv3_posts": s.lv3_posts,
+                    "private_cities": s.private_cities,
+                    "goals": s.goals,
+                }
+                for s in state.scores
+            ],
+            "private": [list(p.private) for p in state.players],
+            "solo_target": COMPONENTS.solo_target if state.seats == 1 else None,
+        }
 
 
 CARGO_EMPIRE = CargoEmpire(
-    Wiring(rules.start, rules.start_from_position, rules.decide, evolve, legal, view, event_view,
-           position_of)
+    Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
+           position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
+           decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
+           export_position=position_of, svg=svg, hidden=hidden, hidden_position=hidden_position)
 )

@@ -40,6 +40,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.kernel import CommandError
+from domain.kernel import invalid_position as _bad
 
 from .board import (
     CITIES,
@@ -88,10 +89,6 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     round: int = 1
     turn: int = 0
     options: Options = Options()
-
-
-def _bad(why: str) -> CommandError:
-    return CommandError("position.invalid", why)
 
 
 def _check_cards(c: CardsPosition) -> None:

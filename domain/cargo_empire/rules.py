@@ -13,9 +13,11 @@ from .board import (
     LAND,
     NAMES,
     VEHICLES,
+    CityName,
     Vehicle,
     leg_steps,
     overpaid,
+    parse_city,
     posts_per_player,
     turns_per_round,
 )
@@ -126,9 +128,15 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
     return _end_turn(state, seat, events)
 
 
+def _city(text: str) -> CityName:
+    try:
+        return parse_city(text)
+    except ValueError as e:
+        raise RuleError("rule.no_such_city", str(e)) from None
+
+
 def _place_post(state: State, seat: int, c: cmd.PlacePost) -> list[ev.E]:
-    if c.city not in CITIES:
-        raise RuleError("rule.no_such_city", f"{c.city!r} is not a city of the map")
+    _city(c.city)
     if state.posts_in(c.city):
         raise RuleError("rule.city_taken", f"{c.city} already holds a starting post")
     events: list[ev.E] = [ev.PostPlaced(seat, c.city)]
@@ -157,8 +165,7 @@ def delivery_events(state: State, seat: int, c: cmd.Deliver) -> list[ev.E]:
     if player.supply == 0:
         raise RuleError("rule.no_posts_left", "you have no trading post left to place")
     for name in (c.origin, c.destination):
-        if name not in CITIES:
-            raise RuleError("rule.no_such_city", f"{name!r} is not a city of the map")
+        _city(name)
     if not state.has_post(seat, c.origin):
         raise RuleError("rule.not_your_post", f"you have no trading post in {c.origin}")
     origin = state.cities[c.origin]

@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from domain.kernel.svg import Picture, colour, seat_colour
+from domain.kernel.svg import Picture, colour, seat_colour, side_panel
 
 MAP_W = 640
 HEIGHT = 620
@@ -243,16 +243,7 @@ def _development(pic: Picture, view: Mapping[str, Any], x: float, y: float) -> f
 
 def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
     x, y = PANEL_X, 30.0
-    pic.add(
-        "rect",
-        x=x - 8,
-        y=8,
-        width=WIDTH - x,
-        height=HEIGHT - 16,
-        rx=8,
-        fill="#f7f3ea",
-        stroke="#c9bfa8",
-    )
+    side_panel(pic, x)
     pic.text(x, y, "Cargo Empire", font_size=20, font_weight="bold", text_anchor="start")
     status = f"{view.get('phase', '')} · round {view.get('round', 1)}/{view.get('rounds', '?')}"
     status += f" · turn {view.get('turn', 0)}/{view.get('turns_per_round', '?')}"

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import Secret, Viewer, seat_of, sees_everything
+from domain.kernel import Secret, Viewer, redact_others, seat_of, sees_everything
 
 from . import events as ev
 from .board import CITIES, COMPONENTS, MAP, NAMES
@@ -85,11 +85,7 @@ def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:
         data["cities"] = None
         data["count"] = len(event.cities)
     if isinstance(event, ev.PositionLoaded) and not sees_everything(viewer):
-        me = seat_of(viewer)
-        for seat, p in enumerate(data["position"]["players"]):
-            if seat != me:
-                p["hand"] = None
-                p["private"] = None
+        redact_others(data["position"]["players"], viewer, "hand", "private")
         data["position"]["deck"] = None
     if isinstance(event, ev.Delivered) and not _may_see(viewer, event.seat):
         # Naming the end that earned a bonus could reveal a private city card; the number of

@@ -1,7 +1,11 @@
 """The original components of Curious Cargo, read once from ``data/components.json``.
 
 Geometry: files a–h are x 0–7 (west → east), ranks 1–10 are y 1–10 (south → north). A square is
-named like ``d3``. A segment is a colour and the edges (``N E S W``) of its cell it joins.
+a :data:`Square`, its name like ``d3``, everywhere in the game — state, layouts, commands, events
+and views — and turns into (x, y) only for arithmetic (:func:`xy`, :func:`square_at`); the state is
+stored as JSON keyed by these names, so the name is the one coherent type (no int form).
+:func:`parse_square` checks a name from outside. A segment is a colour and the edges
+(``N E S W``) of its cell it joins.
 Rotations turn clockwise: a cell offset (dx, dy) becomes (dy, −dx) and every edge moves
 N → E → S → W, per 90°.
 """
@@ -28,11 +32,19 @@ _DATA: dict[str, Any] = json.loads(
 BOARD = _DATA["board"]
 FILES: str = BOARD["files"]
 RANKS: int = BOARD["ranks"]
-SQUARES: list[str] = [f"{f}{r}" for r in range(1, RANKS + 1) for f in FILES]
+#: A square of the board, by name: file letter then rank, ``a1`` to ``h10``.
+Square = str
+SQUARES: list[Square] = [f"{f}{r}" for r in range(1, RANKS + 1) for f in FILES]
 
 
-def xy(square: str) -> tuple[int, int] | None:
-    """(x, y) of a square name, None when it is not a board square."""
+def xy(square: Square) -> tuple[int, int] | None:
+    """(x, y) of a square name, None when it is not a board square.
+
+    >>> xy("a1"), xy("d3"), xy("h10")
+    ((0, 1), (3, 3), (7, 10))
+    >>> xy("a0"), xy("a01"), xy("i1"), xy("h11")
+    (None, None, None, None)
+    """
     if len(square) < 2 or square[0] not in FILES or not square[1:].isdigit():
         return None
     y = int(square[1:])
@@ -41,18 +53,45 @@ def xy(square: str) -> tuple[int, int] | None:
     return FILES.index(square[0]), y
 
 
-def name(x: int, y: int) -> str | None:
+def square_at(x: int, y: int) -> Square | None:
+    """The square at (x, y), None off the board.
+
+    >>> square_at(3, 3), square_at(7, 10), square_at(8, 1), square_at(0, 0)
+    ('d3', 'h10', None, None)
+    """
     if 0 <= x < len(FILES) and 1 <= y <= RANKS:
         return f"{FILES[x]}{y}"
     return None
 
 
-def neighbour(square: str, edge: str) -> str | None:
+def parse_square(text: str) -> Square:
+    """``text`` as a square; ValueError if it names no square of the board.
+
+    >>> parse_square("c7")
+    'c7'
+    >>> parse_square("c07")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'c07' is not a square of the board (a1–h10)
+    >>> all(parse_square(s) == square_at(*xy(s)) for s in SQUARES)
+    True
+    """
+    if xy(text) is None:
+        raise ValueError(f"{text!r} is not a square of the board (a1–h10)")
+    return text
+
+
+def neighbour(square: Square, edge: str) -> Square | None:
+    """The square across ``edge`` (``N E S W``), None off the board.
+
+    >>> neighbour("d3", "N"), neighbour("d3", "E"), neighbour("a1", "W"), neighbour("h10", "N")
+    ('d4', 'e3', None, None)
+    """
     at = xy(square)
     if at is None:
         return None
     dx, dy = STEP[edge]
-    return name(at[0] + dx, at[1] + dy)
+    return square_at(at[0] + dx, at[1] + dy)
 
 
 def turn_edge(edge: str, rot: int) -> str:
@@ -144,7 +183,7 @@ def _footprint(offsets: tuple[tuple[int, int], ...], at: str, rot: int) -> tuple
     out: list[str | None] = []
     for dx, dy in offsets:
         rx, ry = turn_offset(dx, dy, rot)
-        out.append(name(origin[0] + rx, origin[1] + ry))
+        out.append(square_at(origin[0] + rx, origin[1] + ry))
     return tuple(out)
 
 

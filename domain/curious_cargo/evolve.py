@@ -1,9 +1,11 @@
 """Folding events into state. Total and deterministic: no checks, no chance.
 
 ``apply`` changes a state in place (``rules`` uses it on its working copy while deciding);
-``evolve`` applies an event to a copy."""
+``evolve`` (the kernel's :class:`~domain.kernel.Folder`) applies an event to a copy."""
 
 from __future__ import annotations
+
+from domain.kernel import Folder
 
 from . import events as ev
 from .components import ACTIONS, AP, CARD_IDS, COLOURS, SCAFFOLDING, TILE_IDS
@@ -11,19 +13,7 @@ from .position import state_from_position
 from .state import Placed, Player, State, TruckInLane, clone
 
 
-def evolve(state: State | None, event: ev.E) -> State:
-    if state is None or isinstance(event, (ev.GameStarted, ev.PositionLoaded)):
-        return opening(event)
-    new = clone(state)
-    apply(new, event)
-    return new
-
-
-def opening(event: ev.E) -> State:
-    if isinstance(event, ev.PositionLoaded):
-        return state_from_position(event.position)
-    if not isinstance(event, ev.GameStarted):
-        raise ValueError(f"a game starts with game_started or position_loaded, not {event}")
+def started(event: ev.GameStarted) -> State:
     return State(
         options=event.options,
         players=[Player(scaffolds=SCAFFOLDING) for _ in range(2)],
@@ -204,3 +194,10 @@ def _move(s: State, move: ev.TruckMove) -> None:
     lane = _lane(s.players[move.seat], move.lane)
     lane.append(truck)
     lane.sort(key=lambda t: t.rear)
+
+
+evolve: Folder[State] = Folder(
+    {ev.GameStarted: started, ev.PositionLoaded: lambda e: state_from_position(e.position)},
+    lambda event, s: apply(s, event),
+    clone,
+)

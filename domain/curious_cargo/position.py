@@ -30,11 +30,11 @@ Rules of the form:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
-from domain.kernel import CommandError
+from domain.kernel import invalid_position as _bad
 
 from .components import (
     ACTIONS,
@@ -108,10 +108,6 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     step: Literal["turn", "draft", "cleanup"] = "turn"
     pending: list[int] = []
     order: list[int] | None = None
-
-
-def _bad(why: str) -> CommandError:
-    return CommandError("position.invalid", why)
 
 
 def turn_order(players: list[Player], top: int) -> list[int]:
@@ -262,15 +258,19 @@ def state_from_position(p: Position) -> State:
         step=p.step,
         round=p.round,
         order=order,
-        turn=p.turn,
-        actions_left=p.actions_left,
-        token_used=p.token_used,
-        ap_left=p.ap_left,
-        ap_spent=p.ap_spent,
-        trucking_token_used=p.trucking_token_used,
-        top=p.top,
         pending=list(p.pending),
+        **_turn_counters(p),
     )
+
+
+#: The turn's counters, named alike in the state and the position and copied as they are.
+_TURN_COUNTERS = (
+    "turn", "actions_left", "token_used", "ap_left", "ap_spent", "trucking_token_used", "top"
+)
+
+
+def _turn_counters(source: State | Position) -> dict[str, Any]:
+    return {name: getattr(source, name) for name in _TURN_COUNTERS}
 
 
 def _placed(pl: Placed) -> PlacedPosition:
@@ -309,17 +309,11 @@ def position_of(s: State) -> Position:
         round=s.round,
         phase="trucking" if s.phase == "trucking" else "construction",
         at="turn",
-        turn=s.turn,
-        actions_left=s.actions_left,
-        token_used=s.token_used,
-        ap_left=s.ap_left,
-        ap_spent=s.ap_spent,
-        trucking_token_used=s.trucking_token_used,
-        top=s.top,
         bag=list(s.bag),
         deck=list(s.deck),
         options=s.options,
         step=step,
         pending=list(s.pending),
         order=list(s.order),
+        **_turn_counters(s),
     )

@@ -34,7 +34,7 @@ from .components import (
     piece,
     xy,
 )
-from .evolve import apply, opening
+from .evolve import apply, started
 from .lines import Layout, active_docks, layout
 from .options import Options
 from .position import Position, state_from_position, turn_order
@@ -67,9 +67,9 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
     if seats != 2:
         raise RuleError("rule.seats", "Curious Cargo is a game for 2 players")
     first = options.first_player if options.first_player is not None else rng.below(2)
-    started = ev.GameStarted(options, first)
-    run = Run(opening(started))
-    run.events.append(started)
+    opened = ev.GameStarted(options, first)
+    run = Run(started(opened))
+    run.events.append(opened)
     for seat in (0, 1):
         run.emit(ev.CardsDealt(seat, _draw(rng, run.s.deck, DEAL), options.draft))
     if not options.draft:

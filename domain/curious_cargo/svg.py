@@ -208,36 +208,27 @@ def _shipping_board(out: list[str], ox: int, p: Mapping[str, Any]) -> None:
     y0 = 60 + RANKS * CELL
     for row, colour in enumerate(COLOURS):
         y = y0 + row * 26
-        for i, value in enumerate(COLUMNS):
-            shipped = i < p["shipped"].get(colour, 0)
-            out.append(
-                _el(
-                    "circle",
-                    cx=ox + 20 + i * 24,
-                    cy=y,
-                    r=9,
-                    fill="none" if shipped else INK[colour],
-                    stroke=INK[colour],
-                    data_shipping=colour,
-                    data_value=value,
-                    data_shipped=str(shipped).lower(),
+        # shipping: a shipped good empties its circle; receiving: a received good fills its slot
+        for x, values, side, count, mark, filled_when_done in (
+            (20, COLUMNS, "shipping", p["shipped"], "shipped", False),
+            (190, RECEIVING_SLOTS, "receiving", p["received"], "filled", True),
+        ):
+            for i, value in enumerate(values):
+                done = i < count.get(colour, 0)
+                data: dict[str, object] = {f"data_{side}": colour, "data_value": value}
+                data[f"data_{mark}"] = str(done).lower()
+                out.append(
+                    _el(
+                        "circle",
+                        None,
+                        cx=ox + x + i * 24,
+                        cy=y,
+                        r=9,
+                        fill=INK[colour] if done == filled_when_done else "none",
+                        stroke=INK[colour],
+                        **data,
+                    )
                 )
-            )
-        for i, value in enumerate(RECEIVING_SLOTS):
-            got = i < p["received"].get(colour, 0)
-            out.append(
-                _el(
-                    "circle",
-                    cx=ox + 190 + i * 24,
-                    cy=y,
-                    r=9,
-                    fill=INK[colour] if got else "none",
-                    stroke=INK[colour],
-                    data_receiving=colour,
-                    data_value=value,
-                    data_filled=str(got).lower(),
-                )
-            )
     storage = " | ".join(",".join(s) or "-" for s in p["storage"])
     tokens, splitters = p["tokens"], p["splitters"]
     # truck cards by name only where this view shows them; hidden ones as a count

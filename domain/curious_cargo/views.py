@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import Secret, SpectatorViewer, Viewer, seat_of, sees_everything
+from domain.kernel import Secret, SpectatorViewer, Viewer, redact_others, seat_of, sees_everything
 
 from . import events as ev
 from .components import (
@@ -141,12 +141,7 @@ def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:
         data["passed"] = None
         data["counts"] = [len(x) for x in event.passed]
     elif isinstance(event, ev.PositionLoaded) and not sees_everything(viewer):
-        me = seat_of(viewer)
-        for seat, p in enumerate(data["position"]["players"]):
-            if seat != me:
-                p["cards"] = None
-                p["dealt"] = None
-                p["kept"] = None
+        redact_others(data["position"]["players"], viewer, "cards", "dealt", "kept")
         data["position"]["deck"] = None
     return data
 

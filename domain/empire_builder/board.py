@@ -1,6 +1,8 @@
 """The map (``data/map.json``, written by ``mapgen``) and the component data (``data/loads.json``,
-``data/demands.json``), read once at import. Mileposts are ints (indexes into the map's list);
-an edge is a pair of neighbouring mileposts, keyed ``min * 4096 + max``."""
+``data/demands.json``), read once at import. A place on the map is a :data:`Milepost`, an int
+(its index in the map's list), in every module and on the wire alike (commands, events, positions
+and views carry the same ids), so it is the game's one square type; :func:`parse_milepost` checks
+one from outside. An edge is a pair of neighbouring mileposts, keyed ``min * 4096 + max``."""
 
 from __future__ import annotations
 
@@ -22,11 +24,25 @@ ENTRY_COST = (1, 2, 3, 3, 5)
 RIVER_COST, INLET_COST = 2, 3
 
 
-def edge_key(a: int, b: int) -> int:
+#: A milepost of the map: its index in ``data/map.json``'s list, 0 to ``MAP.size - 1``.
+Milepost = int
+
+
+def edge_key(a: Milepost, b: Milepost) -> int:
+    """The key of the edge between two mileposts, the same either way round.
+
+    >>> edge_key(5, 700), edge_key(700, 5)
+    (21180, 21180)
+    """
     return a * 4096 + b if a < b else b * 4096 + a
 
 
-def edge_ends(key: int) -> tuple[int, int]:
+def edge_ends(key: int) -> tuple[Milepost, Milepost]:
+    """The two mileposts of an edge key, the lower first.
+
+    >>> edge_ends(edge_key(700, 5))
+    (5, 700)
+    """
     return key // 4096, key % 4096
 
 
@@ -105,6 +121,25 @@ def _lattice_neighbours(r: int, c: int) -> list[tuple[int, int]]:
 
 
 MAP = Board(json.loads(MAP_BYTES))
+
+
+def parse_milepost(value: int) -> Milepost:
+    """``value`` as a milepost of the map; ValueError if the map has no such milepost.
+
+    >>> parse_milepost(0)
+    0
+    >>> parse_milepost(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: -1 is not a milepost of the map
+    >>> parse_milepost(MAP.size)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ... is not a milepost of the map
+    """
+    if not 0 <= value < MAP.size:
+        raise ValueError(f"{value} is not a milepost of the map")
+    return value
 
 
 def _loads() -> dict[str, Load]:

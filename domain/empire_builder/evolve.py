@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import singledispatch
 
+from domain.kernel import Folder
+
 from . import events as ev
 from .board import edge_key
 from .cards import EVENT_BASE, EVENTS, LASTING
@@ -11,25 +13,17 @@ from .position import state_from_position
 from .state import Effect, Player, State, Turn
 
 
-def evolve(state: State | None, event: ev.E) -> State:
-    if isinstance(event, ev.GameStarted):
-        return State(
-            seats=event.seats,
-            options=event.options,
-            phase="play",
-            order=list(event.order),
-            players=[Player(event.money, [-1, -1, -1]) for _ in range(event.seats)],
-            track={},
-            deck=list(range(EVENT_BASE + len(EVENTS))),
-            discard=[],
-        )
-    if isinstance(event, ev.PositionLoaded):
-        return state_from_position(event.position)
-    if state is None:
-        raise ValueError("the first event starts the game")
-    new = state.copy()
-    _apply(event, new)
-    return new
+def _started(event: ev.GameStarted) -> State:
+    return State(
+        seats=event.seats,
+        options=event.options,
+        phase="play",
+        order=list(event.order),
+        players=[Player(event.money, [-1, -1, -1]) for _ in range(event.seats)],
+        track={},
+        deck=list(range(EVENT_BASE + len(EVENTS))),
+        discard=[],
+    )
 
 
 @singledispatch
@@ -184,3 +178,10 @@ def _(e: ev.GameEnded, s: State) -> None:
     s.winners = list(e.winners)
     s.reason = e.reason
 
+
+
+evolve: Folder[State] = Folder(
+    {ev.GameStarted: _started, ev.PositionLoaded: lambda e: state_from_position(e.position)},
+    _apply,
+    State.copy,
+)

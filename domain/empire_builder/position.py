@@ -38,6 +38,7 @@ import itertools
 import msgspec
 
 from domain.kernel import CommandError
+from domain.kernel import invalid_position as _bad
 
 from .board import CARDS, FACES, LOADS, MAP, edge_ends, edge_key
 from .cards import ALL_CARDS, EVENT_BASE, event_card
@@ -81,10 +82,6 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     effects: list[Effect] = []
     #: Seats that must choose the load they lose.
     pending: list[int] = []
-
-
-def _bad(why: str) -> CommandError:
-    return CommandError("position.invalid", why)
 
 
 def state_from_position(p: Position) -> State:

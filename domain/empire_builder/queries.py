@@ -16,7 +16,7 @@ import msgspec
 
 from domain.kernel import RuleError, Viewer, seat_of
 
-from .board import ENTRY_COST, MAP, edge_key
+from .board import ENTRY_COST, MAP, edge_key, parse_milepost
 from .legal import build_starts
 from .rules import auto_path, build_event, move_event, step_problem
 from .state import State, Turn
@@ -105,9 +105,10 @@ def plan(state: State, seat: int, to: int | str) -> dict[str, Any]:
             raise RuleError("rule.no_such_city", f"{to!r} is not a city of the map")
         targets = set(city.mileposts)
     else:
-        if not 0 <= to < MAP.size:
-            raise RuleError("rule.no_such_milepost", f"{to} is not a milepost of the map")
-        targets = {to}
+        try:
+            targets = {parse_milepost(to)}
+        except ValueError as e:
+            raise RuleError("rule.no_such_milepost", str(e)) from None
     starts = build_starts(state, seat)  # own track's mileposts, and the majors' if a start is left
     reached = targets.intersection(starts)
     if reached:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from domain.kernel import RuleError
 
 from . import board
-from .board import NEIGHBOUR, OPPOSITE, Colour
+from .board import NEIGHBOUR, OPPOSITE, Colour, Square, square_name
 from .commands import Step
 from .events import CrateShift, Hold, Load, Squish, StepOp, WorkerShift
 from .pieces import PULLS, PUSH, STEPS, is_dockhand, kind
@@ -39,8 +39,8 @@ class Grid:
 
     def __init__(
         self,
-        crates: dict[int, Colour],
-        occ: dict[int, tuple[str, ...]],
+        crates: dict[Square, Colour],
+        occ: dict[Square, tuple[str, ...]],
         where: dict[str, int],
     ) -> None:
         self.crates = crates
@@ -51,7 +51,7 @@ class Grid:
     def of(cls, state: State) -> Grid:
         index = board.INDEX
         where = {w: index[sq] for w, sq in state.workers.items()}
-        occ: dict[int, tuple[str, ...]] = {}
+        occ: dict[Square, tuple[str, ...]] = {}
         for w, sq in where.items():
             occ[sq] = (*occ.get(sq, ()), w)
         return cls({index[sq]: c for sq, c in state.crates.items()}, occ, where)
@@ -59,14 +59,14 @@ class Grid:
     def copy(self) -> Grid:
         return Grid(dict(self.crates), dict(self.occ), dict(self.where))
 
-    def enterable(self, square: int, dockhand: bool) -> bool:
+    def enterable(self, square: Square, dockhand: bool) -> bool:
         """May a worker (a Dockhand if ``dockhand``) stand on ``square``?"""
         if square in self.crates:
             return False
         others = self.occ.get(square)
         return not others or (dockhand and is_dockhand(others[0]))
 
-    def is_empty(self, square: int) -> bool:
+    def is_empty(self, square: Square) -> bool:
         return square not in self.crates and not self.occ.get(square)
 
     def remove(self, worker: str) -> None:
@@ -77,7 +77,7 @@ class Grid:
         else:
             del self.occ[square]
 
-    def relocate(self, worker: str, square: int | None) -> None:
+    def relocate(self, worker: str, square: Square | None) -> None:
         """Move a worker to ``square``, or off the dock when None."""
         self.remove(worker)
         if square is not None:
@@ -98,7 +98,7 @@ def perform(
     grid: Grid,
     actors: list[str],
     steps: list[Step],
-    ships: Mapping[int, tuple[int, Colour]],
+    ships: Mapping[Square, tuple[int, Colour]],
 ) -> list[StepOp]:
     """Play the action on ``grid`` (mutating it) and return its ops.
 
@@ -139,7 +139,7 @@ class ActionRun:
     )
 
     def __init__(
-        self, grid: Grid, actors: list[str], ships: Mapping[int, tuple[int, Colour]]
+        self, grid: Grid, actors: list[str], ships: Mapping[Square, tuple[int, Colour]]
     ) -> None:
         self.grid = grid
         self.actors = actors
@@ -148,7 +148,7 @@ class ActionRun:
         self.allowed = STEPS[self.what]
         self.strength = len(actors) if self.what == "dockhand" else PUSH[self.what]
         self.one_crate = self.what == "mule"
-        self.touched: int | None = None  # square of the one crate a Mule has handled
+        self.touched: Square | None = None  # square of the one crate a Mule has handled
         self.ops: list[StepOp] = []
         self.taken = 0
 
@@ -174,19 +174,19 @@ class ActionRun:
         ahead = NEIGHBOUR[step.dir][here]
         if ahead is None:
             raise _illegal("rule.off_dock", i, "workers may never move off the dock themselves")
-        arrived: list[int] = []
+        arrived: list[Square] = []
         if step.kind == "move":
             if ahead in grid.crates:
                 raise _illegal(
                     "rule.square_occupied",
                     i,
-                    f"{board.name(ahead)} holds a crate: a step into it is a push",
+                    f"{square_name(ahead)} holds a crate: a step into it is a push",
                 )
             if not grid.enterable(ahead, what == "dockhand"):
                 raise _illegal(
                     "rule.square_occupied",
                     i,
-                    f"{board.name(ahead)} holds a worker; only Dockhands may share a square "
+                    f"{square_name(ahead)} holds a worker; only Dockhands may share a square "
                     "with Dockhands",
                 )
         elif step.kind == "push":
@@ -195,11 +195,11 @@ class ActionRun:
                     raise _illegal(
                         "rule.cannot_push_worker",
                         i,
-                        f"workers cannot push workers: {board.name(ahead)} holds a worker, and a"
+                        f"workers cannot push workers: {square_name(ahead)} holds a worker, and a"
                         " push needs a crate",
                     )
                 raise _illegal(
-                    "rule.nothing_to_push", i, f"there is no crate on {board.name(ahead)} to push"
+                    "rule.nothing_to_push", i, f"there is no crate on {square_name(ahead)} to push"
                 )
             if self.one_crate and self.touched is not None and self.touched != ahead:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
@@ -219,18 +219,18 @@ class ActionRun:
                 )
             if not grid.is_empty(ahead):
                 raise _illegal(
-                    "rule.square_occupied", i, f"{board.name(ahead)} is not empty to step into"
+                    "rule.square_occupied", i, f"{square_name(ahead)} is not empty to step into"
                 )
             if self.one_crate and self.touched is not None and self.touched != behind:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
             colour = grid.crates.pop(behind)
             grid.crates[here] = colour
-            self.ops.append(CrateShift(board.name(behind), board.name(here), colour))
+            self.ops.append(CrateShift(square_name(behind), square_name(here), colour))
             arrived = [here]
             self.touched = here
         for worker in self.actors:
             grid.relocate(worker, ahead)
-            self.ops.append(WorkerShift(worker, board.name(ahead)))
+            self.ops.append(WorkerShift(worker, square_name(ahead)))
         for square in arrived:
             if _arrive(grid, square, self.ships, self.ops) and self.touched == square:
                 self.touched = _GONE
@@ -238,14 +238,14 @@ class ActionRun:
 
 
 def _push(
-    grid: Grid, d: str, first: int, strength: int, what: str, index: int, ops: list[StepOp]
-) -> list[int]:
+    grid: Grid, d: str, first: Square, strength: int, what: str, index: int, ops: list[StepOp]
+) -> list[Square]:
     """Shove the line that starts with the crate on ``first``; return squares crates moved to."""
     nxt = NEIGHBOUR[d]
-    line: list[int] = []
+    line: list[Square] = []
     crates = 0
-    squished: int | None = None
-    square: int | None = first
+    squished: Square | None = None
+    square: Square | None = first
     while square is not None:
         if square in grid.crates:
             crates += 1
@@ -275,7 +275,7 @@ def _push(
             raise _illegal(
                 "rule.elephant_immovable",
                 index,
-                f"the Elephant on {board.name(square)} is too heavy to be pushed",
+                f"the Elephant on {square_name(square)} is too heavy to be pushed",
             )
         line.append(square)  # Burly Worker or Mule: shoved along, not counted
         square = nxt[square]
@@ -283,13 +283,13 @@ def _push(
         for worker in grid.occ[squished]:
             grid.remove(worker)
             ops.append(Squish(worker))
-    arrived: list[int] = []
+    arrived: list[Square] = []
     for square in reversed(line):
         to = nxt[square]
         if square in grid.crates:
             colour = grid.crates.pop(square)
             ops.append(
-                CrateShift(board.name(square), None if to is None else board.name(to), colour)
+                CrateShift(square_name(square), None if to is None else square_name(to), colour)
             )
             if to is not None:
                 grid.crates[to] = colour
@@ -297,12 +297,12 @@ def _push(
         else:
             for worker in grid.occ[square]:
                 grid.relocate(worker, to)
-                ops.append(WorkerShift(worker, None if to is None else board.name(to)))
+                ops.append(WorkerShift(worker, None if to is None else square_name(to)))
     return arrived
 
 
 def _arrive(
-    grid: Grid, square: int, ships: Mapping[int, tuple[int, Colour]], ops: list[StepOp]
+    grid: Grid, square: Square, ships: Mapping[Square, tuple[int, Colour]], ops: list[StepOp]
 ) -> bool:
     """A crate arrived on ``square``: if it is a loading square of a ship in play, take it off."""
     ship = ships.get(square)
@@ -311,15 +311,15 @@ def _arrive(
     seat, ship_colour = ship
     colour = grid.crates.pop(square)
     if colour == ship_colour:
-        ops.append(Load(board.name(square), colour, seat))
+        ops.append(Load(square_name(square), colour, seat))
     else:
-        ops.append(Hold(board.name(square), colour, seat))
+        ops.append(Hold(square_name(square), colour, seat))
     return True
 
 
-def ships_in_play(state: State) -> dict[int, tuple[int, Colour]]:
+def ships_in_play(state: State) -> dict[Square, tuple[int, Colour]]:
     """Loading square → (seat, colour) for the ships that players own."""
-    out: dict[int, tuple[int, Colour]] = {}
+    out: dict[Square, tuple[int, Colour]] = {}
     for seat, player in enumerate(state.players):
         if player.colour is not None:
             for square in board.LOADING[player.colour]:

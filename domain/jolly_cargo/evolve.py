@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import singledispatch
-from typing import Any
 
 from domain.kernel import Folder
 
@@ -12,10 +10,6 @@ from . import events as ev
 from .pieces import colour_of
 from .position import state_from_position
 from .state import HeldCrate, Player, State
-
-
-def evolve(state: State | None, event: ev.E) -> State:
-    return _fold(state, event)
 
 
 def _started(e: ev.GameStarted) -> State:
@@ -160,7 +154,8 @@ def _(e: ev.GameEnded, s: State) -> None:
     s.winners = list(e.winners)
 
 
-_OPENINGS: dict[type[Any], Callable[[Any], State]] = {
-    ev.GameStarted: _started, ev.PositionLoaded: lambda e: state_from_position(e.position)
-}
-_fold: Folder[State] = Folder(_OPENINGS, _apply, State.copy)
+evolve: Folder[State] = Folder(
+    {ev.GameStarted: _started, ev.PositionLoaded: lambda e: state_from_position(e.position)},
+    _apply,
+    State.copy,
+)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from domain.kernel import Outcome, Secret, WiredGame, Wiring
+from domain.kernel import WiredGame, Wiring
 
 from . import events as ev
 from . import rules
@@ -24,11 +23,6 @@ class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Tom Jolly's CARGO"
     min_seats: ClassVar[int] = rules.MIN_SEATS
     max_seats: ClassVar[int] = rules.MAX_SEATS
-    options_type: ClassVar[type[Any]] = Options
-    command_type: ClassVar[Any] = Command
-    event_type: ClassVar[Any] = ev.Event
-    position_type: ClassVar[type[Any]] = Position
-    state_type: ClassVar[type[Any]] = State
 
     def to_act(self, state: State) -> list[int]:
         if state.phase in ("crates", "ships", "workers"):
@@ -40,31 +34,21 @@ class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
             return [] if state.current is None else [state.current]
         return []
 
-    def outcome(self, state: State) -> Outcome | None:
-        if state.phase != "finished":
-            return None
-        return Outcome(
-            scores=[p.score for p in state.players],
-            winners=list(state.winners),
-            details={
-                "collected": [p.collected for p in state.players],
-                "loaded": [p.loaded for p in state.players],
-                "captured": [p.captured for p in state.players],
-                "colours": [p.colour for p in state.players],
-            },
-        )
+    def final_scores(self, state: State) -> list[int]:
+        return [p.score for p in state.players]
 
-    def svg(self, view: Mapping[str, Any]) -> str:
-        return svg(view)
-
-    def hidden(self, event: ev.E) -> list[Secret]:
-        return hidden(event)
-
-    def position_seats(self, position: Position) -> int:
-        return len(position.players)
+    def final_details(self, state: State) -> dict[str, Any]:
+        return {
+            "collected": [p.collected for p in state.players],
+            "loaded": [p.loaded for p in state.players],
+            "captured": [p.captured for p in state.players],
+            "colours": [p.colour for p in state.players],
+        }
 
 
 JOLLY_CARGO = JollyCargo(
-    Wiring(rules.start, rules.start_from_position, rules.decide, evolve, legal, view, event_view,
-           position_of)
+    Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
+           position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
+           decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
+           export_position=position_of, svg=svg, hidden=hidden)
 )

@@ -11,7 +11,17 @@ from domain.kernel import RuleError
 from . import board
 from . import commands as cmd
 from .actions import ActionRun, Grid, ships_in_play
-from .board import CORNERS, DIRECTIONS, EDGE, LOADING, NEIGHBOUR, OPPOSITE, Colour
+from .board import (
+    CORNERS,
+    DIRECTIONS,
+    EDGE,
+    LOADING,
+    NEIGHBOUR,
+    OPPOSITE,
+    Colour,
+    Square,
+    square_name,
+)
 from .pieces import PULLS, Kind, crew, is_dockhand
 from .rules import recovered, returnable_from_water, setup_seat, waiting_to_place
 from .state import State
@@ -29,9 +39,9 @@ def legal(state: State, seat: int) -> list[cmd.Command]:
         if seat != setup_seat(state):
             return []
         return [
-            cmd.PlaceCrate(board.name(s))
+            cmd.PlaceCrate(square_name(s))
             for s in board.ALL_SQUARES
-            if s not in CORNERS and board.name(s) not in state.crates
+            if s not in CORNERS and square_name(s) not in state.crates
         ]
     if phase == "ships":
         if seat != setup_seat(state):
@@ -58,7 +68,7 @@ def _worker_placements(state: State, seat: int) -> list[cmd.Command]:
             continue
         dockhand = is_dockhand(worker)
         out += [
-            cmd.PlaceWorker(worker, board.name(s))
+            cmd.PlaceWorker(worker, square_name(s))
             for s in board.ALL_SQUARES
             if grid.enterable(s, dockhand)
         ]
@@ -81,7 +91,7 @@ def _play(state: State, seat: int) -> list[cmd.Command]:
     if not state.acted:
         for worker in returnable_from_water(state, seat):
             out += [
-                cmd.ReturnWorker(worker, board.name(s))
+                cmd.ReturnWorker(worker, square_name(s))
                 for s in LOADING[colour]
                 if grid.enterable(s, is_dockhand(worker))
             ]
@@ -89,7 +99,7 @@ def _play(state: State, seat: int) -> list[cmd.Command]:
             return out  # rescued workers come back before anything else happens
         for worker in recovered(state, seat):
             out += [
-                cmd.ReturnWorker(worker, board.name(s))
+                cmd.ReturnWorker(worker, square_name(s))
                 for s in sorted(EDGE)
                 if grid.enterable(s, True)
             ]
@@ -104,7 +114,7 @@ def _place_backs(state: State, seat: int) -> list[cmd.Command]:
         return []
     grid = Grid.of(state)
     loading = ships_in_play(state)
-    squares = [board.name(s) for s in board.ALL_SQUARES if s not in loading and grid.is_empty(s)]
+    squares = [square_name(s) for s in board.ALL_SQUARES if s not in loading and grid.is_empty(s)]
     return [cmd.PlaceHeldCrate(c, sq) for c in colours for sq in squares]
 
 
@@ -134,7 +144,7 @@ def worker_actions(state: State, seat: int, grid: Grid | None = None) -> list[cm
 
 
 def _sequences(
-    grid: Grid, actors: list[str], ships: Mapping[int, tuple[int, Colour]]
+    grid: Grid, actors: list[str], ships: Mapping[Square, tuple[int, Colour]]
 ) -> list[list[cmd.Step]]:
     """All legal step sequences (1 up to the worker's movement) for ``actors`` on ``grid``,
     each sequence followed by its continuations."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.kernel import CommandError
+from domain.kernel import invalid_position as _bad
 
 from . import board
 from .board import Colour
@@ -66,10 +67,6 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     options: Options = Options()
 
 
-def _bad(why: str) -> CommandError:
-    return CommandError("position.invalid", why)
-
-
 def validate(p: Position) -> None:
     """Raise ``position.invalid`` naming the first thing wrong with the position."""
     seats = len(p.players)
@@ -83,7 +80,7 @@ def validate(p: Position) -> None:
     if not 0 <= p.moves_left <= 3 or p.turn < 1:
         raise _bad("moves_left is 0 to 3 and turn at least 1")
     for square, colour in p.crates.items():
-        if board.parse(square) is None:
+        if square not in board.INDEX:
             raise _bad(f"{square!r} is not a square of the dock")
         if colour not in colours:
             raise _bad(f"crate on {square}: no player has the {colour} ship")
@@ -98,7 +95,7 @@ def validate(p: Position) -> None:
         seen.add(worker)
 
     for square, stack in p.workers.items():
-        if board.parse(square) is None:
+        if square not in board.INDEX:
             raise _bad(f"{square!r} is not a square of the dock")
         if not stack:
             continue

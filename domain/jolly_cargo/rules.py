@@ -13,7 +13,7 @@ from . import board
 from . import commands as cmd
 from . import events as ev
 from .actions import Grid, perform, ships_in_play
-from .board import COLOURS, CORNERS, EDGE, LOADING
+from .board import COLOURS, CORNERS, EDGE, LOADING, Square
 from .evolve import evolve
 from .options import CRATES_PER_PLAYER, DEFAULT_COLOURS, Options
 from .pieces import colour_of, crew, is_dockhand
@@ -36,7 +36,7 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
         squares = rng.shuffled([s for s in board.ALL_SQUARES if s not in CORNERS])
         crates = rng.shuffled([c for c in colours for _ in range(per)])
         events += [
-            ev.CratePlaced(None, board.name(sq), colour)
+            ev.CratePlaced(None, board.square_name(sq), colour)
             for sq, colour in zip(squares, crates, strict=False)
         ]
         events.append(_roll_off(rng, "ships", list(range(seats))))
@@ -101,11 +101,11 @@ def _expect_turn(state: State, seat: int, seat_to_act: int) -> None:
         raise RuleError("rule.not_your_turn", f"it is seat {seat_to_act}'s turn, not seat {seat}'s")
 
 
-def _square(text: str) -> int:
-    square = board.parse(text)
-    if square is None:
-        raise RuleError("rule.no_such_square", f"{text!r} is not a square of the dock (a1–h8)")
-    return square
+def _square(text: str) -> Square:
+    try:
+        return board.parse_square(text)
+    except ValueError as e:
+        raise RuleError("rule.no_such_square", str(e)) from None
 
 
 def _place_crate(state: State, seat: int, c: cmd.PlaceCrate, rng: Rng) -> list[ev.E]:
@@ -226,7 +226,7 @@ def _return_worker(state: State, seat: int, c: cmd.ReturnWorker, rng: Rng) -> li
             raise RuleError(
                 "rule.not_a_loading_square",
                 f"a worker rescued from the water comes back onto one of your loading squares "
-                f"({', '.join(board.name(s) for s in LOADING[colour])})",
+                f"({', '.join(board.square_name(s) for s in LOADING[colour])})",
             )
     elif c.worker in state.doctor:
         source = "doctor"

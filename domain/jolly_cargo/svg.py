@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.kernel.svg import Picture, colour
+from domain.kernel.svg import Picture, colour, side_panel
 
 from . import board
 from .pieces import kind
@@ -131,24 +131,34 @@ def _dock(pic: Picture, view: Mapping[str, Any]) -> None:
 
 
 def _crates(pic: Picture, view: Mapping[str, Any]) -> None:
+    inset = 7
+    side = CELL - 2 * inset
     for crate in view.get("crates", []):
         x, y = _origin(crate["square"])
-        inset = 7
-        side = CELL - 2 * inset
         hue = crate.get("colour")
         if hue is None:
             pic.open("g", class_="crate face-down", data_square=crate["square"])
-            pic.add(
-                "rect",
-                x=x + inset,
-                y=y + inset,
-                width=side,
-                height=side,
-                rx=3,
-                fill=_FACE_DOWN,
-                stroke="#2e1d0e",
-                stroke_width=2,
+        else:
+            pic.open(
+                "g",
+                class_="crate",
+                data_square=crate["square"],
+                data_colour=hue,
+                data_face_down="true" if crate.get("face_down") else None,
             )
+        pic.add(
+            "rect",
+            x=x + inset,
+            y=y + inset,
+            width=side,
+            height=side,
+            rx=3,
+            fill=_FACE_DOWN if hue is None else colour(hue),
+            stroke="#2e1d0e",
+            stroke_width=2,
+            stroke_dasharray="4 2" if hue is not None and crate.get("face_down") else None,
+        )
+        if hue is None:
             pic.text(
                 x + CELL / 2,
                 y + CELL / 2 + 7,
@@ -158,45 +168,17 @@ def _crates(pic: Picture, view: Mapping[str, Any]) -> None:
                 fill="#f2e3c6",
             )
         else:
-            pic.open(
-                "g",
-                class_="crate",
-                data_square=crate["square"],
-                data_colour=hue,
-                data_face_down="true" if crate.get("face_down") else None,
-            )
-            pic.add(
-                "rect",
-                x=x + inset,
-                y=y + inset,
-                width=side,
-                height=side,
-                rx=3,
-                fill=colour(hue),
-                stroke="#2e1d0e",
-                stroke_width=2,
-                stroke_dasharray="4 2" if crate.get("face_down") else None,
-            )
-            pic.add(
-                "line",
-                x1=x + inset,
-                y1=y + inset,
-                x2=x + CELL - inset,
-                y2=y + CELL - inset,
-                stroke="#2e1d0e",
-                stroke_width=1,
-                opacity=0.5,
-            )
-            pic.add(
-                "line",
-                x1=x + CELL - inset,
-                y1=y + inset,
-                x2=x + inset,
-                y2=y + CELL - inset,
-                stroke="#2e1d0e",
-                stroke_width=1,
-                opacity=0.5,
-            )
+            for x1, x2 in ((x + inset, x + CELL - inset), (x + CELL - inset, x + inset)):
+                pic.add(
+                    "line",
+                    x1=x1,
+                    y1=y + inset,
+                    x2=x2,
+                    y2=y + CELL - inset,
+                    stroke="#2e1d0e",
+                    stroke_width=1,
+                    opacity=0.5,
+                )
         pic.add("title", f"crate {hue or 'face down'} on {crate['square']}")
         pic.close("g")
 
@@ -218,16 +200,7 @@ def _workers(pic: Picture, view: Mapping[str, Any]) -> None:
 
 def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
     x, y = PANEL_X, 24.0
-    pic.add(
-        "rect",
-        x=x - 8,
-        y=8,
-        width=WIDTH - x,
-        height=HEIGHT - 16,
-        rx=8,
-        fill="#f7f3ea",
-        stroke="#c9bfa8",
-    )
+    side_panel(pic, x)
     pic.text(x + 4, y + 4, "CARGO", font_size=20, font_weight="bold", text_anchor="start")
     phase = view.get("phase", "")
     status = f"{phase} · turn {view.get('turn', 0)}"

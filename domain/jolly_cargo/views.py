@@ -18,7 +18,7 @@ from .state import State
 
 #: A ship's loading squares by name (the board never changes).
 _LOADING_NAMES: dict[str, list[str]] = {
-    colour: [board.name(s) for s in squares] for colour, squares in LOADING.items()
+    colour: [board.square_name(s) for s in squares] for colour, squares in LOADING.items()
 }
 
 
@@ -106,7 +106,7 @@ def render(state: State) -> str:
     for rank in range(board.SIZE - 1, -1, -1):
         cells = []
         for file in range(board.SIZE):
-            sq = board.name(rank * board.SIZE + file)
+            sq = board.square_name(rank * board.SIZE + file)
             if sq in state.crates:
                 cells.append(" ?" if state.crates_face_down else " " + state.crates[sq][0].upper())
                 continue

@@ -12,12 +12,12 @@ the audit checks them after the end (:mod:`domain.kernel.hidden` has the rules a
 
 from .bots import BotGameStalled, play_random_game
 from .copying import copier
-from .errors import CommandError, RuleError, UnknownGame
+from .errors import CommandError, RuleError, UnknownGame, invalid_position
 from .folding import Folder
 from .game import Game, Outcome, WiredGame, Wiring
 from .hidden import Secret
+from .localgame import LocalGame, Record
 from .rng import Rng, seed_commitment
-from .table import Record, Table
 from .typed import decoder, typed
 from .viewers import (
     AUDITOR,
@@ -26,6 +26,7 @@ from .viewers import (
     SeatViewer,
     SpectatorViewer,
     Viewer,
+    redact_others,
     seat,
     seat_of,
     sees_everything,
@@ -39,6 +40,7 @@ __all__ = [
     "CommandError",
     "Folder",
     "Game",
+    "LocalGame",
     "Outcome",
     "Record",
     "Rng",
@@ -46,14 +48,15 @@ __all__ = [
     "SeatViewer",
     "Secret",
     "SpectatorViewer",
-    "Table",
     "UnknownGame",
     "Viewer",
     "WiredGame",
     "Wiring",
     "copier",
     "decoder",
+    "invalid_position",
     "play_random_game",
+    "redact_others",
     "seat",
     "seat_of",
     "seed_commitment",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .game import Game, Outcome
+from .localgame import LocalGame
 from .rng import Rng
-from .table import Table
 
 
 class BotGameStalled(RuntimeError):
@@ -21,7 +21,7 @@ def play_random_game(
     *,
     bot_seed: bytes | None = None,
     max_commands: int = 1_000_000,
-) -> tuple[Table[Any, Any, Any, Any, Any], Outcome]:
+) -> tuple[LocalGame[Any, Any, Any, Any, Any], Outcome]:
     """Play a whole game with uniformly random legal commands; return the table and outcome.
 
     The bot's own choices come from a generator seeded by ``bot_seed`` (default: the game
@@ -29,7 +29,7 @@ def play_random_game(
     """
     if options is None:
         options = game.decode_options(game.bot_options)
-    table = Table.new(game, seed, seats, options)
+    table = LocalGame.new(game, seed, seats, options)
     chooser = Rng(bot_seed if bot_seed is not None else seed, 0)
     for _ in range(max_commands):
         outcome = game.outcome(table.state)

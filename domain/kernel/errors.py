@@ -27,5 +27,10 @@ class CommandError(RuleError):
     """A command that is not well formed for the game (unknown type, wrong field types)."""
 
 
+def invalid_position(why: str) -> CommandError:
+    """The error of a position that could not occur (``position.invalid``), saying why."""
+    return CommandError("position.invalid", why)
+
+
 class UnknownGame(KeyError):
     """No game is registered under that id."""

@@ -22,7 +22,7 @@ The shared mechanics (decoding commands and options, folding, JSON schemas) live
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sized
 from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
@@ -59,16 +59,17 @@ class Game(ABC, Generic[S, C, E, O, P]):
     title: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
+    # The game's value types (a :class:`WiredGame` takes them from its :class:`Wiring`):
     #: msgspec Struct type of the options, all fields defaulted.
-    options_type: ClassVar[type[Any]]
+    options_type: type[Any]
     #: Tagged union of the command Structs (``tag_field="type"``).
-    command_type: ClassVar[Any]
+    command_type: Any
     #: Tagged union of the event Structs (``tag_field="type"``).
-    event_type: ClassVar[Any]
+    event_type: Any
     #: msgspec Struct type of a position (the game's FEN).
-    position_type: ClassVar[type[Any]]
+    position_type: type[Any]
     #: msgspec Struct type of the state (so a state can be stored as JSON and read back).
-    state_type: ClassVar[type[Any]]
+    state_type: type[Any]
     #: Options (as JSON) the random bot plays with when given none: a game whose uniformly random
     #: play may never end (Empire Builder) names a turn limit here. None: the defaults.
     bot_options: ClassVar[dict[str, Any] | None] = None
@@ -209,9 +210,21 @@ class Game(ABC, Generic[S, C, E, O, P]):
         return msgspec.json.schema(self.command_type)
 
 
-class Wiring(msgspec.Struct, Generic[S, C, E, O, P], frozen=True):
-    """A game's decider functions, from its own modules, in the protocol's order."""
+def _players_listed(position: Any) -> int:
+    """The seats of a position that lists its players (every game's position does)."""
+    players: Sized = position.players
+    return len(players)
 
+
+class Wiring(msgspec.Struct, Generic[S, C, E, O, P], frozen=True, kw_only=True):
+    """A game's value types and decider functions, from its own modules, in the protocol's
+    order; the optional ones default to the :class:`Game` base's behaviour."""
+
+    state_type: type[S]
+    command_type: Any
+    event_type: Any
+    options_type: type[O]
+    position_type: type[P]
     start: Callable[[O, int, Rng], list[E]]
     start_from_position: Callable[[P, Rng], list[E]]
     decide: Callable[[S, int, C, Rng], list[E]]
@@ -220,17 +233,26 @@ class Wiring(msgspec.Struct, Generic[S, C, E, O, P], frozen=True):
     view: Callable[[S, Viewer], dict[str, Any]]
     event_view: Callable[[E, Viewer], dict[str, Any]]
     export_position: Callable[[S], P]
+    svg: Callable[[Mapping[str, Any]], str | None] | None = None
+    hidden: Callable[[E], list[Secret]] | None = None
+    hidden_position: Callable[[P], list[Secret]] | None = None
+    position_seats: Callable[[P], int] = _players_listed
 
 
 class WiredGame(Game[S, C, E, O, P]):
-    """A :class:`Game` whose decider is a :class:`Wiring` of module functions, so a game's class
-    only adds what is its own (``to_act``, ``outcome``, ``position_seats`` and the metadata)::
+    """A :class:`Game` whose types and decider are a :class:`Wiring` of its modules, so a game's
+    class only adds what is its own (``to_act``, the final scores and details, the metadata)::
 
-        CARGO_EMPIRE = CargoEmpire(Wiring(rules.start, rules.start_from_position, ...))
+        CARGO_EMPIRE = CargoEmpire(Wiring(state_type=State, ..., start=rules.start, ...))
     """
 
     def __init__(self, wiring: Wiring[S, C, E, O, P]) -> None:
         self.wiring = wiring
+        self.state_type = wiring.state_type
+        self.command_type = wiring.command_type
+        self.event_type = wiring.event_type
+        self.options_type = wiring.options_type
+        self.position_type = wiring.position_type
 
     def start(self, options: O, seats: int, rng: Rng) -> list[E]:
         return self.wiring.start(options, seats, rng)
@@ -255,3 +277,38 @@ class WiredGame(Game[S, C, E, O, P]):
 
     def export_position(self, state: S) -> P:
         return self.wiring.export_position(state)
+
+    def svg(self, view: Mapping[str, Any]) -> str | None:
+        draw = self.wiring.svg
+        return None if draw is None else draw(view)
+
+    def hidden(self, event: E) -> list[Secret]:
+        secrets = self.wiring.hidden
+        return [] if secrets is None else secrets(event)
+
+    def hidden_position(self, position: P) -> list[Secret]:
+        secrets = self.wiring.hidden_position
+        return [] if secrets is None else secrets(position)
+
+    def position_seats(self, position: P) -> int:
+        return self.wiring.position_seats(position)
+
+    def outcome(self, state: S) -> Outcome | None:
+        """Once the state's ``phase`` is ``finished``: the game's final scores, the state's
+        ``winners`` and the game's details (every game's state has ``phase`` and ``winners``)."""
+        ended: Any = state
+        if ended.phase != "finished":
+            return None
+        return Outcome(
+            scores=self.final_scores(state),
+            winners=list(ended.winners),
+            details=self.final_details(state),
+        )
+
+    @abstractmethod
+    def final_scores(self, state: S) -> list[int]:
+        """A score per seat, of a finished game."""
+
+    def final_details(self, state: S) -> dict[str, Any]:
+        """What else the outcome says (a breakdown of the scores, why the game ended)."""
+        return {}

@@ -28,6 +28,8 @@ PALETTE: dict[str, str] = {
     "purple": "#8a4fc7",
     "black": "#2b2b2b",
 }
+#: The paper of side panels and notices, and its edge.
+PAPER, PAPER_EDGE = "#f7f3ea", "#c9bfa8"
 #: Colours of seats 0..4 where a game has no colours of its own.
 SEAT_COLOURS: tuple[str, ...] = ("#d1382f", "#2f6fd1", "#2f9e4f", "#e8c22a", "#8a4fc7")
 
@@ -94,10 +96,24 @@ def seat_colour(seat: int | None) -> str:
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 
 
+def side_panel(pic: Picture, x: float) -> None:
+    """The paper behind a picture's side panel, from ``x`` to the picture's right edge."""
+    pic.add(
+        "rect",
+        x=x - 8,
+        y=8,
+        width=pic.width - x,
+        height=pic.height - 16,
+        rx=8,
+        fill=PAPER,
+        stroke=PAPER_EDGE,
+    )
+
+
 def notice(title: str, text: str) -> str:
     """A small picture saying there is nothing to draw yet (e.g. a game waiting for players)."""
     pic = Picture(420, 120, title)
-    pic.add("rect", x=0, y=0, width=420, height=120, rx=10, fill="#f7f3ea", stroke="#c9bfa8")
+    pic.add("rect", x=0, y=0, width=420, height=120, rx=10, fill=PAPER, stroke=PAPER_EDGE)
     pic.text(210, 52, title, font_size=18, font_weight="bold")
     pic.text(210, 80, text, font_size=13, fill="#555555")
     return str(pic)

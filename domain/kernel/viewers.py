@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 
@@ -33,3 +35,12 @@ def sees_everything(viewer: Viewer) -> bool:
 
 def seat_of(viewer: Viewer) -> int | None:
     return viewer.seat if isinstance(viewer, SeatViewer) else None
+
+
+def redact_others(players: list[dict[str, Any]], viewer: Viewer, *fields: str) -> None:
+    """Blank (``None``) ``fields`` of every player's JSON but the viewer's own seat's."""
+    me = seat_of(viewer)
+    for index, player in enumerate(players):
+        if index != me:
+            for field in fields:
+                player[field] = None

@@ -10,8 +10,8 @@ from domain.kernel import (
     AUDITOR,
     SPECTATOR,
     CommandError,
+    LocalGame,
     RuleError,
-    Table,
     UnknownGame,
     play_random_game,
     seat,
@@ -78,7 +78,7 @@ def test_schemas_are_json_schema_documents() -> None:
 
 def test_table_numbers_events_and_changes_nothing_on_a_rejected_command() -> None:
     game = get_game("jolly-cargo")
-    table = Table.new(game, bytes(32), 2)
+    table = LocalGame.new(game, bytes(32), 2)
     assert [r.number for r in table.records] == list(range(1, table.version + 1))
     before = table.version
     with pytest.raises(RuleError):

@@ -9,7 +9,7 @@ from typing import Any
 
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.jolly_cargo import JOLLY_CARGO
-from domain.kernel import AUDITOR, SPECTATOR, Rng, Table, play_random_game, seat
+from domain.kernel import AUDITOR, SPECTATOR, LocalGame, Rng, play_random_game, seat
 from domain.registry import all_games
 from tests.domain.cargo_empire.support import at as empire_at
 from tests.domain.jolly_cargo.support import at as cargo_at
@@ -33,7 +33,7 @@ SEED = bytes(range(32))
 
 def _played(game: Any, seats: int, commands: int, seed: bytes = SEED) -> Any:
     """A table after ``commands`` random legal commands (fewer if the game ends)."""
-    table = Table.new(game, seed, seats)
+    table = LocalGame.new(game, seed, seats)
     chooser = Rng(seed, 0)
     for _ in range(commands):
         waiting = game.to_act(table.state)
@@ -89,7 +89,7 @@ def test_cargo_crates_workers_doctor_water_and_sea() -> None:
     assert len(having(root, "square")) == 64
 
 
-def _crates_placed(n: int) -> Table[Any, Any, Any, Any, Any]:
+def _crates_placed(n: int) -> LocalGame[Any, Any, Any, Any, Any]:
     """A new three-player game with ``n`` crates placed face down."""
     table = _played(JOLLY_CARGO, 3, n)
     assert table.state.phase == "crates"

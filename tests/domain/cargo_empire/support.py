@@ -9,19 +9,19 @@ import pytest
 
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire.commands import Deliver, Leg, Moves
-from domain.kernel import CommandError, RuleError, Table
+from domain.kernel import CommandError, LocalGame, RuleError
 
 SEED = bytes(range(32))
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 
 #: Enough cards for any route.
 RICH = {"truck": 8, "train": 4, "ship": 3}
 
 
-def at(position: dict[str, Any], seed: bytes = SEED) -> AnyTable:
+def at(position: dict[str, Any], seed: bytes = SEED) -> AnyGame:
     """A table that starts from ``position`` (the documented JSON form)."""
     pos: dict[str, Any] = {"players": [{"hand": RICH}, {"hand": RICH}], **position}
-    return Table.from_position(CARGO_EMPIRE, seed, CARGO_EMPIRE.decode_position(pos))
+    return LocalGame.from_position(CARGO_EMPIRE, seed, CARGO_EMPIRE.decode_position(pos))
 
 
 def invalid(position: dict[str, Any]) -> str:
@@ -38,7 +38,7 @@ def deliver(origin: str, destination: str, cargo: str, *legs: str, **bonus: int)
     return Deliver(origin, destination, cargo, route, Moves(**bonus))  # type: ignore[arg-type]
 
 
-def rejects(table: AnyTable, seat: int, command: Any, code: str) -> RuleError:
+def rejects(table: AnyGame, seat: int, command: Any, code: str) -> RuleError:
     """Assert the command is refused with ``code`` and that nothing changed."""
     before = (table.version, msgspec.json.encode(table.state))
     with pytest.raises(RuleError) as caught:

@@ -14,16 +14,16 @@ from domain.cargo_empire.board import COMPONENTS, turns_per_round
 from domain.cargo_empire.commands import Gather
 from domain.cargo_empire.options import Options
 from domain.cargo_empire.position import turns_left
-from domain.kernel import SPECTATOR, Rng, Table
+from domain.kernel import SPECTATOR, LocalGame, Rng
 
 from .support import at, deliver, invalid, types
 
 
-def _bot_game(seats: int, n: int) -> tuple[Table[Any, Any, Any, Any, Any], list[list[int]]]:
+def _bot_game(seats: int, n: int) -> tuple[LocalGame[Any, Any, Any, Any, Any], list[list[int]]]:
     """A random-bot game; returns the table and the supplies after every command in play."""
     seed = hashlib.sha256(f"cargo-empire/posts/{seats}/{n}".encode()).digest()
     options = Options(starting_posts="random" if n % 2 else "choose")
-    table = Table.new(CARGO_EMPIRE, seed, seats, options)
+    table = LocalGame.new(CARGO_EMPIRE, seed, seats, options)
     chooser = Rng(seed, 0)
     supplies: list[list[int]] = []
     while CARGO_EMPIRE.outcome(table.state) is None:

@@ -18,10 +18,10 @@ from domain.cargo_empire.board import CITIES, COLOURS, COMPONENTS, NAMES, VEHICL
 from domain.cargo_empire.events import PostRetired
 from domain.cargo_empire.options import Options
 from domain.cargo_empire.state import State
-from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, LocalGame, Rng, RuleError, seat
 from tests.support.budget import examples
 
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 PROPERTY = settings(
     max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -36,9 +36,9 @@ game_plans = st.tuples(
 Plan = tuple[bytes, int, Options, int, list[int]]
 
 
-def play(plan: Plan, check: Any = None) -> AnyTable:
+def play(plan: Plan, check: Any = None) -> AnyGame:
     seed, seats, options, prefix, choices = plan
-    table: AnyTable = Table.new(CARGO_EMPIRE, seed, seats, options)
+    table: AnyGame = LocalGame.new(CARGO_EMPIRE, seed, seats, options)
     bot = Rng(seed, 0)
     for choice in [bot.below(1 << 16) for _ in range(prefix)] + choices:
         waiting = CARGO_EMPIRE.to_act(table.state)
@@ -51,7 +51,7 @@ def play(plan: Plan, check: Any = None) -> AnyTable:
     return table
 
 
-def assert_conserved(table: AnyTable) -> None:
+def assert_conserved(table: AnyGame) -> None:
     s: State = table.state
     for colour in COLOURS:
         on_tiles = sum(c.cubes for n, c in s.cities.items()
@@ -83,7 +83,7 @@ def test_cubes_posts_and_cards_are_conserved(plan: Any) -> None:
 @PROPERTY
 @given(game_plans)
 def test_every_legal_command_is_accepted(plan: Any) -> None:
-    def check(table: AnyTable) -> None:
+    def check(table: AnyGame) -> None:
         for who in range(table.state.seats):
             for command in CARGO_EMPIRE.legal(table.state, who):
                 events = CARGO_EMPIRE.decide(table.state, who, command, table.rng())
@@ -139,7 +139,7 @@ def test_folding_the_events_from_scratch_gives_the_same_state(plan: Any) -> None
     assert CARGO_EMPIRE.fold(decoded) == table.state
     if table.state.phase == "play":
         pos = CARGO_EMPIRE.export_position(table.state)
-        again = Table.from_position(CARGO_EMPIRE, bytes(32), pos).state
+        again = LocalGame.from_position(CARGO_EMPIRE, bytes(32), pos).state
         assert again.players == table.state.players and again.cities == table.state.cities
 
 
@@ -152,7 +152,7 @@ def test_same_seed_and_commands_give_byte_identical_events(plan: Any) -> None:
     ]
 
 
-def assert_hidden(table: AnyTable) -> None:
+def assert_hidden(table: AnyGame) -> None:
     s: State = table.state
     if s.phase == "finished":
         return

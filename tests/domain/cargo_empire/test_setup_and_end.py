@@ -8,13 +8,13 @@ from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire.board import COMPONENTS
 from domain.cargo_empire.commands import Gather, PlacePost
 from domain.cargo_empire.options import Options
-from domain.kernel import AUDITOR, SPECTATOR, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, LocalGame, seat
 
 from .support import SEED, at, deliver, invalid, rejects, types
 
 
 def test_setup_deals_cards_and_places_starting_posts_in_snake_order() -> None:
-    t = Table.new(CARGO_EMPIRE, SEED, 3)
+    t = LocalGame.new(CARGO_EMPIRE, SEED, 3)
     s = t.state
     assert s.phase == "setup" and s.order == [0, 1, 2, 2, 1, 0]
     assert [p.hand.total() for p in s.players] == [3, 3, 3] and len(s.market) == 4
@@ -34,7 +34,7 @@ def test_setup_deals_cards_and_places_starting_posts_in_snake_order() -> None:
 
 
 def test_random_starting_posts_and_five_players_have_three_turns_a_round() -> None:
-    t = Table.new(CARGO_EMPIRE, SEED, 5, Options(starting_posts="random"))
+    t = LocalGame.new(CARGO_EMPIRE, SEED, 5, Options(starting_posts="random"))
     s = t.state
     assert s.phase == "play" and s.turns_per_round == 3 and s.posts_per_player == 11
     assert sum(len(c.posts) for c in s.cities.values()) == 10
@@ -117,13 +117,13 @@ def test_position_round_trip() -> None:
     t = at({"cities": {"Paris": {"level": 2, "cubes": 1, "demand": {"brown": 1}, "posts": [0]}},
             "market": ["ship"], "round": 2, "turn": 3})
     pos = CARGO_EMPIRE.export_position(t.state)
-    again = Table.from_position(CARGO_EMPIRE, SEED, pos)
+    again = LocalGame.from_position(CARGO_EMPIRE, SEED, pos)
     assert again.state == t.state
     assert CARGO_EMPIRE.position_seats(pos) == 2
 
 
 def test_hands_and_private_cards_are_hidden_from_others() -> None:
-    t = Table.new(CARGO_EMPIRE, SEED, 2)
+    t = LocalGame.new(CARGO_EMPIRE, SEED, 2)
     mine = CARGO_EMPIRE.view(t.state, seat(0))["players"]
     assert mine[0]["hand"] is not None and mine[0]["private"] is not None
     assert mine[1]["hand"] is None and mine[1]["private"] is None

@@ -9,24 +9,24 @@ import pytest
 from domain.curious_cargo import CURIOUS_CARGO as G
 from domain.curious_cargo.lines import active_docks, layout
 from domain.curious_cargo.state import Player, State
-from domain.kernel import RuleError, Table
+from domain.kernel import LocalGame, RuleError
 
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 SEED = bytes(range(32))
 
 
-def at(position: dict[str, Any], seed: bytes = SEED) -> AnyTable:
+def at(position: dict[str, Any], seed: bytes = SEED) -> AnyGame:
     """A table from a position; players default to empty seats."""
     position = {"at": "turn", **position}
     position.setdefault("players", [{}, {}])
-    return Table.from_position(G, seed, G.decode_position(position))
+    return LocalGame.from_position(G, seed, G.decode_position(position))
 
 
-def send(table: AnyTable, seat: int, **command: Any) -> list[Any]:
+def send(table: AnyGame, seat: int, **command: Any) -> list[Any]:
     return table.submit(seat, G.decode_command(command))
 
 
-def refused(table: AnyTable, seat: int, code: str, **command: Any) -> RuleError:
+def refused(table: AnyGame, seat: int, code: str, **command: Any) -> RuleError:
     before = table.version
     with pytest.raises(RuleError) as info:
         send(table, seat, **command)
@@ -39,7 +39,7 @@ def docks(p: Player) -> dict[str, str]:
     return active_docks(layout(p.board).top)
 
 
-def state(table: AnyTable) -> State:
+def state(table: AnyGame) -> State:
     s: State = table.state
     return s
 

@@ -20,7 +20,7 @@ from domain.curious_cargo.components import CARD_IDS, COLOURS, ROTATIONS, SQUARE
 from domain.curious_cargo.options import Options
 from domain.curious_cargo.rules import score
 from domain.curious_cargo.state import State
-from domain.kernel import Rng, RuleError, Table, play_random_game
+from domain.kernel import LocalGame, Rng, RuleError, play_random_game
 
 
 def bot_games(count: int, tag: str) -> None:
@@ -66,7 +66,7 @@ def every_command(s: State, seat: int) -> list[Any]:
 @pytest.mark.parametrize("n", range(8))
 def test_perft_legal_is_exactly_the_accepted_commands(n: int) -> None:
     seed = hashlib.sha256(f"curious-cargo/perft/{n}".encode()).digest()
-    table = Table.new(G, seed, 2, Options())
+    table = LocalGame.new(G, seed, 2, Options())
     bot = Rng(seed, 0)
     stop = 20 + 25 * n
     checked = 0

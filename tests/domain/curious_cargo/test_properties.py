@@ -17,9 +17,9 @@ from domain.curious_cargo import commands as cmd
 from domain.curious_cargo.components import CARD_IDS, COLOURS, SPLITTER_SUPPLY, SUPPLY, TILE_IDS
 from domain.curious_cargo.options import Options
 from domain.curious_cargo.state import State
-from domain.kernel import AUDITOR, SPECTATOR, Rng, RuleError, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, LocalGame, Rng, RuleError, seat
 
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 PROPERTY = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 game_plans = st.tuples(
@@ -31,9 +31,9 @@ game_plans = st.tuples(
 Plan = tuple[bytes, Options, int, list[int]]
 
 
-def play(plan: Plan, check: Any = None) -> AnyTable:
+def play(plan: Plan, check: Any = None) -> AnyGame:
     seed, options, prefix, choices = plan
-    table: AnyTable = Table.new(G, seed, 2, options)
+    table: AnyGame = LocalGame.new(G, seed, 2, options)
     bot = Rng(seed, 0)
     for choice in [bot.below(1 << 16) for _ in range(prefix)] + choices:
         waiting = G.to_act(table.state)
@@ -47,7 +47,7 @@ def play(plan: Plan, check: Any = None) -> AnyTable:
     return table
 
 
-def assert_conserved(table: AnyTable) -> None:
+def assert_conserved(table: AnyGame) -> None:
     s: State = table.state
     tiles = list(s.bag) + list(s.discarded_tiles)
     for p in s.players:
@@ -92,7 +92,7 @@ def sample(commands: list[Any], rng: Rng, n: int) -> list[Any]:
 @PROPERTY
 @given(game_plans)
 def test_every_legal_command_is_accepted(plan: Any) -> None:
-    def check(table: AnyTable) -> None:
+    def check(table: AnyGame) -> None:
         rng = Rng(table.seed, table.version)
         for who in range(2):
             for command in sample(G.legal(table.state, who), rng, 40):
@@ -155,7 +155,7 @@ def test_folding_the_events_from_scratch_gives_the_same_state(plan: Any) -> None
     assert G.fold(decoded) == table.state
     if table.state.phase != "finished":
         position = G.decode_position(msgspec.json.encode(G.export_position(table.state)))
-        again = Table.from_position(G, bytes(32), position).state
+        again = LocalGame.from_position(G, bytes(32), position).state
         for field in ("players", "bag", "deck", "supply", "phase", "step", "round", "order",
                       "turn", "actions_left", "token_used", "ap_left", "ap_spent",
                       "trucking_token_used", "top", "pending"):
@@ -171,7 +171,7 @@ def test_same_seed_and_commands_give_byte_identical_events(plan: Any) -> None:
     ]
 
 
-def assert_hidden(table: AnyTable) -> None:
+def assert_hidden(table: AnyGame) -> None:
     s: State = table.state
     for me in [None, 0, 1]:
         # Swap every card the others hold (hand, dealt, kept) with the deck's: ``me`` must see
@@ -268,7 +268,7 @@ def test_a_hostile_position_loads_or_is_refused_as_invalid(raw: dict[str, Any]) 
     from domain.kernel import CommandError
 
     try:
-        table = Table.from_position(G, bytes(32), G.decode_position(raw))
+        table = LocalGame.from_position(G, bytes(32), G.decode_position(raw))
     except CommandError as error:
         assert error.code == "position.invalid", error
         return

@@ -10,13 +10,13 @@ from domain.curious_cargo.components import CARD_IDS, TILE_IDS, TILES, TRUCKS
 from domain.curious_cargo.lines import layout
 from domain.curious_cargo.options import Options
 from domain.curious_cargo.rules import check_placement
-from domain.kernel import AUDITOR, SPECTATOR, CommandError, RuleError, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, CommandError, LocalGame, RuleError, seat
 
 from .support import SEED, at, kinds, refused, send, state
 
 
-def new(**options: object) -> Table:  # type: ignore[type-arg]
-    return Table.new(G, SEED, 2, G.decode_options(dict(options)))
+def new(**options: object) -> LocalGame:  # type: ignore[type-arg]
+    return LocalGame.new(G, SEED, 2, G.decode_options(dict(options)))
 
 
 # --- components ------------------------------------------------------------------------------
@@ -50,10 +50,10 @@ def test_without_the_draft_everyone_keeps_three() -> None:
 
 
 def test_a_random_first_player_and_two_seats_only() -> None:
-    firsts = {state(Table.new(G, bytes([n]) * 32, 2, Options())).top for n in range(12)}
+    firsts = {state(LocalGame.new(G, bytes([n]) * 32, 2, Options())).top for n in range(12)}
     assert firsts == {0, 1}
     with pytest.raises(RuleError) as info:
-        Table.new(G, SEED, 3, Options())
+        LocalGame.new(G, SEED, 3, Options())
     assert info.value.code == "rule.seats"
     with pytest.raises(CommandError) as bad:
         G.decode_options({"first_player": 2})
@@ -279,7 +279,7 @@ def test_a_position_round_trips() -> None:
         {"cards": ["T17"], "tokens": {"trucking": 2}, "splitters": {"teal": 1}},
     ]})
     position = G.export_position(state(t))
-    again = Table.from_position(G, SEED, position)
+    again = LocalGame.from_position(G, SEED, position)
     assert again.state == state(t)
 
 

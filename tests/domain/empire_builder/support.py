@@ -11,23 +11,23 @@ import pytest
 
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder.board import CARDS, MAP, edge_key
-from domain.kernel import RuleError, Table
+from domain.kernel import LocalGame, RuleError
 
 SEED = bytes(range(32))
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 
 
-def at(position: dict[str, Any], seed: bytes = SEED) -> AnyTable:
+def at(position: dict[str, Any], seed: bytes = SEED) -> AnyGame:
     """A table that starts from ``position`` (the documented JSON form). Players default to
     in their building turns (``turns`` 1) unless they have a train, with cards 0–2, 3–5, ..."""
     players = position.get("players", [{}, {}])
     filled = [{"cards": [3 * i, 3 * i + 1, 3 * i + 2], **({} if "train" in p else {"turns": 1}),
                **p} for i, p in enumerate(players)]
     pos = {**position, "players": filled}
-    return Table.from_position(EMPIRE_BUILDER, seed, EMPIRE_BUILDER.decode_position(pos))
+    return LocalGame.from_position(EMPIRE_BUILDER, seed, EMPIRE_BUILDER.decode_position(pos))
 
 
-def rejects(table: AnyTable, seat: int, command: Any, code: str) -> RuleError:
+def rejects(table: AnyGame, seat: int, command: Any, code: str) -> RuleError:
     """Assert the command is refused with ``code`` and that nothing changed."""
     if isinstance(command, dict):
         command = EMPIRE_BUILDER.decode_command(command)
@@ -40,7 +40,7 @@ def rejects(table: AnyTable, seat: int, command: Any, code: str) -> RuleError:
     return caught.value
 
 
-def play(table: AnyTable, seat: int, command: dict[str, Any]) -> list[Any]:
+def play(table: AnyGame, seat: int, command: dict[str, Any]) -> list[Any]:
     return table.submit(seat, EMPIRE_BUILDER.decode_command(command))
 
 
@@ -115,6 +115,6 @@ def card_with(city: str, load: str) -> tuple[int, int]:
     raise LookupError(f"no card wants {load} in {city}")
 
 
-def owner(table: AnyTable, a: int, b: int) -> int | None:
+def owner(table: AnyGame, a: int, b: int) -> int | None:
     track: dict[int, int] = table.state.track
     return track.get(edge_key(a, b))

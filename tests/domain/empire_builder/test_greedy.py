@@ -12,15 +12,15 @@ from domain.empire_builder import events as ev
 from domain.empire_builder.commands import EndTurn
 from domain.empire_builder.greedy import GreedyBot
 from domain.empire_builder.options import Options
-from domain.kernel import Rng, Table
+from domain.kernel import LocalGame, Rng
 
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 
 
-def duel(game: int, turns: int, idle_opponent: bool = False) -> tuple[AnyTable, int]:
+def duel(game: int, turns: int, idle_opponent: bool = False) -> tuple[AnyGame, int]:
     """Greedy (seat ``game % 2``) against the random bot (or one that only ends its turns)."""
     seed = game.to_bytes(4, "big") * 8
-    table: AnyTable = Table.new(EMPIRE_BUILDER, seed, 2, Options(turn_limit=turns))
+    table: AnyGame = LocalGame.new(EMPIRE_BUILDER, seed, 2, Options(turn_limit=turns))
     greedy_seat = game % 2
     bot, other = GreedyBot(), Rng(seed, 0)
     while EMPIRE_BUILDER.to_act(table.state):

@@ -14,9 +14,9 @@ from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder import commands as cmd
 from domain.empire_builder.board import LOADS, MAP
 from domain.empire_builder.options import Options
-from domain.kernel import Rng, RuleError, Table
+from domain.kernel import LocalGame, Rng, RuleError
 
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 
 
 def positions(count: int) -> list[Any]:
@@ -26,7 +26,7 @@ def positions(count: int) -> list[Any]:
     while len(out) < count:
         seats = 2 + game % 5
         seed = game.to_bytes(4, "big") * 8
-        table: AnyTable = Table.new(EMPIRE_BUILDER, seed, seats, Options(turn_limit=8))
+        table: AnyGame = LocalGame.new(EMPIRE_BUILDER, seed, seats, Options(turn_limit=8))
         bot = Rng(seed, 0)
         step = 0
         while EMPIRE_BUILDER.to_act(table.state) and len(out) < count:

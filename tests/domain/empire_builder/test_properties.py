@@ -16,9 +16,9 @@ from domain.empire_builder.cards import ALL_CARDS
 from domain.empire_builder.options import Options
 from domain.empire_builder.position import state_from_position
 from domain.empire_builder.state import State
-from domain.kernel import AUDITOR, SPECTATOR, Rng, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, LocalGame, Rng, seat
 
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 PROPERTY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 game_plans = st.tuples(
@@ -30,9 +30,9 @@ game_plans = st.tuples(
 Plan = tuple[bytes, int, int, list[int]]
 
 
-def play(plan: Plan, check: Any = None) -> AnyTable:
+def play(plan: Plan, check: Any = None) -> AnyGame:
     seed, seats, prefix, choices = plan
-    table: AnyTable = Table.new(EMPIRE_BUILDER, seed, seats, Options(turn_limit=8))
+    table: AnyGame = LocalGame.new(EMPIRE_BUILDER, seed, seats, Options(turn_limit=8))
     bot = Rng(seed, 0)
     for choice in [bot.below(1 << 16) for _ in range(prefix)] + choices:
         waiting = EMPIRE_BUILDER.to_act(table.state)
@@ -45,7 +45,7 @@ def play(plan: Plan, check: Any = None) -> AnyTable:
     return table
 
 
-def assert_conserved(table: AnyTable) -> None:
+def assert_conserved(table: AnyGame) -> None:
     s: State = table.state
     cards = [c for p in s.players for c in p.cards] + s.deck + s.discard
     assert sorted(cards) == list(range(ALL_CARDS))
@@ -71,7 +71,7 @@ def assert_conserved(table: AnyTable) -> None:
     assert built == len(s.track)
 
 
-def assert_city_limits(table: AnyTable) -> None:
+def assert_city_limits(table: AnyGame) -> None:
     s: State = table.state
     for city in MAP.cities.values():
         if city.size == "major":

@@ -9,15 +9,15 @@ from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder.board import CARDS, MAP, MAP_HASH
 from domain.empire_builder.cards import ALL_CARDS
 from domain.empire_builder.options import Options
-from domain.kernel import SPECTATOR, CommandError, Table, seat
+from domain.kernel import SPECTATOR, CommandError, LocalGame, seat
 
 from .support import SEED, at, centre, play, rejects, types
 
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 
 
-def new(seats: int, seed: bytes = SEED, **options: Any) -> AnyTable:
-    return Table.new(EMPIRE_BUILDER, seed, seats, Options(**options))
+def new(seats: int, seed: bytes = SEED, **options: Any) -> AnyGame:
+    return LocalGame.new(EMPIRE_BUILDER, seed, seats, Options(**options))
 
 
 def test_each_player_starts_with_60_and_three_cards_of_three_demands() -> None:
@@ -117,7 +117,7 @@ def test_positions_round_trip_and_bad_ones_are_refused() -> None:
     start = MAP.cities["Chicago"].mileposts[1]
     play(t, s, {"type": "build", "path": [start, min(MAP.adjacent[start])]})
     exported = EMPIRE_BUILDER.export_position(t.state)
-    again = Table.from_position(EMPIRE_BUILDER, SEED, exported)
+    again = LocalGame.from_position(EMPIRE_BUILDER, SEED, exported)
     assert again.state == t.state
     bad_positions: list[dict[str, Any]] = [
         {"players": [{"cards": [0, 1, 2]}]},
@@ -132,7 +132,7 @@ def test_positions_round_trip_and_bad_ones_are_refused() -> None:
     ]
     for raw in bad_positions:
         try:
-            Table.from_position(EMPIRE_BUILDER, SEED, EMPIRE_BUILDER.decode_position(raw))
+            LocalGame.from_position(EMPIRE_BUILDER, SEED, EMPIRE_BUILDER.decode_position(raw))
         except CommandError as error:
             assert error.code == "position.invalid"
         else:

@@ -9,7 +9,7 @@ import pytest
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.commands import Move, Step
 from domain.jolly_cargo.state import State
-from domain.kernel import RuleError, Table
+from domain.kernel import LocalGame, RuleError
 
 SEED = bytes(range(32))
 
@@ -17,10 +17,10 @@ SEED = bytes(range(32))
 SPARE = {"a8": "red", "h8": "green"}
 
 
-def at(position: dict[str, Any], seed: bytes = SEED) -> Table[Any, Any, Any, Any, Any]:
+def at(position: dict[str, Any], seed: bytes = SEED) -> LocalGame[Any, Any, Any, Any, Any]:
     """A table that starts from ``position`` (the documented JSON form)."""
     pos: dict[str, Any] = {"players": [{"colour": "red"}, {"colour": "green"}], **position}
-    return Table.from_position(JOLLY_CARGO, seed, JOLLY_CARGO.decode_position(pos))
+    return LocalGame.from_position(JOLLY_CARGO, seed, JOLLY_CARGO.decode_position(pos))
 
 
 def steps(*spec: str) -> list[Step]:
@@ -44,7 +44,9 @@ def board(state: State) -> dict[str, Any]:
     }
 
 
-def rejects(table: Table[Any, Any, Any, Any, Any], seat: int, command: Any, code: str) -> RuleError:
+def rejects(
+    table: LocalGame[Any, Any, Any, Any, Any], seat: int, command: Any, code: str
+) -> RuleError:
     """Assert the command is refused with ``code`` and that nothing changed."""
     before = (table.version, board(table.state))
     with pytest.raises(RuleError) as caught:

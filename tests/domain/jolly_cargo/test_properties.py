@@ -21,10 +21,10 @@ from domain.jolly_cargo.board import COLOURS, DIRECTIONS, FILES
 from domain.jolly_cargo.options import Options
 from domain.jolly_cargo.pieces import crew
 from domain.jolly_cargo.state import State
-from domain.kernel import AUDITOR, SPECTATOR, CommandError, Rng, RuleError, Table, seat
+from domain.kernel import AUDITOR, SPECTATOR, CommandError, LocalGame, Rng, RuleError, seat
 from tests.support.budget import examples
 
-AnyTable = Table[Any, Any, Any, Any, Any]
+AnyGame = LocalGame[Any, Any, Any, Any, Any]
 PROPERTY = settings(
     max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -43,10 +43,10 @@ game_plans = st.tuples(
 Plan = tuple[bytes, int, Options, int, list[int]]
 
 
-def play(plan: Plan, check: Any = None, *, check_prefix: bool = False) -> AnyTable:
+def play(plan: Plan, check: Any = None, *, check_prefix: bool = False) -> AnyGame:
     """Play the plan (calling ``check`` after commands) and return the table."""
     seed, seats, options, prefix, choices = plan
-    table: AnyTable = Table.new(JOLLY_CARGO, seed, seats, options)
+    table: AnyGame = LocalGame.new(JOLLY_CARGO, seed, seats, options)
     bot = Rng(seed, 0)
     for step, choice in enumerate([bot.below(1 << 16) for _ in range(prefix)] + choices):
         waiting = JOLLY_CARGO.to_act(table.state)
@@ -62,7 +62,7 @@ def play(plan: Plan, check: Any = None, *, check_prefix: bool = False) -> AnyTab
 
 
 # --- conservation ----------------------------------------------------------------------------
-def assert_conserved(table: AnyTable) -> None:
+def assert_conserved(table: AnyGame) -> None:
     s: State = table.state
     crates_out = s.seats * s.crates_per_player if s.phase != "crates" else len(s.crates)
     held = Counter(h.colour for h in s.held)
@@ -99,7 +99,7 @@ def normal(command: Any) -> Any:
 @PROPERTY
 @given(game_plans)
 def test_every_legal_command_is_accepted(plan: Any) -> None:
-    def check(table: AnyTable) -> None:
+    def check(table: AnyGame) -> None:
         for who in range(table.state.seats):
             for command in JOLLY_CARGO.legal(table.state, who)[:40]:
                 events = JOLLY_CARGO.decide(table.state, who, command, table.rng())
@@ -165,7 +165,7 @@ shaped = st.fixed_dictionaries(
 @settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(json_values, shaped, st.binary(max_size=60)))
 def test_malformed_input_is_a_command_error_never_a_crash(raw: Any) -> None:
-    table: AnyTable = Table.new(JOLLY_CARGO, bytes(32), 2)
+    table: AnyGame = LocalGame.new(JOLLY_CARGO, bytes(32), 2)
     try:
         command = JOLLY_CARGO.decode_command(raw)
     except CommandError as error:
@@ -199,7 +199,7 @@ def test_same_seed_and_commands_give_byte_identical_events(plan: Any) -> None:
 
 
 # --- hidden information ----------------------------------------------------------------------
-def assert_face_down_stays_hidden(table: AnyTable) -> None:
+def assert_face_down_stays_hidden(table: AnyGame) -> None:
     s: State = table.state
     if not s.crates_face_down or not s.crates:
         return

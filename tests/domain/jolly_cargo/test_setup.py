@@ -22,24 +22,24 @@ from domain.jolly_cargo.events import (
     ShipChosen,
     TurnBegan,
 )
-from domain.kernel import AUDITOR, SPECTATOR, Table, Viewer, seat
+from domain.kernel import AUDITOR, SPECTATOR, LocalGame, Viewer, seat
 
 from .support import SEED, move, rejects
 
 CORNERS = ["a1", "h1", "a8", "h8"]
 
 
-def new(seats: int = 2, **options: Any) -> Table[Any, Any, Any, Any, Any]:
-    return Table.new(JOLLY_CARGO, SEED, seats, JOLLY_CARGO.decode_options(options))
+def new(seats: int = 2, **options: Any) -> LocalGame[Any, Any, Any, Any, Any]:
+    return LocalGame.new(JOLLY_CARGO, SEED, seats, JOLLY_CARGO.decode_options(options))
 
 
-def step(table: Table[Any, Any, Any, Any, Any]) -> list[Any]:
+def step(table: LocalGame[Any, Any, Any, Any, Any]) -> list[Any]:
     """Play the first legal command of the seat to act."""
     who = JOLLY_CARGO.to_act(table.state)[0]
     return table.submit(who, JOLLY_CARGO.legal(table.state, who)[0])
 
 
-def until(table: Table[Any, Any, Any, Any, Any], phase: str) -> list[Any]:
+def until(table: LocalGame[Any, Any, Any, Any, Any], phase: str) -> list[Any]:
     """Take legal commands until ``phase``; return the events of the last command."""
     events: list[Any] = []
     while table.state.phase != phase:
@@ -186,7 +186,7 @@ def test_crates_turn_up_once_the_ships_are_chosen() -> None:
 
 
 # --- workers ------------------------------------------------------------------------------------
-def ready_for_workers(seats: int = 2) -> tuple[Table[Any, Any, Any, Any, Any], int]:
+def ready_for_workers(seats: int = 2) -> tuple[LocalGame[Any, Any, Any, Any, Any], int]:
     """A table with crates placed by the players on ranks 5 to 7, and ships chosen."""
     table = new(seats)
     files = "abcdefgh"
@@ -198,7 +198,7 @@ def ready_for_workers(seats: int = 2) -> tuple[Table[Any, Any, Any, Any, Any], i
     return table, winner
 
 
-def colour(table: Table[Any, Any, Any, Any, Any], who: int) -> str:
+def colour(table: LocalGame[Any, Any, Any, Any, Any], who: int) -> str:
     return str(table.state.players[who].colour)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.commands import EndTurn, PlaceHeldCrate, ReturnWorker
 from domain.jolly_cargo.state import HeldCrate
-from domain.kernel import Table
+from domain.kernel import LocalGame
 
 from .support import SPARE, at, board, move, rejects
 
@@ -15,7 +15,7 @@ THREE_PLAYERS = [{"colour": "red"}, {"colour": "blue"}, {"colour": "green"}]
 SPARE3 = {"a8": "red", "h1": "blue", "h8": "green"}
 
 
-def scores(table: Table[Any, Any, Any, Any, Any]) -> list[int]:
+def scores(table: LocalGame[Any, Any, Any, Any, Any]) -> list[int]:
     return [p.score for p in table.state.players]
 
 

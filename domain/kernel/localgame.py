@@ -1,4 +1,5 @@
-"""An in-memory game: seed, event log and state, advanced one command at a time.
+"""A game played in memory, without the service (``LocalGame``): seed, event log and state,
+advanced one command at a time.
 
 This is the kernel's reference of how a command becomes events — the service does the same
 against its event store. The generator for a command is ``Rng(seed, n)`` where ``n`` is the
@@ -23,7 +24,7 @@ class Record(msgspec.Struct, frozen=True):
     event: Any
 
 
-class Table(Generic[S, C, E, O, P]):
+class LocalGame(Generic[S, C, E, O, P]):
     def __init__(self, game: Game[S, C, E, O, P], seed: bytes, records: list[Record], state: S):
         self.game = game
         self.seed = seed
@@ -33,7 +34,7 @@ class Table(Generic[S, C, E, O, P]):
     @classmethod
     def new(
         cls, game: Game[S, C, E, O, P], seed: bytes, seats: int, options: O | None = None
-    ) -> Table[S, C, E, O, P]:
+    ) -> LocalGame[S, C, E, O, P]:
         opts = options if options is not None else game.decode_options(None)
         events = game.start(opts, seats, Rng(seed, 1))
         return cls._opened(game, seed, events)
@@ -41,14 +42,14 @@ class Table(Generic[S, C, E, O, P]):
     @classmethod
     def from_position(
         cls, game: Game[S, C, E, O, P], seed: bytes, position: P
-    ) -> Table[S, C, E, O, P]:
+    ) -> LocalGame[S, C, E, O, P]:
         events = game.start_from_position(position, Rng(seed, 1))
         return cls._opened(game, seed, events)
 
     @classmethod
     def _opened(
         cls, game: Game[S, C, E, O, P], seed: bytes, events: list[E]
-    ) -> Table[S, C, E, O, P]:
+    ) -> LocalGame[S, C, E, O, P]:
         records = [Record(i + 1, None, e) for i, e in enumerate(events)]
         return cls(game, seed, records, game.fold(events))
 
