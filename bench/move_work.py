@@ -97,7 +97,7 @@ def measure(moves: int = 3000, seed: int = 1) -> dict[str, Any]:
         table_fields(new, {f"legal:{mover}": legal_bytes(ruling)})
         t5 = clock()
         to_act = JOLLY_CARGO.to_act(new.state) if new.status == "active" else []
-        encoder.encode({**answer, "to_act": to_act, "legal": ruling.legal})
+        encoder.encode(answer.answer(to_act, ruling.legal))
         t6 = clock()
 
         marks = (t0, t1, t2, t3, t4, t5, t6)

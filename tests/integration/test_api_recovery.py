@@ -311,7 +311,7 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
         created = await manifest.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
-        gid, tokens = created["id"], tokens_of(created)
+        gid, tokens = created.id, [str(s.token) for s in created.seats]
         redis_store = RedisStore.from_url(redis_url, prefix)
         projector = Projector(redis_store, lambda g, after: store.read(g, after=after))
         done = asyncio.Event()
