@@ -43,8 +43,8 @@ async def _run(dsn: str, redis: str, events: int, rounds: int) -> None:
                 players=["a", "b"],
             )
         )
-        game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
-        rng, version = random.Random(1), created["version"]
+        game_id, tokens = created.id, [str(s.token) for s in created.seats]
+        rng, version = random.Random(1), created.version
         while version < events:
             doc = msgspec.json.decode(await manifest.game_document(game_id, None))
             seat = doc["to_act"][0]
@@ -52,7 +52,7 @@ async def _run(dsn: str, redis: str, events: int, rounds: int) -> None:
             ends = [c for c in legal["commands"] if c["type"] == "end_turn"]
             command = ends[0] if ends else rng.choice(legal["commands"])
             answer = await manifest.command(game_id, tokens[seat], CommandBody(command), None)
-            version = answer["version"]
+            version = answer.version
         history = History.of(manifest)
         full, fingerprint, cached = [], [], []
         for _ in range(rounds):

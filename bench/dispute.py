@@ -38,7 +38,7 @@ async def _command(manifest: Manifest, game_id: str, tokens: list[str], rng: ran
     ends = [c for c in legal["commands"] if c["type"] == "end_turn"]
     command = ends[0] if ends else rng.choice(legal["commands"])
     answer = await manifest.command(game_id, tokens[seat], CommandBody(command=command), None)
-    return int(answer["version"])
+    return answer.version
 
 
 async def _median_ms(repeat: int, work: Callable[[], Awaitable[Any]]) -> float:
@@ -62,9 +62,9 @@ async def _run(dsn: str, redis: str, events: int, n: int, repeat: int) -> None:
                 players=["a", "b"],
             )
         )
-        game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+        game_id, tokens = created.id, [str(s.token) for s in created.seats]
         rng = random.Random(1)
-        version = created["version"]
+        version = created.version
         while version < events:
             version = await _command(manifest, game_id, tokens, rng)
         store = manifest.store

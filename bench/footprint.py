@@ -68,7 +68,7 @@ async def _play(manifest: Manifest, prefix: str, marks: list[int], seed: int) ->
             players=["a", "b"],
         )
     )
-    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    game_id, tokens = created.id, [str(s.token) for s in created.seats]
     sizes: dict[str, Any] = {}
     moves = 0
     while True:

@@ -103,7 +103,7 @@ def measure(moves: int = 3000, seed: int = 1) -> dict[str, Any]:
         state_fields(new, known)
         t5 = clock()
         to_act = JOLLY_CARGO.to_act(new.state) if new.status == "active" else []
-        encoder.encode({**answer, "to_act": to_act, "legal": ruling.legal})
+        encoder.encode(answer.answer(to_act, ruling.legal))
         t6 = clock()
 
         every_view -= clock()

@@ -20,7 +20,6 @@ import asyncio
 import random
 import statistics
 import time
-from typing import Any
 
 import msgspec
 
@@ -43,10 +42,10 @@ async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
                 players=["a", "b"],
             )
         )
-        game_id = created["id"]
-        tokens = [s["token"] for s in created["seats"]]
+        game_id = created.id
+        tokens = [str(s.token) for s in created.seats]
         rng = random.Random(1)
-        version = created["version"]
+        version = created.version
         started = time.perf_counter()
         while version < events:
             doc = msgspec.json.decode(await manifest.game_document(game_id, None))
@@ -57,7 +56,7 @@ async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
             answer = await manifest.command(
                 game_id, tokens[seat], CommandBody(command=command), None
             )
-            version = answer["version"]
+            version = answer.version
         built = time.perf_counter() - started
         history = History.of(manifest)
         latencies: list[float] = []
@@ -65,9 +64,9 @@ async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
         for _ in range(seeks):
             n = rng.randint(1, version)
             t0 = time.perf_counter()
-            reply: dict[str, Any] = await history.replay(game_id, None, n)
+            reply = await history.replay(game_id, None, n)
             latencies.append((time.perf_counter() - t0) * 1000)
-            folded.append(reply["folded"])
+            folded.append(reply.folded)
         latencies.sort()
         print(f"game: {version} events, built in {built:.1f} s through the command path")
         print(

@@ -2,4 +2,6 @@
 store (:mod:`service.application.gameplay`), a game's history, replays, dispute files and live
 changes (:mod:`service.application.history`), queries and tokens, and how dependency
 faults become honest answers (:mod:`service.application.faults`). Commands are decided by the
-pure :mod:`service.application.ruling` on the platform table (:mod:`domain.platform`)."""
+pure :mod:`service.application.ruling` on the platform table (:mod:`domain.platform`). The
+answers are msgspec Structs (:mod:`service.application.answers`), sent by the HTTP edge as they
+are."""

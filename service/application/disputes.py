@@ -7,14 +7,19 @@ proof and the receipt."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from domain.kernel import Rng, RuleError
 from domain.platform.events import is_platform
 from domain.platform.table import Table, game_document
 from domain.registry import AnyGame
+from service.application.answers import (
+    ChainProof,
+    Check,
+    CommandDocument,
+    EventDocument,
+    StateBefore,
+)
 from service.application.redaction import (
     command_json,
     event_for,
@@ -36,6 +41,19 @@ class Disputed(msgspec.Struct, frozen=True):
     last: int
 
 
+class DisputeParts(msgspec.Struct):
+    """A dispute file but its ``game``, ``inclusion`` and ``receipt`` (added by
+    :meth:`service.application.history.History.dispute`)."""
+
+    version: int
+    command: CommandDocument | None
+    state_before: StateBefore
+    checks: list[Check]
+    events: list[EventDocument]
+    chain: ChainProof
+    rejected_before: list[CommandDocument]
+
+
 def disputed(commands: list[CommandRecord], event: StoredEvent) -> Disputed:
     command = next((c for c in commands if c.id == event.command_id), None)
     first = command.first_version if command and command.first_version else event.version
@@ -54,7 +72,7 @@ def dispute_file(
     keys: Keys,
     caller: int | None,
     live: bool,
-) -> dict[str, Any]:
+) -> DisputeParts:
     """The dispute file of event ``n`` for ``caller`` (a seat, or None: anyone), but its
     ``game``, ``inclusion`` and ``receipt``. While the game is live it shows only what the
     caller may see (no full state, events and canonical bytes redacted)."""
@@ -62,7 +80,7 @@ def dispute_file(
     decision = events[first - 1 : of.last]
     shown_events = [event_for(rules, e, caller, not live, keys) for e in decision]
     by_id = {
-        e.command_id: msgspec.structs.replace(e, data=j["data"])
+        e.command_id: msgspec.structs.replace(e, data=j.data)
         for e, j in zip(decision, shown_events, strict=True)
         if e.command_id is not None
     }
@@ -71,46 +89,40 @@ def dispute_file(
     event = events[n - 1]
     disclose = event.public is not None or not withholds(event, rules, caller, not live)
     secret = secret_commands(decision, rules, caller, not live)
-    return {
-        "version": n,
-        "command": None
+    return DisputeParts(
+        version=n,
+        command=None
         if command is None
         else command_json(redacted_command(command, caller, not live, by_id, secret)),
-        "state_before": state_before(before, command, caller, live),
-        "checks": checks(before, command, decision, seed, first, live),
-        "events": shown_events,
-        "chain": chain_proof(events, n, disclose),
-        "rejected_before": [
+        state_before=state_before(before, command, caller, live),
+        checks=checks(before, command, decision, seed, first, live),
+        events=shown_events,
+        chain=chain_proof(events, n, disclose),
+        rejected_before=[
             command_json(redacted_command(c, caller, not live, by_id, set()))
             for c in rejected_before(commands, command)
         ],
-    }
+    )
 
 
 def state_before(
     before: Table | None, command: CommandRecord | None, caller: int | None, live: bool
-) -> dict[str, Any]:
+) -> StateBefore:
     """The state before the disputed command: ``as_seat_saw_it``, the view of the seat that
     sent it (its own hidden values open, the others' as it saw them) — while the game is live
     only for that seat itself, null for anyone else (it holds the seat's hand); ``as_you_see_it``,
     the caller's own view of it; ``full``, everything, once the game is over (docs/api.md)."""
     seat = None if command is None else command.seat
     if before is None:
-        return {
-            "version": 0,
-            "seat": seat,
-            "as_seat_saw_it": None,
-            "as_you_see_it": None,
-            "full": None,
-        }
+        return StateBefore(version=0, seat=seat, as_seat_saw_it=None, as_you_see_it=None, full=None)
     readable = seat is None or not live or caller == seat
-    return {
-        "version": before.version,
-        "seat": seat,
-        "as_seat_saw_it": game_document(before, key_of(seat))["view"] if readable else None,
-        "as_you_see_it": game_document(before, key_of(caller), everything=not live)["view"],
-        "full": None if live else game_document(before, "spectator", everything=True)["view"],
-    }
+    return StateBefore(
+        version=before.version,
+        seat=seat,
+        as_seat_saw_it=game_document(before, key_of(seat))["view"] if readable else None,
+        as_you_see_it=game_document(before, key_of(caller), everything=not live)["view"],
+        full=None if live else game_document(before, "spectator", everything=True)["view"],
+    )
 
 
 def checks(
@@ -120,32 +132,32 @@ def checks(
     seed: bytes,
     first: int,
     live: bool,
-) -> list[dict[str, Any]]:
+) -> list[Check]:
     """What made the command legal, re-checked: the version it was sent against, whose turn it
     was, ``decide`` re-run on the state before with ``Rng(seed, first)``, and the legal list."""
     if command is None or before is None or before.state is None or command.seat is None:
-        return [{"check": "platform", "ok": True, "detail": "set-up or lobby event"}]
+        return [Check("platform", True, "set-up or lobby event")]
     rules = before.rules
     body = command.body.get("command") if isinstance(command.body, dict) else None
-    found: list[dict[str, Any]] = []
+    found: list[Check] = []
     expected = command.body.get("expected_version") if isinstance(command.body, dict) else None
     found.append(
-        {
-            "check": "version",
-            "ok": expected is None or expected == first - 1,
-            "detail": f"sent expected_version {expected}; the game was at {first - 1}",
-        }
+        Check(
+            check="version",
+            ok=expected is None or expected == first - 1,
+            detail=f"sent expected_version {expected}; the game was at {first - 1}",
+        )
     )
     if command.type == "table.message":
-        found.append({"check": "seat", "ok": True, "detail": f"seat {command.seat} spoke"})
+        found.append(Check("seat", True, f"seat {command.seat} spoke"))
         return found
     to_act = rules.to_act(before.state)
     found.append(
-        {
-            "check": "to_act",
-            "ok": command.seat in to_act,
-            "detail": f"seat {command.seat} sent it; the game waited for {to_act}",
-        }
+        Check(
+            check="to_act",
+            ok=command.seat in to_act,
+            detail=f"seat {command.seat} sent it; the game waited for {to_act}",
+        )
     )
     try:
         decoded = rules.decode_command(body or {})
@@ -154,25 +166,25 @@ def checks(
             msgspec.json.encode(e.data, order="sorted") for e in decision if not is_platform(e.type)
         ]
         found.append(
-            {
-                "check": "rules",
-                "ok": same,
-                "detail": "decide re-run on the state before, with Rng(seed, "
+            Check(
+                check="rules",
+                ok=same,
+                detail="decide re-run on the state before, with Rng(seed, "
                 f"{first}), {'produces exactly' if same else 'does NOT produce'} these events",
-            }
+            )
         )
         legal = [msgspec.to_builtins(c) for c in rules.legal(before.state, command.seat)]
         # how many may depend on the seat's hidden hand: counted once the game is over
         counted = "the" if live else f"{len(legal)}"
         found.append(
-            {
-                "check": "listed_as_legal",
-                "ok": msgspec.to_builtins(decoded) in legal,
-                "detail": f"one of {counted} legal commands for the seat at that point",
-            }
+            Check(
+                check="listed_as_legal",
+                ok=msgspec.to_builtins(decoded) in legal,
+                detail=f"one of {counted} legal commands for the seat at that point",
+            )
         )
     except RuleError as error:
-        found.append({"check": "rules", "ok": False, "detail": f"{error.code}: {error.message}"})
+        found.append(Check("rules", False, f"{error.code}: {error.message}"))
     return found
 
 
@@ -191,18 +203,18 @@ def rejected_before(
     return out
 
 
-def chain_proof(events: list[StoredEvent], n: int, disclose: bool = True) -> dict[str, Any]:
+def chain_proof(events: list[StoredEvent], n: int, disclose: bool = True) -> ChainProof:
     """Event ``n``'s canonical bytes and link (its canonical bytes only when ``disclose``: they
     hold the event's unredacted data). Its place in the whole stream is the dispute file's
     ``inclusion`` proof, not every later link."""
     event = events[n - 1]
     body = canonical_of(event)
     recomputed = link(bytes(event.prev_hash), body)
-    return {
-        "construction": "hash_n = SHA-256(hash_{n-1} || canonical(event n)); hash_0 = 0^32",
-        "canonical": body.decode() if disclose else None,
-        "prev_hash": bytes(event.prev_hash).hex(),
-        "hash": bytes(event.hash).hex(),
-        "recomputed": recomputed.hex(),
-        "ok": recomputed == bytes(event.hash),
-    }
+    return ChainProof(
+        construction="hash_n = SHA-256(hash_{n-1} || canonical(event n)); hash_0 = 0^32",
+        canonical=body.decode() if disclose else None,
+        prev_hash=bytes(event.prev_hash).hex(),
+        hash=bytes(event.hash).hex(),
+        recomputed=recomputed.hex(),
+        ok=recomputed == bytes(event.hash),
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import structlog
@@ -40,6 +40,8 @@ log = structlog.get_logger("manifest")
 _CACHE_GAMES = 4096
 
 _RETRIES = 8
+
+T = TypeVar("T")
 
 
 class Games:
@@ -202,9 +204,7 @@ class Games:
         return row.head, await self._stored_table(game_id, row.head, row.version)
 
 
-    async def _write(
-        self, game_id: str, run: Callable[[], Awaitable[dict[str, Any]]], kind: str
-    ) -> dict[str, Any]:
+    async def _write(self, game_id: str, run: Callable[[], Awaitable[T]], kind: str) -> T:
         """Run a write to one game under its admission limit; a dependency failure is a 503
         that says whether the write may have been recorded."""
         try:

@@ -15,6 +15,13 @@ from domain.kernel import seat as seat_viewer
 from domain.platform.table import Table, fold_stream, game_document
 from projections.replay import SNAPSHOT_EVERY, Replayer
 from projections.store import StoreUnavailable
+from service.application.answers import (
+    DisputeFile,
+    EventsPage,
+    Inclusion,
+    Receipt,
+    ReplayView,
+)
 from service.application.disputes import dispute_file, disputed
 from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
@@ -63,7 +70,7 @@ class History:
     # --- events and replay -------------------------------------------------------------------
     async def events(
         self, game_id: str, token: str | None, after: int, limit: int
-    ) -> dict[str, Any]:
+    ) -> EventsPage:
         row, seat, _ = await self._caller(game_id, token)
         limit = max(1, min(limit, MAX_PAGE))
         after = max(0, after)
@@ -75,7 +82,7 @@ class History:
         finished = row.status == "finished"
         page = [event_for(table.rules, e, seat, finished, keys) for e in events]
         last = events[-1].version if events else after
-        return {"events": page, "next": last if last < row.version else None}
+        return EventsPage(events=page, next=last if last < row.version else None)
 
     async def _table_for_redaction(self, game_id: str) -> Table:
         """Any table of the game (redaction needs only its rules): this process's, the
@@ -88,7 +95,7 @@ class History:
             _, table = await self.manifest.current(game_id)
         return table
 
-    async def replay(self, game_id: str, token: str | None, n: int) -> dict[str, Any]:
+    async def replay(self, game_id: str, token: str | None, n: int) -> ReplayView:
         row, seat, viewer = await self._caller(game_id, token)
         if not 1 <= n <= row.version:
             raise Problem(
@@ -96,14 +103,14 @@ class History:
             )
         table, folded = await self.replayer.table_at(game_id, n)
         doc = game_document(table, key_of(seat), everything=viewer == AUDITOR)
-        return {
-            "version": n,
-            "status": doc["status"],
-            "to_act": doc["to_act"],
-            "view": doc["view"],
-            "result": doc["result"],
-            "folded": folded,
-        }
+        return ReplayView(
+            version=n,
+            status=doc["status"],
+            to_act=doc["to_act"],
+            view=doc["view"],
+            result=doc["result"],
+            folded=folded,
+        )
 
     async def replay_lines(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
         """The whole game as NDJSON: one line per event, with the view after it."""
@@ -178,7 +185,7 @@ class History:
             withheld=withheld,
         )
 
-    async def dispute(self, game_id: str, n: int, token: str | None = None) -> dict[str, Any]:
+    async def dispute(self, game_id: str, n: int, token: str | None = None) -> DisputeFile:
         """The dispute file of event ``n`` (:mod:`service.application.disputes`), redacted for
         the caller (``token``: a seat's; None: anyone) as its events are."""
         caller = await self.manifest.viewer(game_id, token)
@@ -192,13 +199,20 @@ class History:
         live = row.status != "finished"
         body = dispute_file(n, events, commands, seed, of, before, rules, keys, caller, live)
         tree = self.trees.tree(game_id, [bytes(e.hash) for e in events])
-        return {
-            "game": game_id,
-            **body,
-            # event n's O(log n) inclusion proof under a signed tree head (service.audit.treeheads)
-            "inclusion": inclusion(self.manifest.signer, game_id, tree, n, bytes(events[-1].hash)),
-            "receipt": self.manifest.signer.receipt(game_id, row.version, row.head.hex()),
-        }
+        # event n's O(log n) inclusion proof under a signed tree head (service.audit.treeheads)
+        proof = inclusion(self.manifest.signer, game_id, tree, n, bytes(events[-1].hash))
+        return DisputeFile(
+            game=game_id,
+            version=body.version,
+            command=body.command,
+            state_before=body.state_before,
+            checks=body.checks,
+            events=body.events,
+            chain=body.chain,
+            inclusion=msgspec.convert(proof, Inclusion),
+            receipt=Receipt(**self.manifest.signer.receipt(game_id, row.version, row.head.hex())),
+            rejected_before=body.rejected_before,
+        )
 
     # --- live --------------------------------------------------------------------------------
     async def changes(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:

@@ -20,6 +20,15 @@ from domain.platform.events import (
 )
 from domain.platform.table import Table, game_document
 from domain.registry import AnyGame, get_game
+from service.application.answers import (
+    CreatedGame,
+    GameList,
+    GameSummary,
+    Joined,
+    SeatRemoved,
+    SeatSlot,
+    Started,
+)
 from service.application.bodies import CreateGame, JoinGame
 from service.application.games import Games, check_game_id
 from service.application.names import name_key, player_name
@@ -47,7 +56,7 @@ def _names(values: list[str]) -> list[str]:
 
 
 class Lobby(Games):
-    async def create(self, req: CreateGame) -> dict[str, Any]:
+    async def create(self, req: CreateGame) -> CreatedGame:
         try:
             rules = get_game(req.game)
         except UnknownGame:
@@ -79,9 +88,7 @@ class Lobby(Games):
                 f"the position has {rules.position_seats(position)} players, not {req.seats}",
             )
         host_token = new_token(HOST_PREFIX)
-        seats: list[dict[str, Any]] = [
-            {"seat": i, "name": None, "token": None} for i in range(req.seats)
-        ]
+        seats = [SeatSlot(seat=i, name=None, token=None) for i in range(req.seats)]
         snapshots: dict[int, bytes] = {}
         # One transaction: the game row, its seats, its events and its start — a failure
         # anywhere leaves nothing behind (no orphan game in the list).
@@ -109,29 +116,29 @@ class Lobby(Games):
             for i, name in enumerate(players or []):
                 token = new_token(SEAT_PREFIX)
                 await locked.set_seat(i, name, token_hash(token))
-                seats[i] = {"seat": i, "name": name, "token": token}
+                seats[i] = SeatSlot(seat=i, name=name, token=token)
                 pending.append(LobbyJoined(i, name))
             table = await self._append(locked, pending, snapshots, seat=None, command_id=None)
             if players is not None:
                 table = await self._start(locked, table, snapshots)
             locked_row = locked.row
         for slot in seats:  # committed: the tokens are valid now (cached once started only:
-            if slot["token"] is not None and table.status != "open":  # a seat may be removed)
-                self._seat_tokens.put(token_hash(slot["token"]), (row.id, slot["seat"]))
+            if slot.token is not None and table.status != "open":  # a seat may be removed)
+                self._seat_tokens.put(token_hash(slot.token), (row.id, slot.seat))
         await self._project(table, snapshots)
         started = table.state is not None
-        return {
-            "id": row.id,
-            "game": rules.id,
-            "status": table.status,
-            "version": locked_row.version,
-            "host_token": host_token,
-            "invite_code": row.invite_code,
-            "seats": seats,
+        return CreatedGame(
+            id=row.id,
+            game=rules.id,
+            status=table.status,
+            version=locked_row.version,
+            host_token=host_token,
+            invite_code=row.invite_code,
+            seats=seats,
             # started at once: who acts, and the game as the host (no seat) sees it
-            "to_act": rules.to_act(table.state) if started else [],
-            "view": game_document(table, "spectator")["view"] if started else None,
-        }
+            to_act=rules.to_act(table.state) if started else [],
+            view=game_document(table, "spectator")["view"] if started else None,
+        )
 
     async def _open_table(self, locked: Locked) -> Table:
         """The locked game's table, which must still be open (a lobby action): else 409."""
@@ -149,7 +156,7 @@ class Lobby(Games):
             return rules.start_from_position(position, rng)
         return rules.start(options, seats, rng)
 
-    async def join(self, game_id: str, req: JoinGame) -> dict[str, Any]:
+    async def join(self, game_id: str, req: JoinGame) -> Joined:
         row = await self._row(game_id)
         if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
             raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
@@ -184,9 +191,9 @@ class Lobby(Games):
         if table.status != "open":  # committed, and no host can take the seat back any more
             self._seat_tokens.put(token_hash(token), (game_id, chosen))
         await self._project(table, snapshots)
-        return {"game": game_id, "seat": chosen, "token": token, "status": table.status}
+        return Joined(game=game_id, seat=chosen, token=token, status=table.status)
 
-    async def remove_seat(self, game_id: str, token: str | None, seat: int) -> dict[str, Any]:
+    async def remove_seat(self, game_id: str, token: str | None, seat: int) -> SeatRemoved:
         """The host takes a joined player's seat back before the start (``lobby.left``): the
         seat reopens and the player's token stops working."""
         check_game_id(game_id)
@@ -204,9 +211,9 @@ class Lobby(Games):
                 locked, [LobbyLeft(seat, name)], snapshots, seat=None, command_id=None
             )
         await self._project(table, snapshots)
-        return {"id": game_id, "seat": seat, "status": table.status, "version": table.version}
+        return SeatRemoved(id=game_id, seat=seat, status=table.status, version=table.version)
 
-    async def start(self, game_id: str, token: str | None) -> dict[str, Any]:
+    async def start(self, game_id: str, token: str | None) -> Started:
         await self._require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
@@ -215,7 +222,7 @@ class Lobby(Games):
                 raise Problem(409, "lobby.not_full", "the game starts once every seat is taken")
             table = await self._start(locked, table, snapshots)
         await self._project(table, snapshots)
-        return {"id": game_id, "status": table.status, "version": table.version}
+        return Started(id=game_id, status=table.status, version=table.version)
 
     async def _start(self, locked: Locked, table: Table, snapshots: dict[int, bytes]) -> Table:
         rules = table.rules
@@ -230,7 +237,7 @@ class Lobby(Games):
 
     async def list_games(
         self, status: str | None, game: str | None, limit: int, cursor: str | None
-    ) -> dict[str, Any]:
+    ) -> GameList:
         before = None
         if cursor is not None:
             try:
@@ -246,22 +253,20 @@ class Lobby(Games):
             at, gid = rows[-1].cursor
             # URL-safe as it is ("Z", not "+00:00": a "+" pasted into a query string is a space)
             nxt = f"{at.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')}~{gid}"
-        return {
-            "games": [
-                {
-                    "id": r.id,
-                    "game": r.game,
-                    "status": r.status,
-                    "seats": r.seats,
-                    "players": r.players,
-                    "options": r.options,  # the terms (Empire Builder's money to win, ...)
-                    "version": r.version,
-                    "created_at": r.created_at.isoformat(),
-                }
-                for r in rows
-            ],
-            "next": nxt,
-        }
+        games = [
+            GameSummary(
+                id=r.id,
+                game=r.game,
+                status=r.status,
+                seats=r.seats,
+                players=r.players,
+                options=r.options,  # the terms (Empire Builder's money to win, ...)
+                version=r.version,
+                created_at=r.created_at.isoformat(),
+            )
+            for r in rows
+        ]
+        return GameList(games=games, next=nxt)
 
 
 

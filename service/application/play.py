@@ -13,6 +13,7 @@ import msgspec
 
 from domain.kernel import CommandError, RuleError
 from domain.platform.table import Table, legal_document
+from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
 from service.application.games import _RETRIES, Games, check_game_id
 from service.application.ruling import (
@@ -44,14 +45,16 @@ class _Stale(Exception):
 
 
 
-def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[str, Any]:
-    """What the answer adds so a client need not ask: who is to act now, and the seat's own
-    legal commands (empty unless it is still to act; ``legal``: already encoded)."""
+def _hints(
+    recorded: RecordedAnswer, table: Table, seat: int, legal: msgspec.Raw | None = None
+) -> CommandAnswer:
+    """The recorded answer and what it adds so a client need not ask: who is to act now, and
+    the seat's own legal commands (empty unless it is still to act; ``legal``: already
+    encoded, else encoded here once)."""
     state = table.state
-    return {
-        "to_act": table.rules.to_act(state) if state is not None else [],
-        "legal": legal_document(table, seat)["commands"] if legal is None else legal,
-    }
+    if legal is None:
+        legal = msgspec.Raw(msgspec.json.encode(legal_document(table, seat)["commands"]))
+    return recorded.answer(table.rules.to_act(state) if state is not None else [], legal)
 
 
 
@@ -59,7 +62,7 @@ def _hints(table: Table, seat: int, legal: msgspec.Raw | None = None) -> dict[st
 class Play(Games):
     async def command(
         self, game_id: str, token: str | None, body: CommandBody, key: str | None
-    ) -> dict[str, Any]:
+    ) -> CommandAnswer:
         """Decide on the latest known state and append with one compare-and-set statement
         (:mod:`service.eventstore.optimistic`); if the game moved meanwhile, re-read and decide
         again."""
@@ -70,7 +73,7 @@ class Play(Games):
 
     async def _command(
         self, game_id: str, token: str | None, body: CommandBody, key: str | None
-    ) -> dict[str, Any]:
+    ) -> CommandAnswer:
         seat = await self.require_seat(game_id, token)
         if key is not None:
             prior = await self.store.find_command(game_id, seat, key)
@@ -110,7 +113,7 @@ class Play(Games):
         if row.head != head:
             raise _Stale
 
-    async def _decide_and_append(self, a: _Attempt, head: bytes, table: Table) -> dict[str, Any]:
+    async def _decide_and_append(self, a: _Attempt, head: bytes, table: Table) -> CommandAnswer:
         rules = table.rules
         try:
             command = rules.decode_command(a.body.command)
@@ -162,9 +165,9 @@ class Play(Games):
         self._remember(new, stored[-1].hash)
         known = {f"legal:{a.seat}": legal_bytes(ruling)}
         await self._project(new, ruling.snapshots, known, lazy=True)
-        return {**response, **_hints(new, a.seat, ruling.legal)}
+        return _hints(response, new, a.seat, ruling.legal)
 
-    async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> dict[str, Any]:
+    async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> CommandAnswer:
         """Record a refused command and raise its problem (or, if its Idempotency-Key was
         taken meanwhile, answer as that command was answered). Past the seat's cap of recorded
         refusals it is only counted (:mod:`service.eventstore.rejections`)."""
@@ -190,16 +193,16 @@ class Play(Games):
 
     async def _answer_again(
         self, prior: CommandRecord, seat: int, body: CommandBody
-    ) -> dict[str, Any]:
+    ) -> CommandAnswer:
         """The first answer, whole: the recorded part, plus the hints (``to_act`` and the
         seat's ``legal``) recomputed at the answer's version — a pure function of the stream,
         so they are not stored with every command."""
         answer = _replay(prior, seat, body)
-        head = bytes.fromhex(str(answer["head"]))
-        table = await self._stored_table(prior.game_id, head, int(answer["version"]), False)
-        return {**answer, **_hints(table, seat)}
+        head = bytes.fromhex(answer.head)
+        table = await self._stored_table(prior.game_id, head, answer.version, False)
+        return _hints(answer, table, seat)
 
-    async def _replay_key(self, a: _Attempt) -> dict[str, Any]:
+    async def _replay_key(self, a: _Attempt) -> CommandAnswer:
         if a.key is None:
             raise RuntimeError("only a command with an idempotency key is replayed")
         prior = await self.store.find_command(a.game_id, a.seat, a.key)
@@ -216,7 +219,7 @@ class Play(Games):
             return Problem(409, "game.finished", "the game is over")
         return None
 
-    def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> dict[str, Any]:
+    def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> RecordedAnswer:
         """The recorded answer (built inside the append, before the commit; a test makes it
         fail there to prove a rolled-back append leaves no trace)."""
         return accepted_answer(self.signer, table, seat, stored, self._keys.get(table.game_id))
@@ -229,9 +232,10 @@ def _details(error: RuleError) -> dict[str, Any]:
 
 
 
-def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> dict[str, Any]:
+def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> RecordedAnswer:
     """The recorded first answer to a command sent again with the same Idempotency-Key (for an
-    accepted command, without the ``to_act``/``legal`` hints: see ``Manifest._answer_again``)."""
+    accepted command, without the ``to_act``/``legal`` hints: see ``Manifest._answer_again``),
+    decoded from the stored JSON (fields an older server did not record stay absent)."""
     if prior.seat != seat or prior.body != msgspec.to_builtins(body):
         raise Problem(
             422,
@@ -250,4 +254,4 @@ def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> dict[str, Any
                 if k not in ("type", "title", "status", "detail", "code")
             },
         )
-    return dict(response)
+    return msgspec.convert(response, RecordedAnswer)

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel import SPECTATOR, RuleError, seat
+from service.application.answers import QueryAnswer
 from service.application.games import Games, check_game_id
 from service.problems import Problem
 
@@ -23,7 +24,7 @@ class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class Queries(Games):
-    async def query(self, game_id: str, token: str | None, body: QueryBody) -> dict[str, Any]:
+    async def query(self, game_id: str, token: str | None, body: QueryBody) -> QueryAnswer:
         """The game's answer to ``body`` on the current state (the cached table: asking never
         changes it), as the token's seat or as a spectator."""
         check_game_id(game_id)
@@ -39,4 +40,4 @@ class Queries(Games):
             result = rules.ask(table.state, SPECTATOR if who is None else seat(who), query)
         except RuleError as error:
             raise Problem(422, error.code, error.message, **error.details) from None
-        return {"version": table.version, "answer": result}
+        return QueryAnswer(version=table.version, answer=result)

@@ -6,11 +6,10 @@ their seat while the game is live). Shared by the history's pages, exports and d
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from domain.registry import AnyGame
+from service.application.answers import CommandDocument, EventDocument
 from service.application.ruling import event_json
 from service.audit.commitments import MESSAGE, Keys, shown, withholds
 from service.eventstore.chain import format_at
@@ -24,7 +23,7 @@ def key_of(seat: int | None) -> str:
 
 def event_for(
     rules: AnyGame, event: StoredEvent, seat: int | None, finished: bool, keys: Keys
-) -> dict[str, Any]:
+) -> EventDocument:
     """``event`` as ``seat`` (None: anyone) reads it."""
     return event_json(event, *shown(rules, event, seat, finished, keys))
 
@@ -69,18 +68,18 @@ def redacted_command(
     return c
 
 
-def command_json(c: CommandRecord) -> dict[str, Any]:
+def command_json(c: CommandRecord) -> CommandDocument:
     """A recorded command as the API writes it."""
-    return {
-        "id": c.id,
-        "seat": c.seat,
-        "type": c.type,
-        "body": c.body,
-        "received_at": format_at(c.received_at),
-        "idempotency_key": c.idempotency_key,
-        "outcome": c.outcome,
-        "error_code": c.error_code,
-        "error_detail": c.error_detail,
-        "first_version": c.first_version,
-        "last_version": c.last_version,
-    }
+    return CommandDocument(
+        id=c.id,
+        seat=c.seat,
+        type=c.type,
+        body=c.body,
+        received_at=format_at(c.received_at),
+        idempotency_key=c.idempotency_key,
+        outcome=c.outcome,
+        error_code=c.error_code,
+        error_detail=c.error_detail,
+        first_version=c.first_version,
+        last_version=c.last_version,
+    )

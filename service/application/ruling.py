@@ -23,6 +23,7 @@ from domain.platform.events import (
 )
 from domain.platform.table import Table, legal_document
 from projections.replay import fold_collecting
+from service.application.answers import EventDocument, Receipt, RecordedAnswer
 from service.audit.commitments import Keys, public_of, shown
 from service.audit.receipts import Signer
 from service.eventstore.records import StoredEvent
@@ -120,25 +121,25 @@ def legal_bytes(ruling: Ruling) -> bytes:
 
 def event_json(
     event: StoredEvent, data: Any, openings: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
+) -> EventDocument:
     """An event as a caller reads it: ``data`` as the caller may read it (the public form,
     with what the caller may read in the clear), and the ``openings`` (path and salt) of what
     is in the clear, from which the caller recomputes the public form the hash covers."""
-    return {
-        "version": event.version,
-        "type": event.type,
-        "seat": event.seat,
-        "at": event.recorded_at.isoformat().replace("+00:00", "Z"),
-        "data": data,
-        "openings": openings or [],
-        "hash": event.hash.hex(),
-        "prev_hash": event.prev_hash.hex(),
-    }
+    return EventDocument(
+        version=event.version,
+        type=event.type,
+        seat=event.seat,
+        at=event.recorded_at.isoformat().replace("+00:00", "Z"),
+        data=data,
+        openings=openings or [],
+        hash=event.hash.hex(),
+        prev_hash=event.prev_hash.hex(),
+    )
 
 
 def shown_json(
     table: Table, event: StoredEvent, seat: int | None, keys: Keys | None
-) -> dict[str, Any]:
+) -> EventDocument:
     """``event_json`` of ``event`` as ``seat`` (None: anyone) may read it in ``table``'s game
     now."""
     data, openings = shown(table.rules, event, seat, table.status == "finished", keys)
@@ -147,13 +148,13 @@ def shown_json(
 
 def accepted_answer(
     signer: Signer, table: Table, seat: int, stored: list[StoredEvent], keys: Keys | None = None
-) -> dict[str, Any]:
+) -> RecordedAnswer:
     """The recorded answer to an accepted command: its events as the seat may see them, the
     new head and its receipt."""
     head = stored[-1].hash.hex()
-    return {
-        "version": table.version,
-        "events": [shown_json(table, e, seat, keys) for e in stored],
-        "head": head,
-        "receipt": signer.receipt(table.game_id, table.version, head),
-    }
+    return RecordedAnswer(
+        version=table.version,
+        events=[shown_json(table, e, seat, keys) for e in stored],
+        head=head,
+        receipt=Receipt(**signer.receipt(table.game_id, table.version, head)),
+    )

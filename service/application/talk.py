@@ -5,24 +5,24 @@ hidden values: only their addressees can open them (:mod:`service.audit.commitme
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import msgspec
 
 from domain.platform.events import (
     TableMessage,
 )
+from service.application.answers import MessageAnswer, Receipt
 from service.application.bodies import MAX_MESSAGE, MessageBody
 from service.application.games import Games, check_game_id
 from service.problems import Problem
 
 
 class Talk(Games):
-    async def message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
+    async def message(self, game_id: str, token: str | None, body: MessageBody) -> MessageAnswer:
         check_game_id(game_id)
         return await self._write(game_id, lambda: self._message(game_id, token, body), "write")
 
-    async def _message(self, game_id: str, token: str | None, body: MessageBody) -> dict[str, Any]:
+    async def _message(self, game_id: str, token: str | None, body: MessageBody) -> MessageAnswer:
         seat = await self.require_seat(game_id, token)
         text = body.text.strip()
         if not text or len(text) > MAX_MESSAGE:
@@ -43,11 +43,11 @@ class Talk(Games):
                 locked, [TableMessage(seat, to, text)], snapshots, seat=seat, command_id=command_id
             )
             head = locked.row.head.hex()
-            response = {
-                "version": table.version,
-                "head": head,
-                "receipt": self.signer.receipt(game_id, table.version, head),
-            }
+            response = MessageAnswer(
+                version=table.version,
+                head=head,
+                receipt=Receipt(**self.signer.receipt(game_id, table.version, head)),
+            )
             # Recorded like a command, so an audit can tie the event to what the seat sent.
             await locked.record_command(
                 command_id=command_id,

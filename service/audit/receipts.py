@@ -217,7 +217,16 @@ async def load_signer(
     return signer
 
 
-async def published_keys(pool: Any, current: Signer) -> list[dict[str, Any]]:
+class PublicKey(msgspec.Struct):
+    id: str
+    alg: str
+    status: str
+    public_key: str
+    pem: str
+    first_used: str | None
+
+
+async def published_keys(pool: Any, current: Signer) -> list[PublicKey]:
     """``GET /v1/keys``: the key this instance signs with, then every other key ever used
     (newest first) — receipts and tree heads name theirs by ``key_id``."""
     rows = await pool.fetch(
@@ -231,7 +240,7 @@ async def published_keys(pool: Any, current: Signer) -> list[dict[str, Any]]:
         for raw, at in used.items()
         if raw != current.public_raw
     ]
-    return keys
+    return [PublicKey(**k) for k in keys]
 
 
 def _at(at: Any) -> str | None:

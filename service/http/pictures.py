@@ -68,7 +68,7 @@ async def _board_at(history: History, game_id: str, n: int, token: str | None) -
     row = await history.store.get_game(game_id)
     if row is None:
         raise Problem(404, "game.not_found", f"no game {game_id}")
-    return _svg(picture(row.game, doc.get("view"), doc.get("status", "")))
+    return _svg(picture(row.game, doc.view, doc.status))
 
 
 @get(

@@ -62,10 +62,17 @@ async def in_process(server: ServerProcess) -> AsyncIterator[Manifest]:
 
 
 # --- playing ---------------------------------------------------------------------------------
+def as_json(answer: msgspec.Struct) -> dict[str, Any]:
+    """An application answer (a Struct) as a client decodes it from the wire."""
+    decoded: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(answer))
+    return decoded
+
+
 async def create(
     manifest: Manifest, options: dict[str, Any] | None = None, seats: int = 2
 ) -> dict[str, Any]:
-    return await manifest.create(
+    """A started game (bot players), its create answer as a client decodes it."""
+    created = await manifest.create(
         CreateGame(
             game=GAME,
             seats=seats,
@@ -73,6 +80,7 @@ async def create(
             players=[f"bot{i}" for i in range(seats)],
         )
     )
+    return as_json(created)
 
 
 async def spectator_doc(manifest: Manifest, game_id: str) -> dict[str, Any]:
@@ -109,8 +117,7 @@ async def bot_command(
     who = rng.choice(doc["to_act"])
     legal = msgspec.json.decode(await manifest.legal_document(game_id, tokens[who]))
     body = CommandBody(command=choose(legal["commands"], rng), expected_version=legal["version"])
-    response: dict[str, Any] = await manifest.command(game_id, tokens[who], body, None)
-    return response
+    return as_json(await manifest.command(game_id, tokens[who], body, None))
 
 
 async def play_to_end(

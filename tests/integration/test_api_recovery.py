@@ -19,6 +19,7 @@ from domain.platform.table import fold_stream
 from projections.projector import Projector, table_fields
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore
+from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
@@ -311,7 +312,7 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
         created = await manifest.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
-        gid, tokens = created["id"], tokens_of(created)
+        gid, tokens = created.id, [str(s.token) for s in created.seats]
         redis_store = RedisStore.from_url(redis_url, prefix)
         projector = Projector(redis_store, lambda g, after: store.read(g, after=after))
         done = asyncio.Event()
@@ -384,7 +385,7 @@ def test_rolled_back_append_never_poisons_the_table_cache(fresh_database: str) -
 class _FailOnce(Manifest):
     fail = False
 
-    def _accepted(self, table: Any, seat: int, stored: list[Any]) -> dict[str, Any]:
+    def _accepted(self, table: Any, seat: int, stored: list[Any]) -> RecordedAnswer:
         if self.fail:
             self.fail = False
             raise RuntimeError("lost after the append, before the commit")
@@ -408,7 +409,7 @@ async def _rolled_back(dsn: str) -> None:
         created = await a.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
-        gid, tokens = created["id"], tokens_of(created)
+        gid, tokens = created.id, [str(s.token) for s in created.seats]
         seed = await store.seed(gid)
         ref = Reference(gid)
         rng = random.Random(12)

@@ -47,7 +47,7 @@ from service.eventstore.chain import canonical, link
 from service.eventstore.records import StoredEvent
 
 from .apihelp import auth, pg, tokens_of
-from .historyhelp import bot_command, in_process, module_server, sse_messages, tamper
+from .historyhelp import as_json, bot_command, in_process, module_server, sse_messages, tamper
 from .serverproc import ServerProcess
 
 pytestmark = pytest.mark.integration
@@ -94,7 +94,7 @@ def _attach_log(server: ServerProcess, request: pytest.FixtureRequest) -> None:
 # --- playing ---------------------------------------------------------------------------------
 async def _create(manifest: Any, game: str) -> dict[str, Any]:
     spec = GAMES[game]
-    created: dict[str, Any] = await manifest.create(
+    created = await manifest.create(
         CreateGame(
             game=game.split("/")[0],
             seats=spec["seats"],
@@ -103,7 +103,7 @@ async def _create(manifest: Any, game: str) -> dict[str, Any]:
             position=spec.get("position"),
         )
     )
-    return created
+    return as_json(created)
 
 
 async def _play(

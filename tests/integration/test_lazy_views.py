@@ -25,6 +25,7 @@ from projections.projector import Projector, table_fields
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore, StoreUnavailable, split_view, tag_view
 from projections.views import table_field
+from service.application.answers import CreatedGame
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
@@ -47,11 +48,11 @@ def make_store(request: pytest.FixtureRequest) -> Callable[[], ProjectionStore]:
 class Game:
     """A started game and the processes (``Manifest``s) that serve it."""
 
-    def __init__(self, events: EventStore, processes: list[Manifest], created: dict[str, Any]):
+    def __init__(self, events: EventStore, processes: list[Manifest], created: CreatedGame):
         self.events = events
         self.processes = processes
-        self.id: str = created["id"]
-        self.tokens: list[str] = [s["token"] for s in created["seats"]]
+        self.id: str = created.id
+        self.tokens: list[str] = [str(s.token) for s in created.seats]
 
     async def move(self, rng: random.Random) -> bool:
         """One random legal command (chosen without reading any view). False: game over."""

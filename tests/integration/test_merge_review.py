@@ -5,6 +5,7 @@ working at once there too); the answer schemas name every field the handlers sen
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import msgspec
 import pytest
@@ -36,20 +37,20 @@ async def _removed(dsn: str) -> None:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
         manifest = Manifest(store, projector, await load_signer(store._pool))
         created = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
-        gid = created["id"]
-        joined = await manifest.join(gid, JoinGame(name="bob", invite_code=created["invite_code"]))
-        assert await manifest.seat_for(gid, joined["token"]) == joined["seat"]
-        await manifest.remove_seat(gid, created["host_token"], joined["seat"])
+        gid = created.id
+        joined = await manifest.join(gid, JoinGame(name="bob", invite_code=created.invite_code))
+        assert await manifest.seat_for(gid, joined.token) == joined.seat
+        await manifest.remove_seat(gid, created.host_token, joined.seat)
         with pytest.raises(Problem) as caught:
-            await manifest.seat_for(gid, joined["token"])
+            await manifest.seat_for(gid, joined.token)
         assert caught.value.code == "auth.invalid_token"
         # a token of a game that has started is cached (nothing can take that seat back)
-        ann = await manifest.join(gid, JoinGame(name="ann", invite_code=created["invite_code"]))
-        cy = await manifest.join(gid, JoinGame(name="cy", invite_code=created["invite_code"]))
-        assert cy["status"] == "active"
-        assert manifest.knows_token(cy["token"])
-        assert await manifest.seat_for(gid, ann["token"]) == ann["seat"]
-        assert manifest.knows_token(ann["token"])
+        ann = await manifest.join(gid, JoinGame(name="ann", invite_code=created.invite_code))
+        cy = await manifest.join(gid, JoinGame(name="cy", invite_code=created.invite_code))
+        assert cy.status == "active"
+        assert manifest.knows_token(cy.token)
+        assert await manifest.seat_for(gid, ann.token) == ann.seat
+        assert manifest.knows_token(ann.token)
 
 
 def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
@@ -66,17 +67,24 @@ async def _fields(dsn: str) -> None:
         created = await manifest.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
-        listed = (await manifest.list_games(None, None, 10, None))["games"][0]
+        listed = _json((await manifest.list_games(None, None, 10, None)).games[0])
         assert set(listed) == set(schemas.GameSummary.__struct_fields__)
-        seat = created["to_act"][0]
-        token = created["seats"][seat]["token"]
-        doc = msgspec.json.decode(await manifest.legal_document(created["id"], token))
-        answer = await manifest.command(
-            created["id"], token, CommandBody(command=doc["commands"][0]), None
+        seat = created.to_act[0]
+        token = created.seats[seat].token
+        assert token is not None
+        doc = msgspec.json.decode(await manifest.legal_document(created.id, token))
+        answer = _json(
+            await manifest.command(created.id, token, CommandBody(command=doc["commands"][0]), None)
         )
         assert set(answer) == set(schemas.CommandAnswer.__struct_fields__)
         for event in answer["events"]:
             assert set(event) == set(schemas.EventDocument.__struct_fields__)
+
+
+def _json(answer: msgspec.Struct) -> dict[str, Any]:
+    """An answer as the wire carries it: the fields a client finds."""
+    decoded: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(answer))
+    return decoded
 
 
 def test_the_host_token_reads_as_a_spectator_wherever_a_seat_token_is_optional(
@@ -98,16 +106,16 @@ async def _host(dsn: str) -> None:
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
         other = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
-        gid, host = created["id"], created["host_token"]
+        gid, host = created.id, created.host_token
         assert await manifest.viewer(gid, host) is None
         assert await history.events(gid, host, 0, 100) == await history.events(gid, None, 0, 100)
         assert await history.replay(gid, host, 1) == await history.replay(gid, None, 1)
-        hosted = await history.dispute(gid, created["version"], host)
-        anyone = await history.dispute(gid, created["version"], None)
-        assert hosted["events"] == anyone["events"]
+        hosted = await history.dispute(gid, created.version, host)
+        anyone = await history.dispute(gid, created.version, None)
+        assert hosted.events == anyone.events
         assert await history.export(gid, host) == await history.export(gid, None)
         with pytest.raises(Problem) as caught:
-            await history.events(gid, other["host_token"], 0, 100)
+            await history.events(gid, other.host_token, 0, 100)
         assert caught.value.code == "auth.not_host"
         with pytest.raises(Problem) as caught:
             await manifest.legal_document(gid, host)

@@ -11,7 +11,8 @@
 
 Board pictures and the viewer's files are :mod:`service.http.pictures`. Handlers take the
 application's objects as parameters (:mod:`service.http.services`) and return the answer
-Structs of :mod:`service.http.schemas` (or stored bytes)."""
+Structs of :mod:`service.http.schemas` (most of them the application's own,
+:mod:`service.application.answers`), as the application returns them (or stored bytes)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from service.application.games import check_game_id
 from service.application.history import History
 from service.audit.exportfile import encode_export
 from service.audit.receipts import published_keys
-from service.http.schemas import DisputeFile, Keys, answer
+from service.http.schemas import DisputeFile, Keys
 
 JSON = "application/json"
 
@@ -35,7 +35,7 @@ async def get_audit(
 @get("/v1/games/{game_id:str}/audit/{n:int}", summary="The dispute file of event n")
 async def get_dispute(game_id: str, n: int, history: History, token: str | None) -> DisputeFile:
     check_game_id(game_id)
-    return answer(await history.dispute(game_id, n, token), DisputeFile)
+    return await history.dispute(game_id, n, token)
 
 
 @get(
@@ -51,7 +51,7 @@ async def get_export(game_id: str, history: History, token: str | None) -> Respo
 
 @get("/v1/keys", summary="The server's public key(s) for checking receipts")
 async def keys(manifest: Manifest) -> Keys:
-    return answer({"keys": await published_keys(manifest.store.pool, manifest.signer)}, Keys)
+    return Keys(keys=await published_keys(manifest.store.pool, manifest.signer))
 
 
 ROUTES: list[Any] = [get_audit, get_dispute, get_export, keys]

@@ -13,7 +13,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from service.application.games import check_game_id
 from service.application.history import History
-from service.http.schemas import EventsPage, ReplayView, answer
+from service.http.schemas import EventsPage, ReplayView
 
 
 @get("/v1/games/{game_id:str}/events", summary="The game's events (redacted while it is live)")
@@ -25,13 +25,13 @@ async def get_events(
     limit: int = Parameter(default=100, ge=1, le=1000),
 ) -> EventsPage:
     check_game_id(game_id)
-    return answer(await history.events(game_id, token, after, limit), EventsPage)
+    return await history.events(game_id, token, after, limit)
 
 
 @get("/v1/games/{game_id:str}/replay/{n:int}", summary="The view after event n")
 async def get_replay_at(game_id: str, n: int, history: History, token: str | None) -> ReplayView:
     check_game_id(game_id)
-    return answer(await history.replay(game_id, token, n), ReplayView)
+    return await history.replay(game_id, token, n)
 
 
 @get("/v1/games/{game_id:str}/replay", summary="The whole game as NDJSON, one line per event")

@@ -12,14 +12,14 @@ from service.application.bodies import CreateGame, JoinGame
 from service.application.gameplay import Manifest
 from service.application.games import check_game_id
 from service.http.errors import allowed_methods
-from service.http.schemas import CreatedGame, GameList, Joined, SeatRemoved, Started, answer
+from service.http.schemas import CreatedGame, GameList, Joined, SeatRemoved, Started
 from service.problems import Problem
 
 
 @post("/v1/games", status_code=201, summary="Create a game (with players: started at once)")
 async def create_game(data: CreateGame, manifest: Manifest) -> Response[CreatedGame]:
     structlog.contextvars.bind_contextvars(game_type=data.game)
-    created = answer(await manifest.create(data), CreatedGame)
+    created = await manifest.create(data)
     return Response(
         content=created, status_code=201, headers={"location": f"/v1/games/{created.id}"}
     )
@@ -35,21 +35,21 @@ async def list_games(
 ) -> GameList:
     if status is not None and status not in ("open", "active", "finished"):
         raise Problem(400, "request.bad_status", "status is open, active or finished")
-    return answer(await manifest.list_games(status, game, limit, cursor), GameList)
+    return await manifest.list_games(status, game, limit, cursor)
 
 
 @post("/v1/games/{game_id:str}/join", status_code=200, summary="Take a seat with the invite code")
 async def join_game(game_id: str, data: JoinGame, manifest: Manifest) -> Joined:
     structlog.contextvars.bind_contextvars(game=game_id)
     check_game_id(game_id)
-    return answer(await manifest.join(game_id, data), Joined)
+    return await manifest.join(game_id, data)
 
 
 @post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")
 async def start_game(game_id: str, manifest: Manifest, token: str | None) -> Started:
     structlog.contextvars.bind_contextvars(game=game_id)
     check_game_id(game_id)
-    return answer(await manifest.start(game_id, token), Started)
+    return await manifest.start(game_id, token)
 
 
 @delete(
@@ -63,7 +63,7 @@ async def delete_seat(
     """The seat reopens and the removed player's token stops working
     (``Manifest.remove_seat``)."""
     structlog.contextvars.bind_contextvars(game=game_id)
-    return answer(await manifest.remove_seat(game_id, token, seat), SeatRemoved)
+    return await manifest.remove_seat(game_id, token, seat)
 
 
 @route("/v1/games", http_method=["OPTIONS"], include_in_schema=False, status_code=204)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import structlog
 from litestar import Request, Response, get, post
 
 from service.application.bodies import CommandBody, MessageBody
 from service.application.gameplay import Manifest
 from service.application.queries import QueryBody
-from service.http.schemas import CommandAnswer, MessageAnswer, QueryAnswer, answer
+from service.http.schemas import CommandAnswer, MessageAnswer, QueryAnswer
 
 JSON = "application/json"
 
@@ -44,11 +43,7 @@ async def post_command(
 ) -> CommandAnswer:
     key = request.headers.get("idempotency-key")  # checked by service.http.hardening
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
-    result = await manifest.command(game_id, token, data, key)
-    legal = result["legal"]
-    if not isinstance(legal, msgspec.Raw):  # recomputed (a repeated answer): encode it once
-        result = {**result, "legal": msgspec.Raw(msgspec.json.encode(legal))}
-    return answer(result, CommandAnswer)
+    return await manifest.command(game_id, token, data, key)
 
 
 @post("/v1/games/{game_id:str}/messages", status_code=200, summary="Table talk (seat token)")
@@ -56,7 +51,7 @@ async def post_message(
     game_id: str, data: MessageBody, manifest: Manifest, token: str | None
 ) -> MessageAnswer:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return answer(await manifest.message(game_id, token, data), MessageAnswer)
+    return await manifest.message(game_id, token, data)
 
 
 @post(
@@ -68,7 +63,7 @@ async def post_query(
     game_id: str, data: QueryBody, manifest: Manifest, token: str | None
 ) -> QueryAnswer:
     structlog.contextvars.bind_contextvars(game=game_id, query=str(data.query.get("type"))[:64])
-    return answer(await manifest.query(game_id, token, data), QueryAnswer)
+    return await manifest.query(game_id, token, data)
 
 
 ROUTES: list[Any] = [get_game, get_legal, post_command, post_message, post_query]
