@@ -24,7 +24,7 @@ import random
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -311,6 +311,19 @@ async def readyz(client: httpx.AsyncClient) -> tuple[int, dict[str, Any]]:
     return r.status_code, r.json()["checks"]
 
 
+async def readyz_once(
+    client: httpx.AsyncClient, wanted: Callable[[int, dict[str, Any]], bool], what: str
+) -> tuple[int, dict[str, Any]]:
+    """Poll ``/readyz`` until ``wanted(status, checks)`` (a condition, not a fixed sleep)."""
+    deadline = time.monotonic() + SETTLE
+    while True:
+        status, checks = await readyz(client)
+        if wanted(status, checks):
+            return status, checks
+        assert time.monotonic() < deadline, f"/readyz never said {what}: {status} {checks}"
+        await asyncio.sleep(0.1)
+
+
 # --- the faults ------------------------------------------------------------------------------
 def test_redis_paused(app: ServerProcess, own_redis: RedisServer) -> None:
     """SIGSTOP (a long fork, a partition): commands go on, views come from PostgreSQL, nothing
@@ -326,14 +339,14 @@ async def _redis_paused(server: ServerProcess, redis: RedisServer) -> None:
         redis.pause()
         try:
             before = len(ledger.acked)
-            await asyncio.sleep(1.5)
-            status, checks = await readyz(client)
+            status, checks = await readyz_once(
+                client, lambda st, ch: st == 503 and not ch["redis"]["ok"], "Redis is down"
+            )
             assert status == 503 and not checks["redis"]["ok"], checks
             await ledger.wait_for(lambda: len(ledger.acked) >= before + 10, 20, "acks go on")
             assert "view served from PostgreSQL" in server.log_path.read_text()
         finally:
             redis.resume()
-        await asyncio.sleep(0.5)
     await settle_and_verify(server, redis, ledger, games)
 
 
@@ -437,8 +450,11 @@ async def _redis_full(server: ServerProcess, redis: RedisServer) -> None:
                 r.set("junk:one-more", b"x")
             before = len(ledger.acked)
             await ledger.wait_for(lambda: len(ledger.acked) >= before + 20, 20, "acks go on")
-            await asyncio.sleep(2.5)  # past MANIFEST_PROJECTION_LAG
-            status, checks = await readyz(client)
+            status, checks = await readyz_once(  # once MANIFEST_PROJECTION_LAG has passed
+                client,
+                lambda st, ch: st == 503 and not ch["projections"]["ok"],
+                "the projections lag",
+            )
             assert status == 503, checks
             assert not checks["redis"]["ok"] and not checks["projections"]["ok"], checks
             metrics = (await client.get("/metrics")).text
@@ -453,7 +469,6 @@ async def _redis_full(server: ServerProcess, redis: RedisServer) -> None:
                 record = r.hgetall(f"{server.prefix}:game:{g['id']}")
                 assert b"version" in record and b"table" in record and b"doc:spectator" in record
             r.config_set("maxmemory", 0)
-            await asyncio.sleep(1)
     finally:
         r.config_set("maxmemory", 0)
         r.close()

@@ -17,7 +17,13 @@ from .serverproc import ServerProcess
 pytestmark = pytest.mark.integration
 
 
-@pytest.mark.parametrize(("game", "seats"), [("jolly-cargo", 2), ("cargo-empire", 1)])
+# The CARGO game is the long one (a minute on a busy two-core machine): it runs in the full run
+# (CI); the quick run keeps Cargo Empire's whole game here and a whole CARGO game through the
+# client in test_finished_game_shows_the_crates_that_were_face_down.
+@pytest.mark.parametrize(
+    ("game", "seats"),
+    [pytest.param("jolly-cargo", 2, marks=pytest.mark.slow), ("cargo-empire", 1)],
+)
 def test_bot_plays_a_whole_game_through_the_client(
     server: ServerProcess, game: str, seats: int
 ) -> None:

@@ -1,7 +1,8 @@
 """Perft-style check of worker-action generation: on positions from seeded bot games, the
 ``move`` commands ``legal`` lists are exactly the ones ``decide`` accepts among *every* step
 sequence (1 or 2 steps of 4 directions × move/push/pull) of every worker and every stack of
-Dockhands sharing a square — an oracle that shares nothing with the generator but ``decide``."""
+Dockhands sharing a square — an oracle that shares nothing with the generator but ``decide``.
+CI plays two games per seat count; a local run one (``tests/support/budget.py``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from domain.jolly_cargo.options import Options
 from domain.jolly_cargo.pieces import crew, is_dockhand
 from domain.jolly_cargo.state import State
 from domain.kernel import Rng, RuleError, play_random_game
+from tests.support import budget
 
 _STEPS = [cmd.Step(d, k) for d in DIRECTIONS for k in ("move", "push", "pull")]
 _SEQUENCES = [[s] for s in _STEPS] + [list(p) for p in product(_STEPS, repeat=2)]
@@ -64,7 +66,8 @@ def _accepted_moves(state: State, seat: int) -> set[bytes]:
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_listed_moves_are_exactly_the_accepted_ones(seats: int) -> None:
     checked = 0
-    for game in range(2):
+    games = 2 if budget.full_run() else 1
+    for game in range(games):
         for state in _positions(seats, game, every=12):
             for seat in JOLLY_CARGO.to_act(state):
                 listed: list[Any] = [
@@ -75,4 +78,4 @@ def test_listed_moves_are_exactly_the_accepted_ones(seats: int) -> None:
                 assert len(listed) == len(set(listed)), "a move is listed twice"
                 assert set(listed) == _accepted_moves(state, seat)
                 checked += 1
-    assert checked >= 20
+    assert checked >= 10 * games
