@@ -232,20 +232,6 @@ class Games:
     ) -> Table:
         """Append ``events`` (Structs) under the lock; returns the table after them and adds
         the replay snapshots passed to ``snapshots`` (to write only once committed)."""
-        table, _ = await self._append_stored(
-            locked, events, snapshots, seat=seat, command_id=command_id
-        )
-        return table
-
-    async def _append_stored(
-        self,
-        locked: Locked,
-        events: list[Any],
-        snapshots: dict[int, bytes],
-        *,
-        seat: int | None,
-        command_id: str | None,
-    ) -> tuple[Table, list[StoredEvent]]:
         if locked.row.version == 0:
             keys = await self.keys(locked.row.id)
             pending = [lobby_pending(1 + i, e, keys) for i, e in enumerate(events)]
@@ -261,7 +247,6 @@ class Games:
             outcome = table.rules.outcome(table.state)
             result = None if outcome is None else msgspec.to_builtins(outcome)
         names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
-        stored: list[StoredEvent] = []
         runs = _seat_runs(pending, seat)
         for i, (run_seat, run) in enumerate(runs):
             last = i == len(runs) - 1
@@ -274,9 +259,8 @@ class Games:
                 result=result if last else None,
                 players=names if last else None,
             )
-            stored.extend(appended.events)
         self._remember(table, appended.head)
-        return table, stored
+        return table
 
     async def _project(
         self,
