@@ -328,7 +328,7 @@ async def _long_game_seeks(server: ServerProcess, rng: random.Random) -> None:
             assert response is not None, "the game ended early"
             version = response["version"]
     redis = aioredis.from_url(server.redis_url)  # type: ignore[no-untyped-call]
-    snap_key = f"{server.prefix}:snap:{game_id}"
+    snap_key = f"{server.prefix}:{{{game_id}}}:snap"
     try:
         kept = sorted(int(k) for k in await redis.hkeys(snap_key))
         assert kept == list(range(SNAPSHOT_EVERY, version + 1, SNAPSHOT_EVERY))
@@ -352,7 +352,7 @@ async def _long_game_seeks(server: ServerProcess, rng: random.Random) -> None:
                 await seek(n)
 
             # Wipe every replay snapshot of the server's prefix, as a Redis flush would.
-            wiped = [k async for k in redis.scan_iter(match=f"{server.prefix}:snap:*")]
+            wiped = [k async for k in redis.scan_iter(match=f"{server.prefix}:*:snap")]
             assert wiped
             await redis.delete(*wiped)
             assert await redis.hlen(snap_key) == 0
