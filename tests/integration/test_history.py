@@ -276,6 +276,22 @@ def test_stream_on_one_instance_hears_moves_on_another(server: ServerProcess) ->
         other.close()
 
 
+def test_stream_on_one_instance_hears_moves_on_another_on_a_redis_cluster(
+    fresh_database: str, redis_cluster_url: str
+) -> None:
+    """The same over HTTP with both instances on a three-primary Redis Cluster
+    (``REDIS_CLUSTER=1``): play, projections, and SSE fan-out between instances."""
+    a = ServerProcess(fresh_database, redis_cluster_url, REDIS_CLUSTER="1")
+    b = ServerProcess(fresh_database, redis_cluster_url, prefix=a.prefix, REDIS_CLUSTER="1")
+    a.start()
+    try:
+        b.start()
+        asyncio.run(_two_instances(a, b, random.Random(12)))
+    finally:
+        b.close()
+        a.close()
+
+
 async def _two_instances(a: ServerProcess, b: ServerProcess, rng: random.Random) -> None:
     async with a.async_client() as client_a, b.async_client(timeout=30.0) as client_b:
         created = await create_started(client_a)
