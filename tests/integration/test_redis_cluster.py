@@ -6,8 +6,10 @@ heard by a subscriber on another (two service instances), and a dead node is Sto
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 
+import httpx
 import pytest
 from redis.crc import key_slot
 
@@ -106,3 +108,62 @@ def test_a_dead_primary_is_store_unavailable_not_a_hang() -> None:
             await store.close()
 
         asyncio.run(main())
+
+
+def test_a_dead_primary_is_503_with_retry_after_over_http(fresh_database: str) -> None:
+    """A service on a cluster one of whose primaries is down answers for the games in its slots
+    (document, legal commands, a move) within the timeout, either served (the service falls back
+    to PostgreSQL where it can) or 503 ``service.unavailable`` with Retry-After — not a hang,
+    not a 500."""
+    from redis import RedisCluster as SyncCluster
+
+    from .apihelp import bot_step, create_started, tokens_of
+    from .serverproc import ServerProcess
+
+    with servers.local_redis_cluster() as url:
+        app = ServerProcess(fresh_database, url, REDIS_CLUSTER="1")
+        app.start()
+        try:
+            cluster = SyncCluster.from_url(url)
+            first_port = int(url.rsplit(":", 1)[1].split("/")[0])
+
+            tokens: dict[str, list[str]] = {}
+
+            async def create() -> list[str]:
+                async with app.async_client() as client:
+                    for _ in range(12):
+                        game = await create_started(client)
+                        tokens[str(game["id"])] = tokens_of(game)
+                return list(tokens)
+
+            ids = asyncio.run(create())
+            port_of = {
+                gid: cluster.get_node_from_key(f"{app.prefix}:{{{gid}}}:game").port for gid in ids
+            }
+            victim_port = next(p for p in port_of.values() if p != first_port)
+            victim = next(g for g, p in port_of.items() if p == victim_port)
+            cluster.close()
+            servers.subprocess.run(
+                ["redis-cli", "-p", str(victim_port), "SHUTDOWN", "NOSAVE"],
+                check=False,
+                capture_output=True,
+            )
+
+            async def attack() -> list[httpx.Response]:
+                async with app.async_client(timeout=20.0) as client:
+                    doc = await client.get(f"/v1/games/{victim}")
+                    legal = await client.get(
+                        f"/v1/games/{victim}/legal",
+                        headers={"Authorization": f"Bearer {tokens[victim][0]}"},
+                    )
+                    move = await bot_step(client, victim, tokens[victim], random.Random(1))
+                    return [doc, legal] + ([move] if move is not None else [])
+
+            answers = asyncio.run(attack())
+            for r in answers:
+                assert r.status_code in (200, 503), r.text
+                if r.status_code == 503:
+                    assert r.json()["code"] == "service.unavailable"
+                    assert int(r.headers["Retry-After"]) >= 1
+        finally:
+            app.close()
