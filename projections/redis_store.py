@@ -1,7 +1,14 @@
-"""Projections in Redis: one hash per game (``mf:game:<id>``), replaced atomically by a Lua
-script only when the new version is higher; replay snapshots in ``mf:snap:<id>`` (version →
-table). Changes fan out on ``mf:changes:<id>`` (pub/sub), so
+"""Projections in Redis: one hash per game (``mf:{<id>}:game``), replaced atomically by a Lua
+script only when the new version is higher; replay snapshots in ``mf:{<id>}:snap`` (version →
+table). Changes fan out on ``mf:{<id>}:changes`` (pub/sub), so
 a client connected to any instance hears moves accepted by another.
+
+Every key and channel of one game carries the hash tag ``{<id>}``: in a Redis Cluster
+(``REDIS_CLUSTER=1``) they all live in one slot, so the write script, which touches the game's
+hash and its channel together, never fails with ``CROSSSLOT``. In a cluster the commands go
+through redis-py's ``RedisCluster``; pub/sub listens with a plain client on the first node of
+``REDIS_URL``: a classic ``PUBLISH`` is broadcast over the cluster bus to every node, so a
+subscriber on any node hears every game (see docs/scaling.md for why not sharded pub/sub).
 
 Every call has a connect and a socket timeout (``MANIFEST_REDIS_CONNECT_TIMEOUT``,
 ``MANIFEST_REDIS_TIMEOUT``) and no automatic retry, and every Redis failure (timeout, refused
@@ -26,7 +33,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from functools import wraps
 from typing import Any, ParamSpec, TypeVar, cast
 
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import RedisError, ResponseError
 
 from projections.store import ProjectionStore, StoreUnavailable, tag_view
@@ -104,17 +111,24 @@ def _guarded(method: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Corouti
 
 class RedisStore(ProjectionStore):
     def __init__(
-        self, redis: Redis, prefix: str = "mf", listener: Redis | None = None, cooldown: float = 0
+        self,
+        redis: Redis | RedisCluster,
+        prefix: str = "mf",
+        listener: Redis | None = None,
+        cooldown: float = 0,
     ) -> None:
         self.redis = redis
         self.cooldown = cooldown
         self.down_until = 0.0
         self.last_error = ""
         self.prefix = prefix
-        self.listener = listener or redis
-        self._write: Any = redis.register_script(_WRITE_IF_NEWER)
-        self._advance: Any = redis.register_script(_ADVANCE_IF_NEWER)
-        self._put_view: Any = redis.register_script(_PUT_VIEW_IF_NEWER)
+        self.listener: Any = listener or redis
+        # redis-py types register_script for Redis only; RedisCluster has it too (same script
+        # object, run on the node that owns the keys' slot).
+        scripting: Any = redis
+        self._write: Any = scripting.register_script(_WRITE_IF_NEWER)
+        self._advance: Any = scripting.register_script(_ADVANCE_IF_NEWER)
+        self._put_view: Any = scripting.register_script(_PUT_VIEW_IF_NEWER)
         # The hash commands, untyped: redis-py's stubs type their answers differently from one
         # major release to the next (5-7: a sync|async union; 8: str|bytes), and the package
         # admits them all. The Redis here never decodes responses: answers are bytes.
@@ -122,15 +136,31 @@ class RedisStore(ProjectionStore):
 
     @classmethod
     def from_url(
-        cls, url: str, prefix: str = "mf", connect_timeout: float = 1.0, timeout: float = 1.0
+        cls,
+        url: str,
+        prefix: str = "mf",
+        connect_timeout: float = 1.0,
+        timeout: float = 1.0,
+        cluster: bool = False,
     ) -> RedisStore:
-        redis = Redis.from_url(
-            url,
-            decode_responses=False,
-            socket_connect_timeout=connect_timeout,
-            socket_timeout=timeout,
-            retry=None,
-        )
+        redis: Redis | RedisCluster
+        if cluster:
+            # The URL names one node; the client learns the others from it. It follows MOVED
+            # redirections itself, but does not retry a failed call (a dead node is a 503).
+            redis = RedisCluster.from_url(
+                url,
+                decode_responses=False,
+                socket_connect_timeout=connect_timeout,
+                socket_timeout=timeout,
+            )
+        else:
+            redis = Redis.from_url(
+                url,
+                decode_responses=False,
+                socket_connect_timeout=connect_timeout,
+                socket_timeout=timeout,
+                retry=None,
+            )
         listener = Redis.from_url(
             url,
             decode_responses=False,
@@ -140,10 +170,10 @@ class RedisStore(ProjectionStore):
         return cls(redis, prefix, listener, cooldown=timeout)
 
     def _key(self, game_id: str) -> str:
-        return f"{self.prefix}:game:{game_id}"
+        return f"{self.prefix}:{{{game_id}}}:game"
 
     def _channel(self, game_id: str) -> str:
-        return f"{self.prefix}:changes:{game_id}"
+        return f"{self.prefix}:{{{game_id}}}:changes"
 
     @_guarded
     async def version(self, game_id: str) -> int | None:
@@ -190,7 +220,7 @@ class RedisStore(ProjectionStore):
         try:
             await pubsub.subscribe(self._channel(game_id))
         except _FAILURES as error:
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await pubsub.aclose()
             raise StoreUnavailable(f"redis: {type(error).__name__}: {error}") from error
         try:
             yield None
@@ -199,10 +229,10 @@ class RedisStore(ProjectionStore):
                     yield int(message["data"])
         finally:
             await pubsub.unsubscribe()
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await pubsub.aclose()
 
     def _snapshots(self, game_id: str) -> str:
-        return f"{self.prefix}:snap:{game_id}"
+        return f"{self.prefix}:{{{game_id}}}:snap"
 
     @_guarded
     async def put_snapshots(self, game_id: str, snapshots: Mapping[int, bytes]) -> None:
@@ -223,13 +253,14 @@ class RedisStore(ProjectionStore):
     @_guarded
     async def clear(self) -> None:
         batch: list[bytes] = []
-        async for key in self.redis.scan_iter(match=f"{self.prefix}:*", count=1000):
+        redis: Any = self.redis  # a cluster scans (and deletes on) every primary
+        async for key in redis.scan_iter(match=f"{self.prefix}:*", count=1000):
             batch.append(key)
             if len(batch) >= 1000:
-                await self.redis.delete(*batch)
+                await redis.delete(*batch)
                 batch.clear()
         if batch:
-            await self.redis.delete(*batch)
+            await redis.delete(*batch)
 
     async def ping(self) -> bool:
         try:

@@ -144,6 +144,7 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "pg_read_dsn": ("PG_READ_DSN", "", _text),
     "redis_url": ("REDIS_URL", "", _text),
     "redis_prefix": ("MANIFEST_REDIS_PREFIX", "mf", _prefix),
+    "redis_cluster": ("REDIS_CLUSTER", "0", _bool),
     "data_dir": ("MANIFEST_DATA_DIR", ".manifest", _path),
     "max_body": ("MANIFEST_MAX_BODY", "65536", _int(1024, 64 * 1024 * 1024)),
     "pg_pool": ("MANIFEST_PG_POOL", "20", _int(2, 1000)),
@@ -187,6 +188,7 @@ class Settings(msgspec.Struct, frozen=True):
     pg_read_dsn: str | None = _default("pg_read_dsn")
     redis_url: str | None = _default("redis_url")
     redis_prefix: str = _default("redis_prefix")
+    redis_cluster: bool = _default("redis_cluster")
     data_dir: Path = _default("data_dir")
     max_body: int = _default("max_body")
     pg_pool: int = _default("pg_pool")

@@ -70,6 +70,19 @@ def redis_url() -> Iterator[str]:
         _unavailable("Redis", "REDIS_URL", error)
 
 
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """One node of a three-primary Redis Cluster (REDIS_CLUSTER_URL, else started locally)."""
+    error: servers.ServerUnavailable | None = None
+    try:
+        with servers.redis_cluster_url() as url:
+            yield url
+    except servers.ServerUnavailable as exc:
+        error = exc
+    if error is not None:
+        _unavailable("Redis Cluster", "REDIS_CLUSTER_URL", error)
+
+
 @pytest.fixture
 def fresh_database(pg_dsn: str) -> Iterator[str]:
     with servers.fresh_database(pg_dsn) as dsn:

@@ -59,6 +59,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
             settings.redis_prefix,
             connect_timeout=settings.redis_connect_timeout,
             timeout=settings.redis_timeout,
+            cluster=settings.redis_cluster,
         )
         if settings.redis_url
         else MemoryStore()

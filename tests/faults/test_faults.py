@@ -291,7 +291,7 @@ async def settle_and_verify(
                 behind = {
                     g["id"]
                     for g in games
-                    if int(r.hget(f"{server.prefix}:game:{g['id']}", "version") or 0)
+                    if int(r.hget(f"{server.prefix}:{{{g['id']}}}:game", "version") or 0)
                     < versions[g["id"]]
                 }
                 if not behind:
@@ -466,7 +466,7 @@ async def _redis_full(server: ServerProcess, redis: RedisServer) -> None:
             assert failed and float(failed[0].split()[-1]) > 0, failed
             assert "projection write failed" in server.log_path.read_text()  # logged, too
             for g in games:  # refused whole: every record still complete
-                record = r.hgetall(f"{server.prefix}:game:{g['id']}")
+                record = r.hgetall(f"{server.prefix}:{{{g['id']}}}:game")
                 assert b"version" in record and b"table" in record and b"doc:spectator" in record
             r.config_set("maxmemory", 0)
     finally:
@@ -489,7 +489,7 @@ async def _redis_restored(server: ServerProcess, redis: RedisServer) -> None:
         await asyncio.to_thread(redis.save)
         with contextlib.closing(redis.client()) as r:
             saved = {
-                g["id"]: int(r.hget(f"{server.prefix}:game:{g['id']}", "version") or 0)
+                g["id"]: int(r.hget(f"{server.prefix}:{{{g['id']}}}:game", "version") or 0)
                 for g in games
             }
         # play on until some game has an acknowledged version past the save (waiting on a
@@ -502,7 +502,7 @@ async def _redis_restored(server: ServerProcess, redis: RedisServer) -> None:
     redis.kill()
     redis.start()  # from the older dump.rdb
     with contextlib.closing(redis.client()) as r:
-        old = [int(r.hget(f"{server.prefix}:game:{g['id']}", "version") or 0) for g in games]
+        old = [int(r.hget(f"{server.prefix}:{{{g['id']}}}:game", "version") or 0) for g in games]
     assert any(v < ledger.floor[g["id"]] for v, g in zip(old, games, strict=True)), old
     async with server.async_client() as client:
         for g in games:

@@ -176,7 +176,7 @@ async def _prefix_keys(redis: Redis, prefix: str) -> list[bytes]:
 
 
 async def _hashes(redis: Redis, prefix: str, ids: list[str]) -> dict[str, dict[bytes, bytes]]:
-    return {gid: await redis.hgetall(f"{prefix}:game:{gid}") for gid in ids}  # type: ignore[misc]
+    return {gid: await redis.hgetall(f"{prefix}:{{{gid}}}:game") for gid in ids}  # type: ignore[misc]
 
 
 def _same_hashes(got: dict[str, dict[bytes, bytes]], want: dict[str, dict[bytes, bytes]]) -> None:
@@ -359,7 +359,7 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
             events = await store.read(gid)
             expected = table_fields(fold_stream(None, events, gid))
             raw: dict[bytes, bytes] = await redis_store.redis.hgetall(  # type: ignore[misc]
-                f"{prefix}:game:{gid}"
+                f"{prefix}:{{{gid}}}:game"
             )
             assert raw.pop(b"version") == str(len(events)).encode()
             assert {k.decode(): v for k, v in raw.items()} == expected
@@ -369,7 +369,7 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
             assert await redis_store.version(gid) == len(events)
             assert (await projector.load(gid)).version == len(events)  # type: ignore[union-attr]
         finally:
-            await redis_store.redis.delete(f"{prefix}:game:{gid}")
+            await redis_store.redis.delete(f"{prefix}:{{{gid}}}:game")
             await redis_store.close()
 
 

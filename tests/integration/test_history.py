@@ -276,6 +276,22 @@ def test_stream_on_one_instance_hears_moves_on_another(server: ServerProcess) ->
         other.close()
 
 
+def test_stream_on_one_instance_hears_moves_on_another_on_a_redis_cluster(
+    fresh_database: str, redis_cluster_url: str
+) -> None:
+    """The same over HTTP with both instances on a three-primary Redis Cluster
+    (``REDIS_CLUSTER=1``): play, projections, and SSE fan-out between instances."""
+    a = ServerProcess(fresh_database, redis_cluster_url, REDIS_CLUSTER="1")
+    b = ServerProcess(fresh_database, redis_cluster_url, prefix=a.prefix, REDIS_CLUSTER="1")
+    a.start()
+    try:
+        b.start()
+        asyncio.run(_two_instances(a, b, random.Random(12)))
+    finally:
+        b.close()
+        a.close()
+
+
 async def _two_instances(a: ServerProcess, b: ServerProcess, rng: random.Random) -> None:
     async with a.async_client() as client_a, b.async_client(timeout=30.0) as client_b:
         created = await create_started(client_a)
@@ -328,7 +344,7 @@ async def _long_game_seeks(server: ServerProcess, rng: random.Random) -> None:
             assert response is not None, "the game ended early"
             version = response["version"]
     redis = aioredis.from_url(server.redis_url)  # type: ignore[no-untyped-call]
-    snap_key = f"{server.prefix}:snap:{game_id}"
+    snap_key = f"{server.prefix}:{{{game_id}}}:snap"
     try:
         kept = sorted(int(k) for k in await redis.hkeys(snap_key))
         assert kept == list(range(SNAPSHOT_EVERY, version + 1, SNAPSHOT_EVERY))
@@ -352,7 +368,7 @@ async def _long_game_seeks(server: ServerProcess, rng: random.Random) -> None:
                 await seek(n)
 
             # Wipe every replay snapshot of the server's prefix, as a Redis flush would.
-            wiped = [k async for k in redis.scan_iter(match=f"{server.prefix}:snap:*")]
+            wiped = [k async for k in redis.scan_iter(match=f"{server.prefix}:*:snap")]
             assert wiped
             await redis.delete(*wiped)
             assert await redis.hlen(snap_key) == 0

@@ -17,13 +17,14 @@ pytestmark = pytest.mark.integration
 Contract = Callable[[ProjectionStore], Awaitable[None]]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def make_store(request: pytest.FixtureRequest) -> Callable[[], ProjectionStore]:
     if request.param == "memory":
         return MemoryStore
-    url: str = request.getfixturevalue("redis_url")
+    cluster = request.param == "redis-cluster"
+    url: str = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
     prefix = f"contract-{uuid.uuid4().hex[:12]}"
-    return lambda: RedisStore.from_url(url, prefix)
+    return lambda: RedisStore.from_url(url, prefix, cluster=cluster)
 
 
 def run(make_store: Callable[[], ProjectionStore], contract: Contract) -> None:

@@ -25,7 +25,7 @@ def test_write_if_newer_overwrites_in_place_and_refuses_older(redis_url: str) ->
             assert not await store.write("g", 1, {"a": b"y"})
             assert await store.fields("g", ["a"]) == [b"3"]
         finally:
-            await store.redis.delete(f"{prefix}:game:g")
+            await store.redis.delete(f"{prefix}:{{g}}:game")
             await store.close()
 
     asyncio.run(run())

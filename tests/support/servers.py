@@ -253,8 +253,9 @@ def _redis_ping(port: int) -> bool:
 
 
 @contextlib.contextmanager
-def local_redis() -> Iterator[str]:
-    """Start a throwaway redis-server (no persistence) on a free loopback port; yield its URL."""
+def local_redis(*extra: str) -> Iterator[str]:
+    """Start a throwaway redis-server (no persistence) on a free loopback port; yield its URL.
+    ``extra``: further redis-server options."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise ServerUnavailable(
@@ -279,6 +280,7 @@ def local_redis() -> Iterator[str]:
             "no",
             "--dir",
             str(tmp),
+            *extra,
         ],
         stdin=subprocess.DEVNULL,
         stdout=log,
@@ -304,6 +306,71 @@ def local_redis() -> Iterator[str]:
                 proc.wait()
         log.close()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+CLUSTER_PRIMARIES = 3
+
+
+def _cluster_ok(port: int) -> bool:
+    info = subprocess.run(
+        ["redis-cli", "-p", str(port), "cluster", "info"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    return "cluster_state:ok" in info
+
+
+@contextlib.contextmanager
+def local_redis_cluster() -> Iterator[str]:
+    """Start a real Redis Cluster of three primaries (no replicas) on loopback from the
+    redis-server binary, and yield the URL of its first node (the client discovers the rest)."""
+    if shutil.which("redis-cli") is None:
+        raise ServerUnavailable("redis-cli not found on PATH (Debian package redis-tools)")
+    with contextlib.ExitStack() as stack:
+        urls = [
+            stack.enter_context(
+                local_redis(
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-node-timeout",
+                    "2000",
+                    # the bus port is explicit: the default (port + 10000) overflows for high ports
+                    "--cluster-port",
+                    str(free_port()),
+                )
+            )
+            for _ in range(CLUSTER_PRIMARIES)
+        ]
+        ports = [int(urlsplit(url).port or 0) for url in urls]
+        create = subprocess.run(
+            ["redis-cli", "--cluster", "create"]
+            + [f"127.0.0.1:{port}" for port in ports]
+            + ["--cluster-replicas", "0", "--cluster-yes"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if create.returncode != 0:
+            raise ServerUnavailable(
+                f"redis-cli --cluster create failed:\n{create.stdout}{create.stderr}"
+            )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not all(_cluster_ok(port) for port in ports):
+            if time.monotonic() > deadline:
+                raise ServerUnavailable("the Redis Cluster did not reach cluster_state:ok")
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{ports[0]}/0"
+
+
+@contextlib.contextmanager
+def redis_cluster_url() -> Iterator[str]:
+    """REDIS_CLUSTER_URL (one node of a running cluster), else a local three-primary cluster."""
+    if url := os.environ.get("REDIS_CLUSTER_URL"):
+        yield url
+    else:
+        with local_redis_cluster() as url:
+            yield url
 
 
 # --------------------------------------------------------------------------- docker
