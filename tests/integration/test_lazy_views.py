@@ -36,13 +36,16 @@ from .apihelp import GAME, RANDOM_CRATES, pg
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def make_store(request: pytest.FixtureRequest) -> Callable[[], ProjectionStore]:
+    """Lazy views on each store: in process, one Redis, and a three-primary Redis Cluster
+    (their scripts must run inside one slot: the game's hash tag)."""
     if request.param == "memory":
         return MemoryStore
-    url: str = request.getfixturevalue("redis_url")
+    cluster = request.param == "redis-cluster"
+    url: str = request.getfixturevalue("redis_cluster_url" if cluster else "redis_url")
     prefix = f"lazy-{uuid.uuid4().hex[:12]}"
-    return lambda: RedisStore.from_url(url, prefix)
+    return lambda: RedisStore.from_url(url, prefix, cluster=cluster)
 
 
 class Game:
