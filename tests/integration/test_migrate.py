@@ -61,9 +61,11 @@ def test_applies_once_and_rerun_is_noop(fresh_database: str) -> None:
         conn = await asyncpg.connect(fresh_database)
         try:
             assert await migrate(conn) == []
-            # The advisory lock is released after the run.
+            # The advisory lock is released after the run (by this session: other tests may be
+            # migrating other databases of the same server at this moment, under the same key).
             held = await conn.fetchval(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1",
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1"
+                " AND pid = pg_backend_pid()",
                 LOCK_KEY & 0xFFFFFFFF,
             )
             assert held == 0
