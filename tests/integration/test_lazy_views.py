@@ -18,7 +18,6 @@ from typing import Any
 
 import msgspec
 import pytest
-from service.migrate import migrate
 
 from domain.platform.table import fold_stream, viewer_keys
 from projections.projector import Projector, table_fields
@@ -29,6 +28,7 @@ from service.application.answers import CreatedGame
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
+from service.eventstore.migrate import migrate
 from service.eventstore.store import EventStore
 
 from .apihelp import GAME, RANDOM_CRATES, pg
