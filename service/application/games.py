@@ -297,10 +297,15 @@ def _seat_runs(pending: list[Pending], seat: int | None) -> list[tuple[int | Non
 
 
 def check_game_id(game_id: str) -> None:
-    """404 for anything that is not a game id (a UUID)."""
+    """404 for anything that is not a game id: a UUID in the one spelling the server issues
+    (lower case, hyphenated). PostgreSQL would read any spelling as the same UUID, but Redis
+    keys and this process's caches are keyed by the string: another spelling would be
+    another projection record of the same game (decision, docs/api.md)."""
     try:
-        uuid.UUID(game_id)
+        canonical = str(uuid.UUID(game_id))
     except ValueError:
         raise Problem(404, "game.not_found", f"no game {game_id}") from None
+    if canonical != game_id:
+        raise Problem(404, "game.not_found", f"no game {game_id}")
 
 
