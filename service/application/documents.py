@@ -12,7 +12,7 @@ import msgspec
 from domain.platform.table import Table
 from projections.store import StoreUnavailable
 from projections.views import fresh
-from service.application.games import Games, check_game_id, log
+from service.application.games import Games, log
 from service.application.tokens import (
     HOST_PREFIX,
 )
@@ -69,7 +69,6 @@ class Documents(Games):
         return have, raw
 
     async def game_document(self, game_id: str, token: str | None) -> bytes:
-        check_game_id(game_id)
         if token is not None and token.startswith(HOST_PREFIX):
             return await self._host_document(game_id, token)
         seat = await self.seat_for(game_id, token)
@@ -85,7 +84,6 @@ class Documents(Games):
         return msgspec.json.encode(doc)
 
     async def legal_document(self, game_id: str, token: str | None) -> bytes:
-        check_game_id(game_id)
         seat = await self.require_seat(game_id, token)
         return await self.document(game_id, f"legal:{seat}")
 

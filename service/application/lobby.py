@@ -30,7 +30,7 @@ from service.application.answers import (
     Started,
 )
 from service.application.bodies import CreateGame, JoinGame
-from service.application.games import Games, check_game_id
+from service.application.games import Games
 from service.application.names import name_key, player_name
 from service.application.tokens import (
     HOST_PREFIX,
@@ -196,7 +196,6 @@ class Lobby(Games):
     async def remove_seat(self, game_id: str, token: str | None, seat: int) -> SeatRemoved:
         """The host takes a joined player's seat back before the start (``lobby.left``): the
         seat reopens and the player's token stops working."""
-        check_game_id(game_id)
         await self._require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:

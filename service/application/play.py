@@ -15,7 +15,7 @@ from domain.kernel import CommandError, RuleError
 from domain.platform.table import Table, legal_document
 from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
-from service.application.games import _RETRIES, Games, check_game_id
+from service.application.games import _RETRIES, Games
 from service.application.ruling import (
     accepted_answer,
     legal_bytes,
@@ -66,7 +66,6 @@ class Play(Games):
         """Decide on the latest known state and append with one compare-and-set statement
         (:mod:`service.eventstore.optimistic`); if the game moved meanwhile, re-read and decide
         again."""
-        check_game_id(game_id)
         kind = "command" if key is not None else "write"  # without a key: nothing to resend with
         return await self._write(game_id, lambda: self._command(game_id, token, body, key), kind)
 

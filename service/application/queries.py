@@ -15,7 +15,7 @@ import msgspec
 
 from domain.kernel import SPECTATOR, RuleError, seat
 from service.application.answers import QueryAnswer
-from service.application.games import Games, check_game_id
+from service.application.games import Games
 from service.problems import Problem
 
 
@@ -27,7 +27,6 @@ class Queries(Games):
     async def query(self, game_id: str, token: str | None, body: QueryBody) -> QueryAnswer:
         """The game's answer to ``body`` on the current state (the cached table: asking never
         changes it), as the token's seat or as a spectator."""
-        check_game_id(game_id)
         who = await self.viewer(game_id, token)
         _, table = await self.current(game_id)
         if table.status == "open" or table.state is None:

@@ -13,13 +13,12 @@ from domain.platform.events import (
 )
 from service.application.answers import MessageAnswer, Receipt
 from service.application.bodies import MAX_MESSAGE, MessageBody
-from service.application.games import Games, check_game_id
+from service.application.games import Games
 from service.problems import Problem
 
 
 class Talk(Games):
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> MessageAnswer:
-        check_game_id(game_id)
         return await self._write(game_id, lambda: self._message(game_id, token, body), "write")
 
     async def _message(self, game_id: str, token: str | None, body: MessageBody) -> MessageAnswer:

@@ -16,23 +16,23 @@ from service.problems import Problem
 
 
 @cache
-def _etag(game_id: str, name: str) -> str:
-    return '"' + hashlib.sha256(get_game(game_id).assets[name]).hexdigest() + '"'
+def _etag(game: str, name: str) -> str:
+    return '"' + hashlib.sha256(get_game(game).assets[name]).hexdigest() + '"'
 
 
 @get(
-    "/v1/rules/{game_id:str}/assets/{name:str}",
+    "/v1/rules/{game:str}/assets/{name:str}",
     summary="A game's static data (e.g. the Empire Builder map), cacheable by its ETag",
 )
-async def get_asset(request: Request[Any, Any, Any], game_id: str, name: str) -> Response[bytes]:
+async def get_asset(request: Request[Any, Any, Any], game: str, name: str) -> Response[bytes]:
     try:
-        game = get_game(game_id)
+        rules = get_game(game)
     except UnknownGame:
-        raise Problem(404, "asset.not_found", f"no game {game_id!r}; see /v1/rules") from None
-    body = game.assets.get(name)
+        raise Problem(404, "asset.not_found", f"no game {game!r}; see /v1/rules") from None
+    body = rules.assets.get(name)
     if body is None:
-        raise Problem(404, "asset.not_found", f"{game_id} has no asset {name!r}")
-    etag = _etag(game_id, name)
+        raise Problem(404, "asset.not_found", f"{game} has no asset {name!r}")
+    etag = _etag(game, name)
     headers = {"ETag": etag, "Cache-Control": "public, max-age=86400"}
     wanted = request.headers.get("if-none-match", "")
     if etag in [t.strip() for t in wanted.split(",")] or wanted.strip() == "*":

@@ -144,7 +144,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         _TOKEN,
     ),
     ("get", "/v1/keys"): (200, JSON, None, None, ()),
-    ("get", "/v1/rules/{game_id}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
+    ("get", "/v1/rules/{game}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
     ("get", "/v1/games/{game_id}/board.svg"): (200, SVG, None, "optional", (*_TOKEN, 406)),
     ("get", "/v1/games/{game_id}/replay/{n}/board.svg"): (
         200,
@@ -218,7 +218,7 @@ _LOCATION = {
     }
 }
 
-_ETAGGED = {("get", "/v1/games/{game_id}/audit"), ("get", "/v1/rules/{game_id}/assets/{name}")}
+_ETAGGED = {("get", "/v1/games/{game_id}/audit"), ("get", "/v1/rules/{game}/assets/{name}")}
 
 
 def _ref(name: str) -> dict[str, str]:

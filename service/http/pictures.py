@@ -26,7 +26,6 @@ from litestar.static_files import create_static_files_router
 from domain.kernel.svg import SVG_MEDIA_TYPE, notice
 from domain.registry import get_game
 from service.application.gameplay import Manifest
-from service.application.games import check_game_id
 from service.application.history import History
 from service.http.services import Services, provide_token
 from service.problems import Problem
@@ -57,13 +56,11 @@ def _svg(body: str) -> Response[bytes]:
 
 
 async def _board_now(manifest: Manifest, game_id: str, token: str | None) -> Response[bytes]:
-    check_game_id(game_id)
     doc = msgspec.json.decode(await manifest.game_document(game_id, token))
     return _svg(picture(doc["game"], doc.get("view"), doc.get("status", "")))
 
 
 async def _board_at(history: History, game_id: str, n: int, token: str | None) -> Response[bytes]:
-    check_game_id(game_id)
     doc = await history.replay(game_id, token, n)
     row = await history.store.get_game(game_id)
     if row is None:

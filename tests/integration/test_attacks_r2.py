@@ -3,52 +3,61 @@
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import quote
 
 import pytest
+from redis.asyncio import Redis
 
-from projections.projector import Projector
-from projections.store import MemoryStore
-from service.application.bodies import CreateGame
-from service.application.gameplay import Manifest
-from service.audit.receipts import load_signer
-from service.eventstore.migrate import migrate
-from service.problems import Problem
-
-from .apihelp import GAME, pg
+from .apihelp import GAME, assert_problem, auth
+from .serverproc import ServerProcess
 
 pytestmark = pytest.mark.integration
 
 
-def test_another_spelling_of_a_game_id_names_no_game(fresh_database: str) -> None:
+def test_another_spelling_of_a_game_id_names_no_game(server: ServerProcess) -> None:
     """PostgreSQL reads a game id as a UUID (any spelling: upper case, no hyphens, braces,
     ``urn:uuid:``), but Redis keys, the in-process caches and the lazily built views are keyed
     by the string. A read under another spelling was answered (its document's ``id`` that
     spelling) and its "repair" wrote a whole projection record under that key — one per
     spelling, 2^(hex letters) of them for each game: a client could fill Redis with copies of
-    any game. Only the canonical spelling names a game; every other one is 404."""
+    any game. Only the canonical spelling names a game; every other one is 404, on every
+    route and method the OpenAPI document lists with ``{game_id}`` (one guard on the app: a
+    new route cannot forget it)."""
+    with server.client() as client:
+        created = client.post(
+            "/v1/games", json={"game": GAME, "seats": 2, "players": ["a", "b"]}
+        ).json()
+        canonical, token = created["id"], created["seats"][0]["token"]
+        assert client.get(f"/v1/games/{canonical}").status_code == 200
+        spellings = [
+            canonical.upper(),
+            canonical.replace("-", ""),
+            "{" + canonical + "}",
+            "urn:uuid:" + canonical,
+            canonical + " ",
+        ]
+        paths = client.get("/schema/openapi.json").json()["paths"]
+        tried = 0
+        for template, operations in paths.items():
+            if "{game_id}" not in template:
+                continue
+            for method in operations.keys() & {"get", "post", "put", "delete", "patch"}:
+                for spelling in spellings:
+                    path = template.replace("{game_id}", quote(spelling, safe=""))
+                    path = path.replace("{n}", "1").replace("{seat}", "1")
+                    r = client.request(
+                        method, path, headers=auth(token)
+                    )  # no body: the guard runs before its parsing
+                    assert_problem(r, 404, "game.not_found")
+                    tried += 1
+        assert tried >= 17 * len(spellings)  # every game operation (17 today), not a few
+    keys = asyncio.run(_keys(server))
+    assert keys and all(canonical in k for k in keys), keys  # no copy under another spelling
 
-    async def attack() -> None:
-        await migrate(fresh_database)
-        async with pg(fresh_database) as events:
-            store = MemoryStore()
-            reader = lambda g, after: events.read(g, after=after)  # noqa: E731
-            manifest = Manifest(events, Projector(store, reader), await load_signer(events._pool))
-            created = await manifest.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
-            await manifest.projector.drain(timeout=10)
-            canonical = created.id
-            assert await manifest.game_document(canonical, None)  # the game is readable
-            spellings = [
-                canonical.upper(),
-                canonical.replace("-", ""),
-                "{" + canonical + "}",
-                "urn:uuid:" + canonical,
-            ]
-            for spelling in spellings:
-                with pytest.raises(Problem) as caught:
-                    await manifest.game_document(spelling, None)
-                assert (caught.value.status, caught.value.code) == (404, "game.not_found")
-            await manifest.projector.drain(timeout=10)
-            for spelling in spellings:
-                assert await store.version(spelling) is None, spelling  # no copy kept
 
-    asyncio.run(attack())
+async def _keys(server: ServerProcess) -> list[str]:
+    redis = Redis.from_url(server.redis_url)
+    try:
+        return [k.decode() async for k in redis.scan_iter(match=f"{server.prefix}:*")]
+    finally:
+        await redis.aclose()

@@ -11,7 +11,6 @@ from litestar import get
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
-from service.application.games import check_game_id
 from service.application.history import History
 from service.http.schemas import EventsPage, ReplayView
 
@@ -24,19 +23,16 @@ async def get_events(
     after: int = Parameter(default=0, ge=0, le=2**31 - 1),  # versions are int4 in PostgreSQL
     limit: int = Parameter(default=100, ge=1, le=1000),
 ) -> EventsPage:
-    check_game_id(game_id)
     return await history.events(game_id, token, after, limit)
 
 
 @get("/v1/games/{game_id:str}/replay/{n:int}", summary="The view after event n")
 async def get_replay_at(game_id: str, n: int, history: History, token: str | None) -> ReplayView:
-    check_game_id(game_id)
     return await history.replay(game_id, token, n)
 
 
 @get("/v1/games/{game_id:str}/replay", summary="The whole game as NDJSON, one line per event")
 async def get_replay(game_id: str, history: History, token: str | None) -> Stream:
-    check_game_id(game_id)
     lines = history.replay_lines(game_id, token)
     first = await anext(lines, None)  # errors (unknown game, bad token) before the 200 starts
 
@@ -51,7 +47,6 @@ async def get_replay(game_id: str, history: History, token: str | None) -> Strea
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
 async def get_stream(game_id: str, history: History, token: str | None) -> ServerSentEvent:
-    check_game_id(game_id)
     await history.manifest.viewer(game_id, token)  # 401/403 before streaming
     await history.manifest.game_document(game_id, token)  # 404 before streaming
     docs = history.changes(game_id, token)

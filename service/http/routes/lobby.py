@@ -10,7 +10,6 @@ from litestar.params import Parameter
 
 from service.application.bodies import CreateGame, JoinGame
 from service.application.gameplay import Manifest
-from service.application.games import check_game_id
 from service.http.errors import allowed_methods
 from service.http.schemas import CreatedGame, GameList, Joined, SeatRemoved, Started
 from service.problems import Problem
@@ -41,14 +40,12 @@ async def list_games(
 @post("/v1/games/{game_id:str}/join", status_code=200, summary="Take a seat with the invite code")
 async def join_game(game_id: str, data: JoinGame, manifest: Manifest) -> Joined:
     structlog.contextvars.bind_contextvars(game=game_id)
-    check_game_id(game_id)
     return await manifest.join(game_id, data)
 
 
 @post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")
 async def start_game(game_id: str, manifest: Manifest, token: str | None) -> Started:
     structlog.contextvars.bind_contextvars(game=game_id)
-    check_game_id(game_id)
     return await manifest.start(game_id, token)
 
 
