@@ -28,7 +28,7 @@ from service.http import openapi, pictures
 from service.http.errors import exception_handlers
 from service.http.hardening import HardeningMiddleware
 from service.http.limits import QuotaMiddleware, Quotas
-from service.http.routes import ROUTES, game_id_guard
+from service.http.routes import ROUTES
 from service.http.services import Services
 from service.observability import RequestLogMiddleware, configure_logging
 from service.settings import Settings
@@ -159,7 +159,6 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app = Litestar(
         route_handlers=[*ROUTES, *pictures.ROUTES],
         dependencies=services.dependencies(),
-        guards=[game_id_guard],
         before_request=pictures.negotiator(services),
         lifespan=[lifespan],
         middleware=[middleware, quota, hardening],

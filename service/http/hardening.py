@@ -4,6 +4,9 @@ database or a decoder that would fail with a 500.
 :class:`HardeningMiddleware` runs for every routed request, before the handler:
 
 * the query string and the path: percent-decoded, UTF-8, no NUL;
+* a ``{game_id}`` path parameter: the game id in the one spelling the server issues, else 404
+  ``game.not_found`` (:func:`~service.application.games.check_game_id`), for every route at once
+  (a guard would do it too, but litestar copies the handler for each guard call);
 * the ``Idempotency-Key`` header (the one header that is stored): 1–255 visible ASCII characters;
 * the body (when there is one): UTF-8, JSON nested at most ``MANIFEST_MAX_JSON_DEPTH`` deep
   (checked on the bytes, before any decoder recurses), valid JSON, no NUL and no lone surrogate
@@ -28,6 +31,7 @@ from urllib.parse import unquote_to_bytes
 
 import msgspec
 
+from service.application.games import check_game_id
 from service.problems import PROBLEM_JSON, Problem
 
 DEFAULT_MAX_JSON_DEPTH = 32
@@ -152,6 +156,9 @@ class HardeningMiddleware:
         from litestar import Request
 
         check_text(scope["path"], "path")
+        game_id = scope.get("path_params", {}).get("game_id")
+        if game_id is not None:  # every route with {game_id}: a new route cannot forget it
+            check_game_id(game_id)
         if scope.get("query_string"):
             check_query(scope["query_string"])
         for name, value in scope["headers"]:
