@@ -27,7 +27,7 @@ from domain.kernel.svg import SVG_MEDIA_TYPE, notice
 from domain.registry import get_game
 from service.application.gameplay import Manifest
 from service.application.history import History
-from service.http.services import Services, provide_token
+from service.http.services import Services, token_of
 from service.problems import Problem
 
 VIEWER_DIR = Path(__file__).parent / "static" / "viewer"
@@ -73,8 +73,10 @@ async def _board_at(history: History, game_id: str, n: int, token: str | None) -
     summary="The board as the caller may see it, as SVG (seat token optional)",
     media_type=SVG_MEDIA_TYPE,
 )
-async def board_svg(game_id: str, manifest: Manifest, token: str | None) -> Response[bytes]:
-    return await _board_now(manifest, game_id, token)
+async def board_svg(
+    game_id: str, manifest: Manifest, request: Request[Any, Any, Any]
+) -> Response[bytes]:
+    return await _board_now(manifest, game_id, token_of(request))
 
 
 @get(
@@ -82,8 +84,10 @@ async def board_svg(game_id: str, manifest: Manifest, token: str | None) -> Resp
     summary="The board after event n as the caller may see it, as SVG",
     media_type=SVG_MEDIA_TYPE,
 )
-async def replay_svg(game_id: str, n: int, history: History, token: str | None) -> Response[bytes]:
-    return await _board_at(history, game_id, n, token)
+async def replay_svg(
+    game_id: str, n: int, history: History, request: Request[Any, Any, Any]
+) -> Response[bytes]:
+    return await _board_at(history, game_id, n, token_of(request))
 
 
 def wants_svg(accept: str | None) -> bool:
@@ -128,7 +132,7 @@ def negotiator(services: Services) -> Callable[[Request[Any, Any, Any]], Awaitab
             return None
         paths = request.route_handler.paths
         params = request.path_params
-        token = provide_token(request)
+        token = token_of(request)
         if _GAME_PATH in paths:
             return await _board_now(services.manifest(), params["game_id"], token)
         if _REPLAY_PATH in paths:

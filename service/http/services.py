@@ -1,7 +1,11 @@
 """The application objects the handlers work with, handed to them by litestar's dependency
-injection: a handler names ``manifest``, ``history``, ``audits``, ``settings`` or ``token`` as
-a parameter and gets it (:meth:`Services.dependencies`, installed on the app by
+injection: a handler names ``manifest``, ``history``, ``audits`` or ``settings`` as a parameter and
+gets it (:meth:`Services.dependencies`, installed on the app by
 :func:`service.http.app.create_app`).
+The caller's token is read from the request by :func:`token_of`: not a dependency, because
+litestar resolves two dependencies of one handler in an anyio task group (a task per
+dependency per request: ~8% of a worker's CPU under load, py-spy), and a handler needs one
+service besides.
 
 The objects are built by the app's lifespan, once PostgreSQL and Redis answer, and put here
 (:meth:`Services.start`); nothing reads them from ``app.state``."""
@@ -24,7 +28,7 @@ class NotStarted(RuntimeError):
     """A handler ran before the lifespan built the application (or after it stopped)."""
 
 
-def provide_token(request: Request[Any, Any, Any]) -> str | None:
+def token_of(request: Request[Any, Any, Any]) -> str | None:
     """The bearer token of the request's ``Authorization`` header (None: no token)."""
     return bearer(request.headers.get("authorization"))
 
@@ -75,5 +79,4 @@ class Services:
             "history": Provide(self.history, sync_to_thread=False),
             "audits": Provide(self.audits, sync_to_thread=False),
             "settings": Provide(self.current_settings, sync_to_thread=False),
-            "token": Provide(provide_token, sync_to_thread=False),
         }

@@ -13,6 +13,7 @@ from service.application.history import History
 from service.audit.exportfile import encode_export
 from service.audit.receipts import published_keys
 from service.http.schemas import DisputeFile, Keys
+from service.http.services import token_of
 
 JSON = "application/json"
 
@@ -31,16 +32,20 @@ async def get_audit(
 
 
 @get("/v1/games/{game_id:str}/audit/{n:int}", summary="The dispute file of event n")
-async def get_dispute(game_id: str, n: int, history: History, token: str | None) -> DisputeFile:
-    return await history.dispute(game_id, n, token)
+async def get_dispute(
+    game_id: str, n: int, history: History, request: Request[Any, Any, Any]
+) -> DisputeFile:
+    return await history.dispute(game_id, n, token_of(request))
 
 
 @get(
     "/v1/games/{game_id:str}/export",
     summary="The whole game as one file for `manifest verify` (redacted for the caller)",
 )
-async def get_export(game_id: str, history: History, token: str | None) -> Response[bytes]:
-    exported = await history.export(game_id, token)
+async def get_export(
+    game_id: str, history: History, request: Request[Any, Any, Any]
+) -> Response[bytes]:
+    exported = await history.export(game_id, token_of(request))
     # the bytes `manifest export` writes: hashes and seed in hex, as everywhere in the API
     return Response(content=encode_export(exported), media_type=JSON)
 

@@ -7,33 +7,36 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
-from litestar import get
+from litestar import Request, get
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from service.application.history import History
 from service.http.schemas import EventsPage, ReplayView
+from service.http.services import token_of
 
 
 @get("/v1/games/{game_id:str}/events", summary="The game's events (redacted while it is live)")
 async def get_events(
     game_id: str,
     history: History,
-    token: str | None,
+    request: Request[Any, Any, Any],
     after: int = Parameter(default=0, ge=0, le=2**31 - 1),  # versions are int4 in PostgreSQL
     limit: int = Parameter(default=100, ge=1, le=1000),
 ) -> EventsPage:
-    return await history.events(game_id, token, after, limit)
+    return await history.events(game_id, token_of(request), after, limit)
 
 
 @get("/v1/games/{game_id:str}/replay/{n:int}", summary="The view after event n")
-async def get_replay_at(game_id: str, n: int, history: History, token: str | None) -> ReplayView:
-    return await history.replay(game_id, token, n)
+async def get_replay_at(
+    game_id: str, n: int, history: History, request: Request[Any, Any, Any]
+) -> ReplayView:
+    return await history.replay(game_id, token_of(request), n)
 
 
 @get("/v1/games/{game_id:str}/replay", summary="The whole game as NDJSON, one line per event")
-async def get_replay(game_id: str, history: History, token: str | None) -> Stream:
-    lines = history.replay_lines(game_id, token)
+async def get_replay(game_id: str, history: History, request: Request[Any, Any, Any]) -> Stream:
+    lines = history.replay_lines(game_id, token_of(request))
     first = await anext(lines, None)  # errors (unknown game, bad token) before the 200 starts
 
     async def body() -> AsyncIterator[bytes]:
@@ -46,7 +49,10 @@ async def get_replay(game_id: str, history: History, token: str | None) -> Strea
 
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
-async def get_stream(game_id: str, history: History, token: str | None) -> ServerSentEvent:
+async def get_stream(
+    game_id: str, history: History, request: Request[Any, Any, Any]
+) -> ServerSentEvent:
+    token = token_of(request)
     await history.manifest.viewer(game_id, token)  # 401/403 before streaming
     await history.manifest.game_document(game_id, token)  # 404 before streaming
     docs = history.changes(game_id, token)

@@ -12,6 +12,7 @@ from service.application.bodies import CreateGame, JoinGame
 from service.application.gameplay import Manifest
 from service.http.errors import allowed_methods
 from service.http.schemas import CreatedGame, GameList, Joined, SeatRemoved, Started
+from service.http.services import token_of
 from service.problems import Problem
 
 
@@ -44,9 +45,9 @@ async def join_game(game_id: str, data: JoinGame, manifest: Manifest) -> Joined:
 
 
 @post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")
-async def start_game(game_id: str, manifest: Manifest, token: str | None) -> Started:
+async def start_game(game_id: str, manifest: Manifest, request: Request[Any, Any, Any]) -> Started:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return await manifest.start(game_id, token)
+    return await manifest.start(game_id, token_of(request))
 
 
 @delete(
@@ -55,12 +56,12 @@ async def start_game(game_id: str, manifest: Manifest, token: str | None) -> Sta
     summary="Remove a joined player before the start (host token)",
 )
 async def delete_seat(
-    game_id: str, seat: int, manifest: Manifest, token: str | None
+    game_id: str, seat: int, manifest: Manifest, request: Request[Any, Any, Any]
 ) -> SeatRemoved:
-    """The seat reopens and the removed player's token stops working
+    """The seat reopens and the removed player's token_of(request) stops working
     (``Manifest.remove_seat``)."""
     structlog.contextvars.bind_contextvars(game=game_id)
-    return await manifest.remove_seat(game_id, token, seat)
+    return await manifest.remove_seat(game_id, token_of(request), seat)
 
 
 @route("/v1/games", http_method=["OPTIONS"], include_in_schema=False, status_code=204)

@@ -12,6 +12,7 @@ from service.application.bodies import CommandBody, MessageBody
 from service.application.gameplay import Manifest
 from service.application.queries import QueryBody
 from service.http.schemas import CommandAnswer, MessageAnswer, QueryAnswer
+from service.http.services import token_of
 
 JSON = "application/json"
 
@@ -22,15 +23,19 @@ def stored(body: bytes) -> Response[bytes]:
 
 
 @get("/v1/games/{game_id:str}", summary="The game as the caller may see it (seat token optional)")
-async def get_game(game_id: str, manifest: Manifest, token: str | None) -> Response[bytes]:
+async def get_game(
+    game_id: str, manifest: Manifest, request: Request[Any, Any, Any]
+) -> Response[bytes]:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return stored(await manifest.game_document(game_id, token))
+    return stored(await manifest.game_document(game_id, token_of(request)))
 
 
 @get("/v1/games/{game_id:str}/legal", summary="Every legal command for the caller's seat")
-async def get_legal(game_id: str, manifest: Manifest, token: str | None) -> Response[bytes]:
+async def get_legal(
+    game_id: str, manifest: Manifest, request: Request[Any, Any, Any]
+) -> Response[bytes]:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return stored(await manifest.legal_document(game_id, token))
+    return stored(await manifest.legal_document(game_id, token_of(request)))
 
 
 @post("/v1/games/{game_id:str}/commands", status_code=200, summary="Send a command (seat token)")
@@ -39,19 +44,18 @@ async def post_command(
     game_id: str,
     data: CommandBody,
     manifest: Manifest,
-    token: str | None,
 ) -> CommandAnswer:
     key = request.headers.get("idempotency-key")  # checked by service.http.hardening
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
-    return await manifest.command(game_id, token, data, key)
+    return await manifest.command(game_id, token_of(request), data, key)
 
 
 @post("/v1/games/{game_id:str}/messages", status_code=200, summary="Table talk (seat token)")
 async def post_message(
-    game_id: str, data: MessageBody, manifest: Manifest, token: str | None
+    game_id: str, data: MessageBody, manifest: Manifest, request: Request[Any, Any, Any]
 ) -> MessageAnswer:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return await manifest.message(game_id, token, data)
+    return await manifest.message(game_id, token_of(request), data)
 
 
 @post(
@@ -60,10 +64,10 @@ async def post_message(
     summary="Ask a question about the current state (nothing is appended)",
 )
 async def post_query(
-    game_id: str, data: QueryBody, manifest: Manifest, token: str | None
+    game_id: str, data: QueryBody, manifest: Manifest, request: Request[Any, Any, Any]
 ) -> QueryAnswer:
     structlog.contextvars.bind_contextvars(game=game_id, query=str(data.query.get("type"))[:64])
-    return await manifest.query(game_id, token, data)
+    return await manifest.query(game_id, token_of(request), data)
 
 
 ROUTES: list[Any] = [get_game, get_legal, post_command, post_message, post_query]
