@@ -4,6 +4,7 @@ handler bound (``structlog.contextvars``)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import time
@@ -55,6 +56,25 @@ def route_of(path: str) -> str:
     return _NUMBER.sub("/{n}", _ID.sub("{id}", path))
 
 
+_PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
+
+
+@functools.cache  # one entry per route of the app
+def route_label(template: str) -> str:
+    """The route label of a routed request, from litestar's path template: the same label
+    :func:`route_of` gives its paths (``/v1/games/{id}/replay/{n}``), with no regex over the
+    path on each request and no label a client can invent."""
+    return _PARAM.sub(
+        lambda m: "{id}" if m[1] == "game_id" else "{n}" if m[2] == "int" else "{" + m[1] + "}",
+        template,
+    )
+
+
+@functools.cache  # bounded: routed methods × routes × statuses
+def _observers(method: str, route: str, status: int) -> tuple[Any, Any]:
+    return REQUESTS.labels(method, route, str(status)), LATENCY.labels(route)
+
+
 def metrics_body() -> tuple[bytes, str]:
     return generate_latest(), CONTENT_TYPE_LATEST
 
@@ -92,9 +112,11 @@ class RequestLogMiddleware:
             await self.app(scope, receive, send_with_id)
         finally:
             elapsed = time.perf_counter() - started
-            route = route_of(scope["path"])
-            REQUESTS.labels(scope["method"], route, str(status)).inc()
-            LATENCY.labels(route).observe(elapsed)
+            template = scope.get("path_template")
+            route = route_label(template) if template else route_of(scope["path"])
+            count, latency = _observers(scope["method"], route, status)
+            count.inc()
+            latency.observe(elapsed)
             if self.access_log:
                 self.log.info(
                     "request",

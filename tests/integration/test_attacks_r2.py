@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import uuid
 from urllib.parse import quote
 
 import pytest
@@ -61,3 +63,26 @@ async def _keys(server: ServerProcess) -> list[str]:
         return [k.decode() async for k in redis.scan_iter(match=f"{server.prefix}:*")]
     finally:
         await redis.aclose()
+
+
+def test_metrics_labels_are_routes_not_paths(server: ServerProcess) -> None:
+    """The request metrics are labelled by route: a client sending many paths (game ids,
+    numbers, unknown games, unrouted paths) adds no label of its own — each label is a
+    server memory cell for as long as the process lives."""
+    with server.client() as client:
+        created = client.post(
+            "/v1/games", json={"game": GAME, "seats": 2, "players": ["a", "b"]}
+        ).json()
+        game_id = created["id"]
+        for n in range(1, 4):
+            client.get(f"/v1/games/{game_id}/replay/{n}")
+        for i in range(20):
+            client.get(f"/v1/games/{uuid.uuid4()}")  # 404: unknown games
+            client.get(f"/v1/games/nothing-{i}/legal")  # routed, then 404: not a game id
+            client.get(f"/v1/rules/nothing-{i}/assets/map")  # routed, then 404: no such game
+            client.get(f"/v1/nothing-{i}")  # not routed
+        metrics = client.get("/metrics").text
+    routes = set(re.findall(r'manifest_http_requests_total\{[^}]*route="([^"]*)"', metrics))
+    assert "/v1/games/{id}/replay/{n}" in routes and "/v1/games/{id}" in routes, routes
+    assert not any(game_id in r or "nothing" in r for r in routes), routes
+    assert len(routes) < 10, routes
