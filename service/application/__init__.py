@@ -4,4 +4,6 @@ changes (:mod:`service.application.history`), queries and tokens, and how depend
 faults become honest answers (:mod:`service.application.faults`). Commands are decided by the
 pure :mod:`service.application.ruling` on the platform table (:mod:`domain.platform`). The
 answers are msgspec Structs (:mod:`service.application.answers`), sent by the HTTP edge as they
-are."""
+are. A game id reaches the application in the one spelling the server issues: the edge refuses
+any other (:func:`service.application.games.check_game_id`, called once for every route by
+:class:`service.http.hardening.HardeningMiddleware`)."""
