@@ -25,10 +25,14 @@ class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
 
 class Queries(Games):
     async def query(self, game_id: str, token: str | None, body: QueryBody) -> QueryAnswer:
-        """The game's answer to ``body`` on the current state (the cached table: asking never
-        changes it), as the token's seat or as a spectator."""
+        """The game's answer to ``body`` on the stored state (asking never changes it), as the
+        token's seat or as a spectator. The state is this process's table only when it is at
+        the stored (version, head): another instance may have recorded a move since."""
         who = await self.viewer(game_id, token)
-        _, table = await self.current(game_id)
+        stored = await self.store.version_head(game_id)
+        if stored is None or stored[0] == 0:
+            raise Problem(404, "game.not_found", f"no game {game_id}")
+        table = await self._stored_table(game_id, stored[1], stored[0])
         if table.status == "open" or table.state is None:
             raise Problem(
                 409, "game.not_started", "the game has not started: seats are still open"

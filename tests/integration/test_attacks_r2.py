@@ -10,7 +10,15 @@ from urllib.parse import quote
 import pytest
 from redis.asyncio import Redis
 
-from .apihelp import GAME, assert_problem, auth
+from projections.projector import Projector
+from projections.store import MemoryStore
+from service.application.bodies import CommandBody, CreateGame
+from service.application.gameplay import Manifest
+from service.application.queries import QueryBody
+from service.audit.receipts import load_signer
+from service.eventstore.migrate import migrate
+
+from .apihelp import GAME, assert_problem, auth, pg
 from .serverproc import ServerProcess
 
 pytestmark = pytest.mark.integration
@@ -86,3 +94,39 @@ def test_metrics_labels_are_routes_not_paths(server: ServerProcess) -> None:
     assert "/v1/games/{id}/replay/{n}" in routes and "/v1/games/{id}" in routes, routes
     assert not any(game_id in r or "nothing" in r for r in routes), routes
     assert len(routes) < 10, routes
+
+
+def test_a_query_answers_on_the_stored_state_not_a_stale_cached_one(fresh_database: str) -> None:
+    """Two instances serve one game. Instance A answers a query (and keeps the table), B
+    records a move; A's next answer must be on the state after that move — its version the
+    stored one — not on the table A had cached (a view older than an acknowledged move)."""
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with pg(fresh_database) as events:
+            signer = await load_signer(events._pool)
+
+            def instance() -> Manifest:
+                reader = lambda g, after: events.read(g, after=after)  # noqa: E731
+                return Manifest(events, Projector(MemoryStore(), reader), signer)
+
+            a, b = instance(), instance()
+            created = await a.create(
+                CreateGame(game="empire-builder", seats=2, players=["ann", "bob"])
+            )
+            me = created.to_act[0]
+            token = created.seats[me].token
+            plan = QueryBody(query={"type": "plan", "to": "Denver"})
+            before = await a.query(created.id, token, plan)
+            assert before.version == created.version
+            path = before.answer["path"]
+            problem = before.answer["problem"]
+            head = path if problem is None else path[: problem["step"]]
+            survey = await b.query(created.id, token, QueryBody({"type": "survey", "path": head}))
+            build = {"type": "build", "path": head, "cost": survey.answer["cost"]}
+            moved = await b.command(created.id, token, CommandBody(build), None)
+            assert moved.version > created.version
+            after = await a.query(created.id, token, plan)
+            assert after.version == moved.version
+
+    asyncio.run(run())
