@@ -96,6 +96,17 @@ class Faults:
         problem.headers["Retry-After"] = str(self.retry_after)
         return problem
 
+    def contention(self, tries: int) -> Problem:
+        """The 503 of a command whose game moved on under each of its ``tries`` decisions."""
+        problem = Problem(
+            503,
+            "version.contention",
+            f"the game kept changing while this command was decided ({tries} tries); "
+            "nothing was recorded: send it again",
+        )
+        problem.headers["Retry-After"] = str(self.retry_after)
+        return problem
+
     def problem(self, error: BaseException, kind: str) -> Problem | None:
         """The 503 for ``error`` if it is a dependency failure, else None. ``kind``:
         ``command`` (may have been recorded: resend with its key), ``write`` (another write,

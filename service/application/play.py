@@ -98,9 +98,7 @@ class Play(Games):
                     continue
                 COMMANDS.labels(game=game, outcome="accepted").inc()
                 return answer
-            raise Problem(
-                503, "version.contention", "the game kept changing while this command was decided"
-            )
+            raise self.faults.contention(_RETRIES)
         except Problem as problem:
             COMMANDS.labels(game=game, outcome=problem.code).inc()
             raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -14,9 +15,11 @@ from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
+from service.application.play import _Stale
 from service.application.queries import QueryBody
 from service.audit.receipts import load_signer
 from service.eventstore.migrate import migrate
+from service.problems import Problem
 
 from .apihelp import GAME, assert_problem, auth, pg
 from .serverproc import ServerProcess
@@ -128,5 +131,38 @@ def test_a_query_answers_on_the_stored_state_not_a_stale_cached_one(fresh_databa
             assert moved.version > created.version
             after = await a.query(created.id, token, plan)
             assert after.version == moved.version
+
+    asyncio.run(run())
+
+
+def test_a_command_that_loses_every_race_is_a_503_with_retry_after(fresh_database: str) -> None:
+    """A command re-decided because its game moved on, every time, ends in 503
+    ``version.contention`` — with ``Retry-After``, as every 503 (it had none), and nothing
+    recorded. The races are forced: each decision finds the game moved (the state it read is
+    dropped and read again from PostgreSQL, as after a real lost race)."""
+
+    class Racing(Manifest):
+        async def _decide_and_append(self, *args: object, **kwargs: object) -> Any:
+            self.tries += 1
+            raise _Stale
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with pg(fresh_database) as events:
+            reader = lambda g, after: events.read(g, after=after)  # noqa: E731
+            manifest = Racing(
+                events, Projector(MemoryStore(), reader), await load_signer(events._pool)
+            )
+            manifest.tries = 0
+            created = await manifest.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
+            token = created.seats[created.to_act[0]].token
+            with pytest.raises(Problem) as caught:
+                await manifest.command(created.id, token, CommandBody({"type": "end_turn"}), "k1")
+            problem = caught.value
+            assert (problem.status, problem.code) == (503, "version.contention")
+            assert problem.headers["Retry-After"] == str(manifest.faults.retry_after)
+            assert manifest.tries > 1  # re-decided, not refused at once
+            row = await events.get_game(created.id)
+            assert row is not None and row.version == created.version  # nothing recorded
 
     asyncio.run(run())
