@@ -308,6 +308,7 @@ async def settle_and_verify(
 
 async def readyz(client: httpx.AsyncClient) -> tuple[int, dict[str, Any]]:
     r = await client.get("/readyz")
+    assert r.status_code == 200 or r.headers.get("retry-after"), r.headers  # every 503 has one
     return r.status_code, r.json()["checks"]
 
 

@@ -44,6 +44,7 @@ async def readyz(manifest: Manifest, settings: Settings) -> Response[Readiness]:
     return Response(
         content=Readiness(status="ready" if ok else "unavailable", checks=checks),
         status_code=200 if ok else 503,
+        headers=None if ok else {"Retry-After": str(settings.retry_after)},
     )
 
 
