@@ -76,9 +76,7 @@ def test_docs_api_names_every_path() -> None:
     """``docs/api.md`` is the project's copy of the contract: it names every documented path."""
     text = (ROOT / "docs" / "api.md").read_text()
     missing = [
-        p
-        for p in _document()["paths"]
-        if not re.search(re.escape(_plain(p)) + r"(?![\w/{])", text)
+        p for p in _document()["paths"] if not re.search(re.escape(_plain(p)) + r"(?![\w/{])", text)
     ]
     assert not missing, missing
 
@@ -100,10 +98,19 @@ def test_405_names_the_allowed_methods(server: ServerProcess) -> None:
         assert r.status_code == 405 and r.headers["allow"] == "OPTIONS, POST"
 
 
-def test_schemathesis_finds_nothing(server: ServerProcess) -> None:
-    """Every check, every phase (examples, coverage, fuzzing, stateful: links from created
-    games), ``MAX_EXAMPLES`` per operation, a fixed seed; the server's quotas are out of the
-    way (``serverproc``). Configuration and hooks: ``tests/integration/schemathesis/``."""
+@pytest.mark.parametrize(
+    "phases",
+    [
+        "examples,coverage,stateful",
+        # fuzzing after coverage (~40 s in all): CI's run, not the quick one
+        pytest.param("examples,coverage,fuzzing,stateful", marks=pytest.mark.slow),
+    ],
+)
+def test_schemathesis_finds_nothing(server: ServerProcess, phases: str) -> None:
+    """Every check, every phase (examples, coverage, stateful: links from created games; and
+    fuzzing too in the ``slow`` run), ``MAX_EXAMPLES`` per operation, a fixed seed; the server's
+    quotas are out of the way (``serverproc``). Configuration and hooks:
+    ``tests/integration/schemathesis/``."""
     assert httpx.get(server.url + "/schema/openapi.json", timeout=10).status_code == 200
     env = {**os.environ, "SCHEMATHESIS_HOOKS": "hooks", "PYTHONPATH": str(HERE)}
     result = subprocess.run(
@@ -123,6 +130,8 @@ def test_schemathesis_finds_nothing(server: ServerProcess) -> None:
             "5",
             "--generation-database",
             "none",
+            "--phases",
+            phases,
             "--no-color",
         ],
         cwd=HERE,
