@@ -11,7 +11,7 @@ import pytest
 from .apihelp import auth, create_started, tokens_of
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 def test_command_answer_carries_to_act_and_the_seats_legal_commands(

@@ -43,7 +43,7 @@ from .apihelp import (
 )
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 # --- 1. a whole game over HTTP ---------------------------------------------------------------
@@ -865,6 +865,7 @@ def _fuzz_body(rng: random.Random, legal: list[dict[str, Any]], i: int) -> bytes
 
 
 # --- 7. lobby --------------------------------------------------------------------------------
+@pytest.mark.own_server  # lists every game of its database
 def test_lobby_listing_joining_and_messages(server: ServerProcess) -> None:
     """The game list (filters, pages), joining (invite code, seats, full games) and table talk
     seen only by its addressees."""

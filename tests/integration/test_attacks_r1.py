@@ -14,7 +14,7 @@ from domain.registry import get_game
 from .apihelp import auth
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 def test_a_kept_draft_card_stays_hidden_in_the_recorded_command(server: ServerProcess) -> None:

@@ -24,7 +24,7 @@ from service.problems import Problem
 from .apihelp import GAME, assert_problem, auth, pg
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 def test_another_spelling_of_a_game_id_names_no_game(server: ServerProcess) -> None:
@@ -76,6 +76,7 @@ async def _keys(server: ServerProcess) -> list[str]:
         await redis.aclose()
 
 
+@pytest.mark.own_server  # reads every route's metric labels
 def test_metrics_labels_are_routes_not_paths(server: ServerProcess) -> None:
     """The request metrics are labelled by route: a client sending many paths (game ids,
     numbers, unknown games, unrouted paths) adds no label of its own — each label is a

@@ -16,7 +16,7 @@ from domain.registry import get_game
 from .apihelp import auth, pg
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 GAME = "cargo-empire"
 
 

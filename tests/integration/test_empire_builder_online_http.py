@@ -19,7 +19,7 @@ from domain.registry import get_game
 from .apihelp import assert_problem, auth, pg
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 GAME = "empire-builder"
 FLOOD = next(e for e in EVENTS if e.name == "Mississippi flood")
 AREAS = frozenset().union(*(e.area for e in EVENTS))

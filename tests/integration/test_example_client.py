@@ -14,7 +14,7 @@ from examples.client import ApiError, ManifestClient
 
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 # The CARGO game is the long one (a minute on a busy two-core machine): it runs in the full run

@@ -16,7 +16,7 @@ from service.audit.evidence import Evidence
 from .apihelp import auth, pg
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 def test_serve_logs_the_address_it_listens_on(fresh_database: str, redis_url: str) -> None:

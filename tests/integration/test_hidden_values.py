@@ -537,7 +537,8 @@ def test_a_canonical_form_1_game_still_audits_and_verifies(server: ServerProcess
 async def _form_1(server: ServerProcess) -> None:
     async with in_process(server) as manifest, server.async_client(timeout=30) as client:
         manifest.canonical = 1
-        created = await _create(manifest, "jolly-cargo")
+        # Cargo Empire: hidden cards and cities to commit to, and a finished game in ~40 commands
+        created = await _create(manifest, "cargo-empire")
         game_id = created["id"]
         await _play(manifest, created, random.Random(4), None)
         clear = await _clear(server, game_id)
@@ -553,8 +554,8 @@ async def _form_1(server: ServerProcess) -> None:
         assert verified["ok"] is True, verified["problems"]
         assert verified["chain"]["unverified"] == [whisper.version]
         # an edited event is still caught offline
-        victim = next(e for e in haul.export.events if e.type == "workers_moved")
-        tampered = _replace(haul.export, victim.version, data={**victim.data, "points": [9, 9, 9]})
+        victim = next(e for e in haul.export.events if e.type == "delivered")
+        tampered = _replace(haul.export, victim.version, data={**victim.data, "destination": "X"})
         assert verify_export(tampered)["chain"]["first_bad"] == victim.version
 
 

@@ -21,7 +21,7 @@ from .apihelp import GAME, RANDOM_CRATES, assert_problem, auth, create_started, 
 from .historyhelp import in_process
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 JSON_CT = {"content-type": "application/json"}
 
 
@@ -329,6 +329,7 @@ def test_oversized_headers_are_refused_before_they_are_read(server: ServerProces
     assert r.status_code == 200
 
 
+@pytest.mark.own_server  # lists every game of its database
 def test_a_failed_creation_leaves_no_game_behind(server: ServerProcess) -> None:
     """Creation is one transaction: a failure after the game row, seats and events were
     written (here, while starting it) leaves no row in any table."""

@@ -12,7 +12,7 @@ import pytest
 from .apihelp import assert_problem, auth
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 def test_invited_names_join_and_the_host_removes_a_player(server: ServerProcess) -> None:

@@ -22,7 +22,7 @@ from service.settings import Settings
 
 from .serverproc import ROOT, ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 HERE = Path(__file__).resolve().parent / "schemathesis"
 #: examples per operation and phase: enough to reach every route and status, under ~90 s here
 MAX_EXAMPLES = 5

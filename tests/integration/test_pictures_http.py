@@ -20,7 +20,7 @@ from service.problems import Problem
 from .apihelp import assert_problem, auth
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 SVG = "image/svg+xml"
 BROWSER_IMG_ACCEPT = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
 

@@ -13,7 +13,7 @@ from domain.empire_builder.board import MAP
 from .apihelp import assert_problem, auth
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 GAME = "empire-builder"
 
 
