@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,8 +12,9 @@ from tests.support import budget
 
 
 class _Item:
-    def __init__(self, name: str, slow: bool) -> None:
+    def __init__(self, name: str, slow: bool, folder: str = "domain") -> None:
         self.name, self.slow = name, slow
+        self.path = Path("tests", folder, f"test_{name}.py")
 
     def get_closest_marker(self, name: str) -> object | None:
         return object() if name == "slow" and self.slow else None
@@ -64,3 +66,18 @@ def test_properties_run_every_example_in_ci_and_a_quarter_locally(
     assert budget.examples(40) == 10 and budget.examples(8) == 5
     monkeypatch.setenv("CI", "true")
     assert budget.examples(40) == 40 and budget.examples(300) == 300
+
+
+def test_long_folders_run_first_in_a_stable_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Integration and fault files first, so the short domain files fill in at the end of a
+    run spread over processes (a long file started last would run alone)."""
+    monkeypatch.setenv("CI", "true")
+    items: list[Any] = [
+        _Item("a", False),
+        _Item("b", False, "integration"),
+        _Item("c", False, "service"),
+        _Item("d", False, "faults"),
+        _Item("e", False, "integration"),
+    ]
+    conftest.pytest_collection_modifyitems(_Config(""), items)  # type: ignore[arg-type]
+    assert [i.name for i in items] == ["b", "d", "e", "a", "c"]

@@ -222,6 +222,7 @@ CLIENTS = 32
 ATTEMPTS = 400
 
 
+@pytest.mark.slow  # the two-worker twin below runs the same race in the quick run
 def test_32_concurrent_clients_on_one_game(server: ServerProcess) -> None:
     """32 clients race on one game with current, stale and deliberately old versions.
 
