@@ -323,23 +323,27 @@ async def _two_instances(a: ServerProcess, b: ServerProcess, rng: random.Random)
 
 
 # --- 8. seeking folds at most one snapshot interval ---------------------------------------------
-SEEKS = [1, 2, 99, 100, 101, 199, 2345, 4999, 5000]
+SEEKS = [1, 2, 99, 100, 101, 199, 999, 1000, 2345, 4999, 5000]
 
 
-def test_seek_in_a_long_game_folds_at_most_one_interval(server: ServerProcess) -> None:
-    """A game of more than 5,000 events (two bots ending their turns, through the real append
-    path in-process). ``GET /replay/{n}`` for many n answers with ``folded`` ≤ 100 and the
-    view folded from PostgreSQL; after the Redis snapshots are wiped, a seek still answers
+@pytest.mark.parametrize(
+    "length",
+    [1050, pytest.param(5050, marks=pytest.mark.slow)],  # ten intervals; fifty in CI
+)
+def test_seek_in_a_long_game_folds_at_most_one_interval(server: ServerProcess, length: int) -> None:
+    """A game of more than ``length`` events (two bots ending their turns, through the real
+    append path in-process). ``GET /replay/{n}`` for many n answers with ``folded`` ≤ 100 and
+    the view folded from PostgreSQL; after the Redis snapshots are wiped, a seek still answers
     right (rebuilding them) and the next seeks again fold ≤ 100."""
-    asyncio.run(_long_game_seeks(server, random.Random(3)))
+    asyncio.run(_long_game_seeks(server, random.Random(3), length))
 
 
-async def _long_game_seeks(server: ServerProcess, rng: random.Random) -> None:
+async def _long_game_seeks(server: ServerProcess, rng: random.Random, length: int) -> None:
     async with in_process(server) as manifest:
         created = await create(manifest)
         game_id, tokens = created["id"], tokens_of(created)
         version = created["version"]
-        while version < 5050:
+        while version < length:
             response = await bot_command(manifest, game_id, tokens, rng, mostly_end_turn)
             assert response is not None, "the game ended early"
             version = response["version"]
@@ -353,7 +357,9 @@ async def _long_game_seeks(server: ServerProcess, rng: random.Random) -> None:
             stored = await store.read(game_id)
             assert len(stored) == version
             extra = rng.sample(range(1, version + 1), 25)
-            targets = sorted({*SEEKS, *extra, version})
+            last = version // SNAPSHOT_EVERY * SNAPSHOT_EVERY  # the last snapshot's event
+            seeks = {*(n for n in SEEKS if n <= version), version // 2, last - 1, last, version}
+            targets = sorted({*seeks, *extra})
             expected = _reference_views(game_id, stored, targets)
 
             async def seek(n: int) -> None:
@@ -372,10 +378,10 @@ async def _long_game_seeks(server: ServerProcess, rng: random.Random) -> None:
             assert wiped
             await redis.delete(*wiped)
             assert await redis.hlen(snap_key) == 0
-            await seek(4999)  # rebuilds the snapshots below it
+            await seek(last - 1)  # rebuilds the snapshots below it
             rebuilt = sorted(int(k) for k in await redis.hkeys(snap_key))
-            assert rebuilt == list(range(SNAPSHOT_EVERY, 4901, SNAPSHOT_EVERY))
-            for n in (2345, 5000, version, 1, 101):
+            assert rebuilt == list(range(SNAPSHOT_EVERY, last - SNAPSHOT_EVERY + 1, SNAPSHOT_EVERY))
+            for n in (version // 2, last, version, 1, 101):
                 await seek(n)
             assert await redis.hlen(snap_key) == version // SNAPSHOT_EVERY
     finally:
