@@ -16,8 +16,9 @@ from domain.registry import AnyGame
 from service.application.answers import (
     ChainProof,
     Check,
-    CommandDocument,
-    EventDocument,
+    DisputeFile,
+    Inclusion,
+    Receipt,
     StateBefore,
 )
 from service.application.redaction import (
@@ -41,19 +42,6 @@ class Disputed(msgspec.Struct, frozen=True):
     last: int
 
 
-class DisputeParts(msgspec.Struct):
-    """A dispute file but its ``game``, ``inclusion`` and ``receipt`` (added by
-    :meth:`service.application.history.History.dispute`)."""
-
-    version: int
-    command: CommandDocument | None
-    state_before: StateBefore
-    checks: list[Check]
-    events: list[EventDocument]
-    chain: ChainProof
-    rejected_before: list[CommandDocument]
-
-
 def disputed(commands: list[CommandRecord], event: StoredEvent) -> Disputed:
     command = next((c for c in commands if c.id == event.command_id), None)
     first = command.first_version if command and command.first_version else event.version
@@ -72,10 +60,12 @@ def dispute_file(
     keys: Keys,
     caller: int | None,
     live: bool,
-) -> DisputeParts:
-    """The dispute file of event ``n`` for ``caller`` (a seat, or None: anyone), but its
-    ``game``, ``inclusion`` and ``receipt``. While the game is live it shows only what the
-    caller may see (no full state, events and canonical bytes redacted)."""
+    proof: Inclusion,
+    receipt: Receipt,
+) -> DisputeFile:
+    """The dispute file of event ``n`` for ``caller`` (a seat, or None: anyone), with event
+    ``n``'s inclusion ``proof`` and the game's ``receipt``. While the game is live it shows only
+    what the caller may see (no full state, events and canonical bytes redacted)."""
     command, first = of.command, of.first
     decision = events[first - 1 : of.last]
     shown_events = [event_for(rules, e, caller, not live, keys) for e in decision]
@@ -89,7 +79,8 @@ def dispute_file(
     event = events[n - 1]
     disclose = event.public is not None or not withholds(event, rules, caller, not live)
     secret = secret_commands(decision, rules, caller, not live)
-    return DisputeParts(
+    return DisputeFile(
+        game=events[n - 1].game_id,
         version=n,
         command=None
         if command is None
@@ -98,6 +89,8 @@ def dispute_file(
         checks=checks(before, command, decision, seed, first, live),
         events=shown_events,
         chain=chain_proof(events, n, disclose),
+        inclusion=proof,
+        receipt=receipt,
         rejected_before=[
             command_json(redacted_command(c, caller, not live, by_id, set()))
             for c in rejected_before(commands, command)

@@ -68,9 +68,7 @@ class History:
         return row, seat, SPECTATOR if seat is None else seat_viewer(seat)
 
     # --- events and replay -------------------------------------------------------------------
-    async def events(
-        self, game_id: str, token: str | None, after: int, limit: int
-    ) -> EventsPage:
+    async def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventsPage:
         row, seat, _ = await self._caller(game_id, token)
         limit = max(1, min(limit, MAX_PAGE))
         after = max(0, after)
@@ -197,21 +195,23 @@ class History:
         rules = (await self._table_for_redaction(game_id)).rules
         keys = await self.manifest.keys(game_id)
         live = row.status != "finished"
-        body = dispute_file(n, events, commands, seed, of, before, rules, keys, caller, live)
         tree = self.trees.tree(game_id, [bytes(e.hash) for e in events])
         # event n's O(log n) inclusion proof under a signed tree head (service.audit.treeheads)
         proof = inclusion(self.manifest.signer, game_id, tree, n, bytes(events[-1].hash))
-        return DisputeFile(
-            game=game_id,
-            version=body.version,
-            command=body.command,
-            state_before=body.state_before,
-            checks=body.checks,
-            events=body.events,
-            chain=body.chain,
-            inclusion=msgspec.convert(proof, Inclusion),
-            receipt=Receipt(**self.manifest.signer.receipt(game_id, row.version, row.head.hex())),
-            rejected_before=body.rejected_before,
+        receipt = Receipt(**self.manifest.signer.receipt(game_id, row.version, row.head.hex()))
+        return dispute_file(
+            n,
+            events,
+            commands,
+            seed,
+            of,
+            before,
+            rules,
+            keys,
+            caller,
+            live,
+            msgspec.convert(proof, Inclusion),
+            receipt,
         )
 
     # --- live --------------------------------------------------------------------------------
