@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any
 
 from litestar import Request, Response, get
+from litestar.params import FromPath
 
 from domain.kernel import UnknownGame
 from domain.registry import get_game
@@ -24,7 +25,9 @@ def _etag(game: str, name: str) -> str:
     "/v1/rules/{game:str}/assets/{name:str}",
     summary="A game's static data (e.g. the Empire Builder map), cacheable by its ETag",
 )
-async def get_asset(request: Request[Any, Any, Any], game: str, name: str) -> Response[bytes]:
+async def get_asset(
+    request: Request[Any, Any, Any], game: FromPath[str], name: FromPath[str]
+) -> Response[bytes]:
     try:
         rules = get_game(game)
     except UnknownGame:

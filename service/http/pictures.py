@@ -21,6 +21,8 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response, get
+from litestar.di import NamedDependency
+from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
 from domain.kernel.svg import SVG_MEDIA_TYPE, notice
@@ -74,7 +76,7 @@ async def _board_at(history: History, game_id: str, n: int, token: str | None) -
     media_type=SVG_MEDIA_TYPE,
 )
 async def board_svg(
-    game_id: str, manifest: Manifest, request: Request[Any, Any, Any]
+    game_id: FromPath[str], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
     return await _board_now(manifest, game_id, token_of(request))
 
@@ -85,7 +87,10 @@ async def board_svg(
     media_type=SVG_MEDIA_TYPE,
 )
 async def replay_svg(
-    game_id: str, n: int, history: History, request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    n: FromPath[int],
+    history: NamedDependency[History],
+    request: Request[Any, Any, Any],
 ) -> Response[bytes]:
     return await _board_at(history, game_id, n, token_of(request))
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, get
+from litestar.di import NamedDependency
+from litestar.params import FromPath
 
 from service.application.auditcache import AuditCache
 from service.application.gameplay import Manifest
@@ -20,7 +22,7 @@ JSON = "application/json"
 
 @get("/v1/games/{game_id:str}/audit", summary="Verify the chain, re-adjudicate, check the seed")
 async def get_audit(
-    request: Request[Any, Any, Any], game_id: str, audits: AuditCache
+    request: Request[Any, Any, Any], game_id: FromPath[str], audits: NamedDependency[AuditCache]
 ) -> Response[bytes]:
     etag, fingerprint, unrecorded = await audits.state(game_id)
     headers = {"etag": etag, "cache-control": "no-cache"}
@@ -33,7 +35,10 @@ async def get_audit(
 
 @get("/v1/games/{game_id:str}/audit/{n:int}", summary="The dispute file of event n")
 async def get_dispute(
-    game_id: str, n: int, history: History, request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    n: FromPath[int],
+    history: NamedDependency[History],
+    request: Request[Any, Any, Any],
 ) -> DisputeFile:
     return await history.dispute(game_id, n, token_of(request))
 
@@ -43,7 +48,7 @@ async def get_dispute(
     summary="The whole game as one file for `manifest verify` (redacted for the caller)",
 )
 async def get_export(
-    game_id: str, history: History, request: Request[Any, Any, Any]
+    game_id: FromPath[str], history: NamedDependency[History], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
     exported = await history.export(game_id, token_of(request))
     # the bytes `manifest export` writes: hashes and seed in hex, as everywhere in the API
@@ -51,7 +56,7 @@ async def get_export(
 
 
 @get("/v1/keys", summary="The server's public key(s) for checking receipts")
-async def keys(manifest: Manifest) -> Keys:
+async def keys(manifest: NamedDependency[Manifest]) -> Keys:
     return Keys(keys=await published_keys(manifest.store.pool, manifest.signer))
 
 

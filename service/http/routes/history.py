@@ -8,7 +8,8 @@ from typing import Any
 
 import msgspec
 from litestar import Request, get
-from litestar.params import Parameter
+from litestar.di import NamedDependency
+from litestar.params import FromPath, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from service.application.history import History
@@ -18,8 +19,8 @@ from service.http.services import token_of
 
 @get("/v1/games/{game_id:str}/events", summary="The game's events (redacted while it is live)")
 async def get_events(
-    game_id: str,
-    history: History,
+    game_id: FromPath[str],
+    history: NamedDependency[History],
     request: Request[Any, Any, Any],
     after: int = Parameter(default=0, ge=0, le=2**31 - 1),  # versions are int4 in PostgreSQL
     limit: int = Parameter(default=100, ge=1, le=1000),
@@ -29,13 +30,18 @@ async def get_events(
 
 @get("/v1/games/{game_id:str}/replay/{n:int}", summary="The view after event n")
 async def get_replay_at(
-    game_id: str, n: int, history: History, request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    n: FromPath[int],
+    history: NamedDependency[History],
+    request: Request[Any, Any, Any],
 ) -> ReplayView:
     return await history.replay(game_id, token_of(request), n)
 
 
 @get("/v1/games/{game_id:str}/replay", summary="The whole game as NDJSON, one line per event")
-async def get_replay(game_id: str, history: History, request: Request[Any, Any, Any]) -> Stream:
+async def get_replay(
+    game_id: FromPath[str], history: NamedDependency[History], request: Request[Any, Any, Any]
+) -> Stream:
     lines = history.replay_lines(game_id, token_of(request))
     first = await anext(lines, None)  # errors (unknown game, bad token) before the 200 starts
 
@@ -50,7 +56,7 @@ async def get_replay(game_id: str, history: History, request: Request[Any, Any, 
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
 async def get_stream(
-    game_id: str, history: History, request: Request[Any, Any, Any]
+    game_id: FromPath[str], history: NamedDependency[History], request: Request[Any, Any, Any]
 ) -> ServerSentEvent:
     token = token_of(request)
     await history.manifest.viewer(game_id, token)  # 401/403 before streaming

@@ -6,7 +6,8 @@ from typing import Any
 
 import structlog
 from litestar import Request, Response, delete, get, post, route
-from litestar.params import Parameter
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from service.application.bodies import CreateGame, JoinGame
 from service.application.gameplay import Manifest
@@ -17,7 +18,9 @@ from service.problems import Problem
 
 
 @post("/v1/games", status_code=201, summary="Create a game (with players: started at once)")
-async def create_game(data: CreateGame, manifest: Manifest) -> Response[CreatedGame]:
+async def create_game(
+    data: JSONBody[CreateGame], manifest: NamedDependency[Manifest]
+) -> Response[CreatedGame]:
     structlog.contextvars.bind_contextvars(game_type=data.game)
     created = await manifest.create(data)
     return Response(
@@ -27,11 +30,11 @@ async def create_game(data: CreateGame, manifest: Manifest) -> Response[CreatedG
 
 @get("/v1/games", summary="List games, newest first (keyset pages: pass back `next`)")
 async def list_games(
-    manifest: Manifest,
-    status: str | None = None,
-    game: str | None = None,
+    manifest: NamedDependency[Manifest],
+    status: FromQuery[str | None] = None,
+    game: FromQuery[str | None] = None,
     limit: int = Parameter(default=50, ge=1, le=200),
-    cursor: str | None = None,
+    cursor: FromQuery[str | None] = None,
 ) -> GameList:
     if status is not None and status not in ("open", "active", "finished"):
         raise Problem(400, "request.bad_status", "status is open, active or finished")
@@ -39,13 +42,17 @@ async def list_games(
 
 
 @post("/v1/games/{game_id:str}/join", status_code=200, summary="Take a seat with the invite code")
-async def join_game(game_id: str, data: JoinGame, manifest: Manifest) -> Joined:
+async def join_game(
+    game_id: FromPath[str], data: JSONBody[JoinGame], manifest: NamedDependency[Manifest]
+) -> Joined:
     structlog.contextvars.bind_contextvars(game=game_id)
     return await manifest.join(game_id, data)
 
 
 @post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")
-async def start_game(game_id: str, manifest: Manifest, request: Request[Any, Any, Any]) -> Started:
+async def start_game(
+    game_id: FromPath[str], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
+) -> Started:
     structlog.contextvars.bind_contextvars(game=game_id)
     return await manifest.start(game_id, token_of(request))
 
@@ -56,9 +63,12 @@ async def start_game(game_id: str, manifest: Manifest, request: Request[Any, Any
     summary="Remove a joined player before the start (host token)",
 )
 async def delete_seat(
-    game_id: str, seat: int, manifest: Manifest, request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    seat: FromPath[int],
+    manifest: NamedDependency[Manifest],
+    request: Request[Any, Any, Any],
 ) -> SeatRemoved:
-    """The seat reopens and the removed player's token_of(request) stops working
+    """The seat reopens and the removed player's token stops working
     (``Manifest.remove_seat``)."""
     structlog.contextvars.bind_contextvars(game=game_id)
     return await manifest.remove_seat(game_id, token_of(request), seat)

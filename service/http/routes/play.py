@@ -7,6 +7,8 @@ from typing import Any
 
 import structlog
 from litestar import Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
 
 from service.application.bodies import CommandBody, MessageBody
 from service.application.gameplay import Manifest
@@ -24,7 +26,7 @@ def stored(body: bytes) -> Response[bytes]:
 
 @get("/v1/games/{game_id:str}", summary="The game as the caller may see it (seat token optional)")
 async def get_game(
-    game_id: str, manifest: Manifest, request: Request[Any, Any, Any]
+    game_id: FromPath[str], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
     structlog.contextvars.bind_contextvars(game=game_id)
     return stored(await manifest.game_document(game_id, token_of(request)))
@@ -32,7 +34,7 @@ async def get_game(
 
 @get("/v1/games/{game_id:str}/legal", summary="Every legal command for the caller's seat")
 async def get_legal(
-    game_id: str, manifest: Manifest, request: Request[Any, Any, Any]
+    game_id: FromPath[str], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
     structlog.contextvars.bind_contextvars(game=game_id)
     return stored(await manifest.legal_document(game_id, token_of(request)))
@@ -41,9 +43,9 @@ async def get_legal(
 @post("/v1/games/{game_id:str}/commands", status_code=200, summary="Send a command (seat token)")
 async def post_command(
     request: Request[Any, Any, Any],
-    game_id: str,
-    data: CommandBody,
-    manifest: Manifest,
+    game_id: FromPath[str],
+    data: JSONBody[CommandBody],
+    manifest: NamedDependency[Manifest],
 ) -> CommandAnswer:
     key = request.headers.get("idempotency-key")  # checked by service.http.hardening
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
@@ -52,7 +54,10 @@ async def post_command(
 
 @post("/v1/games/{game_id:str}/messages", status_code=200, summary="Table talk (seat token)")
 async def post_message(
-    game_id: str, data: MessageBody, manifest: Manifest, request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    data: JSONBody[MessageBody],
+    manifest: NamedDependency[Manifest],
+    request: Request[Any, Any, Any],
 ) -> MessageAnswer:
     structlog.contextvars.bind_contextvars(game=game_id)
     return await manifest.message(game_id, token_of(request), data)
@@ -64,7 +69,10 @@ async def post_message(
     summary="Ask a question about the current state (nothing is appended)",
 )
 async def post_query(
-    game_id: str, data: QueryBody, manifest: Manifest, request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    data: JSONBody[QueryBody],
+    manifest: NamedDependency[Manifest],
+    request: Request[Any, Any, Any],
 ) -> QueryAnswer:
     structlog.contextvars.bind_contextvars(game=game_id, query=str(data.query.get("type"))[:64])
     return await manifest.query(game_id, token_of(request), data)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Response, get
+from litestar.di import NamedDependency
 
 from domain.registry import all_games
 from service.application.gameplay import Manifest
@@ -39,7 +40,9 @@ async def healthz() -> Health:
 
 
 @get("/readyz", summary="PostgreSQL and Redis answer", include_in_schema=False)
-async def readyz(manifest: Manifest, settings: Settings) -> Response[Readiness]:
+async def readyz(
+    manifest: NamedDependency[Manifest], settings: NamedDependency[Settings]
+) -> Response[Readiness]:
     ok, checks = await readiness(manifest, settings.projection_lag)
     return Response(
         content=Readiness(status="ready" if ok else "unavailable", checks=checks),
