@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -24,23 +24,9 @@ from service.eventstore.chain import ZERO_HASH, canonical, link
 from service.eventstore.records import StoredEvent
 from service.http.app import build_manifest
 from service.settings import Settings
-from tests.support import servers
 
 from .apihelp import GAME, RANDOM_CRATES, tokens_of
 from .serverproc import ServerProcess
-
-
-# --- a server per module ---------------------------------------------------------------------
-@contextmanager
-def module_server(pg_dsn: str, redis_url: str) -> Iterator[ServerProcess]:
-    """A fresh database and ``manifest serve`` on it, for a whole test module."""
-    with servers.fresh_database(pg_dsn) as dsn:
-        proc = ServerProcess(dsn, redis_url)
-        proc.start()
-        try:
-            yield proc
-        finally:
-            proc.close()
 
 
 @asynccontextmanager

@@ -18,7 +18,6 @@ import random
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,6 @@ from .historyhelp import (
     create,
     delete_event,
     in_process,
-    module_server,
     new_key,
     play_to_end,
     rechained,
@@ -54,7 +52,7 @@ from .historyhelp import (
 )
 from .serverproc import ROOT, ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 class Finished(msgspec.Struct):
@@ -75,19 +73,8 @@ class Finished(msgspec.Struct):
 
 
 @pytest.fixture(scope="module")
-def server(pg_dsn: str, redis_url: str) -> Iterator[ServerProcess]:
-    with module_server(pg_dsn, redis_url) as proc:
-        yield proc
-
-
-@pytest.fixture(autouse=True)
-def _attach_log(server: ServerProcess, request: pytest.FixtureRequest) -> None:
-    request.node.manifest_server = server  # its stderr is shown when a test fails
-
-
-@pytest.fixture(scope="module")
-def game(server: ServerProcess) -> Finished:
-    return asyncio.run(_finished_game(server, random.Random(2026)))
+def game(module_server: ServerProcess) -> Finished:
+    return asyncio.run(_finished_game(module_server, random.Random(2026)))
 
 
 async def _finished_game(server: ServerProcess, rng: random.Random) -> Finished:

@@ -17,7 +17,6 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,23 +28,12 @@ from service.audit.receipts import Signer
 from service.audit.treeheads import verify_dispute
 
 from .apihelp import pg, tokens_of
-from .historyhelp import bot_command, create, in_process, module_server, mostly_end_turn
+from .historyhelp import bot_command, create, in_process, mostly_end_turn
 from .serverproc import ROOT, ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 EVENTS = 5000
-
-
-@pytest.fixture(scope="module")
-def server(pg_dsn: str, redis_url: str) -> Iterator[ServerProcess]:
-    with module_server(pg_dsn, redis_url) as proc:
-        yield proc
-
-
-@pytest.fixture(autouse=True)
-def _attach_log(server: ServerProcess, request: pytest.FixtureRequest) -> None:
-    request.node.manifest_server = server
 
 
 class Long:
@@ -56,11 +44,11 @@ class Long:
 
 
 @pytest.fixture(scope="module")
-def long_game(server: ServerProcess) -> Long:
+def long_game(module_server: ServerProcess) -> Long:
     async def build() -> Long:
         rng = random.Random(10)
         early: dict[str, Any] | None = None
-        async with in_process(server) as manifest:
+        async with in_process(module_server) as manifest:
             created = await create(manifest)
             game_id, tokens = created["id"], tokens_of(created)
             version = created["version"]

@@ -47,10 +47,10 @@ from service.eventstore.chain import canonical, link
 from service.eventstore.records import StoredEvent
 
 from .apihelp import auth, pg, tokens_of
-from .historyhelp import as_json, bot_command, in_process, module_server, sse_messages, tamper
+from .historyhelp import as_json, bot_command, in_process, sse_messages, tamper
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 SECRET_TEXT = "meet me in Lisboa, bring 3 ships"
 
@@ -78,17 +78,6 @@ GAMES: dict[str, dict[str, Any]] = {
         },
     },
 }
-
-
-@pytest.fixture(scope="module")
-def server(pg_dsn: str, redis_url: str) -> Iterator[ServerProcess]:
-    with module_server(pg_dsn, redis_url) as proc:
-        yield proc
-
-
-@pytest.fixture(autouse=True)
-def _attach_log(server: ServerProcess, request: pytest.FixtureRequest) -> None:
-    request.node.manifest_server = server
 
 
 # --- playing ---------------------------------------------------------------------------------

@@ -30,24 +30,12 @@ from .historyhelp import (
     bot_command,
     create,
     in_process,
-    module_server,
     mostly_end_turn,
     sse_messages,
 )
 from .serverproc import ServerProcess
 
-pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def server(pg_dsn: str, redis_url: str) -> Iterator[ServerProcess]:
-    with module_server(pg_dsn, redis_url) as proc:
-        yield proc
-
-
-@pytest.fixture(autouse=True)
-def _attach_log(server: ServerProcess, request: pytest.FixtureRequest) -> None:
-    request.node.manifest_server = server  # its stderr is shown when a test fails
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
 
 async def _gather_json(client: httpx.AsyncClient, urls: list[str], **kw: Any) -> list[Any]:
