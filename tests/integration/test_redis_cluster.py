@@ -6,7 +6,10 @@ heard by a subscriber on another (two service instances), and a dead node is Sto
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
+import time
 import uuid
 
 import httpx
@@ -110,16 +113,21 @@ def test_a_dead_primary_is_store_unavailable_not_a_hang() -> None:
         asyncio.run(main())
 
 
-def test_a_dead_primary_is_503_with_retry_after_over_http(fresh_database: str) -> None:
-    """A service on a cluster one of whose primaries is down answers for the games in its slots
-    (document, legal commands, a move) within the timeout, either served (the service falls back
-    to PostgreSQL where it can) or 503 ``service.unavailable`` with Retry-After — not a hang,
-    not a 500."""
+@pytest.mark.parametrize("fault", ["dead", pytest.param("stalled", marks=pytest.mark.slow)])
+def test_a_dead_primary_is_503_with_retry_after_over_http(fresh_database: str, fault: str) -> None:
+    """A service on a cluster one of whose primaries is down (``dead``: shut down) or stalled
+    (``stalled``: SIGSTOP, the case that would hang a client without timeouts) answers for the
+    games in its slots (document, legal commands, a move, the document again) within seconds,
+    either served (the service falls back to PostgreSQL where it can) or 503
+    ``service.unavailable`` with Retry-After — not a hang, not a 500 — and never with a view
+    older than a move it acknowledged."""
+    from redis import Redis as SyncRedis
     from redis import RedisCluster as SyncCluster
 
     from .apihelp import bot_step, create_started, tokens_of
     from .serverproc import ServerProcess
 
+    stopped: list[int] = []
     with servers.local_redis_cluster() as url:
         app = ServerProcess(fresh_database, url, REDIS_CLUSTER="1")
         app.start()
@@ -142,12 +150,19 @@ def test_a_dead_primary_is_503_with_retry_after_over_http(fresh_database: str) -
             }
             victim_port = next(p for p in port_of.values() if p != first_port)
             victim = next(g for g, p in port_of.items() if p == victim_port)
+            node = SyncRedis(host="127.0.0.1", port=victim_port)
+            victim_pid = int(node.info("server")["process_id"])
+            node.close()
             cluster.close()
-            servers.subprocess.run(
-                ["redis-cli", "-p", str(victim_port), "SHUTDOWN", "NOSAVE"],
-                check=False,
-                capture_output=True,
-            )
+            if fault == "dead":
+                servers.subprocess.run(
+                    ["redis-cli", "-p", str(victim_port), "SHUTDOWN", "NOSAVE"],
+                    check=False,
+                    capture_output=True,
+                )
+            else:
+                os.kill(victim_pid, signal.SIGSTOP)
+                stopped.append(victim_pid)
 
             async def attack() -> list[httpx.Response]:
                 async with app.async_client(timeout=20.0) as client:
@@ -157,13 +172,20 @@ def test_a_dead_primary_is_503_with_retry_after_over_http(fresh_database: str) -
                         headers={"Authorization": f"Bearer {tokens[victim][0]}"},
                     )
                     move = await bot_step(client, victim, tokens[victim], random.Random(1))
-                    return [doc, legal] + ([move] if move is not None else [])
+                    after = await client.get(f"/v1/games/{victim}")
+                    if move is not None and move.status_code == 200 and after.status_code == 200:
+                        assert after.json()["version"] >= move.json()["version"]  # not stale
+                    return [doc, legal, after] + ([move] if move is not None else [])
 
+            started = time.monotonic()
             answers = asyncio.run(attack())
+            assert time.monotonic() - started < 20  # four requests, each within seconds
             for r in answers:
                 assert r.status_code in (200, 503), r.text
                 if r.status_code == 503:
                     assert r.json()["code"] == "service.unavailable"
                     assert int(r.headers["Retry-After"]) >= 1
         finally:
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
             app.close()
