@@ -126,16 +126,56 @@ class Rejected(msgspec.Struct):
     unrecorded: dict[str, int]
 
 
-class AuditReport(msgspec.Struct):
-    """``GET /v1/games/{id}/audit`` (served as the cached report's bytes)."""
+class ChainCheck(msgspec.Struct, forbid_unknown_fields=True):
+    """The hash chain: every link and hash recomputed (``unverified``: withheld events)."""
+
+    ok: bool
+    events: int
+    head: str | None
+    first_bad: int | None
+    unverified: list[int]
+
+
+class AdjudicationCheck(msgspec.Struct, forbid_unknown_fields=True):
+    """Every command decided again from the seed: ``ok`` null with a ``reason`` while the seed
+    is secret (a live game), else the commands checked and the first bad event."""
+
+    ok: bool | None
+    reason: str | UnsetType = UNSET
+    commands: int | UnsetType = UNSET
+    first_bad: int | UnsetType | None = UNSET
+
+
+class SeedCheck(msgspec.Struct, forbid_unknown_fields=True):
+    """The revealed seed (hex, once revealed) against the commitment in ``lobby.created``."""
+
+    commitment: str | None
+    revealed: bool
+    ok: bool | None
+    seed: str | UnsetType = UNSET
+
+
+class CommitmentsCheck(msgspec.Struct, forbid_unknown_fields=True):
+    """Hidden values: commitments opened and still sealed (canonical form 2; null before)."""
+
+    canonical: int
+    opened: int
+    sealed: int
+    ok: bool | None
+    first_bad: int | UnsetType | None = UNSET
+
+
+class AuditReport(msgspec.Struct, forbid_unknown_fields=True):
+    """``GET /v1/games/{id}/audit`` (served as the cached report's bytes; the tests decode
+    every report they fetch strictly into this type)."""
 
     ok: bool
     game: str
     version: int
-    chain: dict[str, Any]
-    adjudication: dict[str, Any]
-    seed: dict[str, Any]
-    commitments: dict[str, Any]
+    chain: ChainCheck
+    adjudication: AdjudicationCheck
+    seed: SeedCheck
+    commitments: CommitmentsCheck
     problems: list[Finding]
     rejected: Rejected
 

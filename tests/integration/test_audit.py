@@ -34,6 +34,7 @@ from service.audit.merkle import leaf_hash, root_of, verify_inclusion
 from service.audit.receipts import receipt_message, verify_tree_head
 from service.audit.treeheads import verify_dispute
 from service.eventstore.records import StoredEvent
+from service.http import schemas
 
 from .apihelp import auth, commands_rows, game_doc, pg, tokens_of
 from .historyhelp import (
@@ -133,6 +134,7 @@ def _audit(server: ServerProcess, game_id: str) -> dict[str, Any]:
         r = client.get(f"/v1/games/{game_id}/audit")
         assert r.status_code == 200, r.text
         report: dict[str, Any] = r.json()
+        msgspec.convert(report, schemas.AuditReport, strict=True)  # the documented shape
         # The server's own bookkeeping of refusals past the cap (not part of an export, so not
         # of ``manifest audit``/``verify``): none in these games.
         assert report.pop("rejected")["unrecorded"] == {}
