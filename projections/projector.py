@@ -75,11 +75,21 @@ def table_fields(table: Table, known: Mapping[str, bytes] | None = None) -> dict
 
 
 def state_fields(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
-    """What the write path stores after a move: the table, and the ``known`` views (those the
-    mover's answer computed anyway). Every other view is built when first read."""
+    """What the write path stores after a move: the table, the ``known`` views (those the
+    mover's answer computed anyway) and the legal commands of every seat that is to act now
+    (whoever acts next reads them before anything else can change the game: building them here
+    spares that read a build and a second Redis write). Every other view is built when first
+    read."""
+    version = table.version
     fields = {"table": encode_table(table)}
     for name, body in known.items():
-        fields[name] = tag_view(table.version, body)
+        fields[name] = tag_view(version, body)
+    state = table.state
+    if table.status == "active" and state is not None:
+        for seat in table.rules.to_act(state):
+            name = f"legal:{seat}"
+            if name not in fields:
+                fields[name] = tag_view(version, _encoder.encode(legal_document(table, seat)))
     return fields
 
 

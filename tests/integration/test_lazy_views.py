@@ -56,6 +56,7 @@ class Game:
         self.processes = processes
         self.id: str = created.id
         self.tokens: list[str] = [str(s.token) for s in created.seats]
+        self.last_mover: int | None = None
 
     async def move(self, rng: random.Random) -> bool:
         """One random legal command (chosen without reading any view). False: game over."""
@@ -66,6 +67,7 @@ class Game:
         seat = rng.choice(table.rules.to_act(table.state))
         command = msgspec.to_builtins(rng.choice(table.rules.legal(table.state, seat)))
         await a.command(self.id, self.tokens[seat], CommandBody(command=command), None)
+        self.last_mover = seat
         await self.settle()
         return True
 
@@ -82,9 +84,7 @@ class Game:
 
     async def fields(self) -> list[str]:
         _, table = await self.processes[0].current(self.id)
-        return [f"doc:{k}" for k in viewer_keys(table)] + [
-            f"legal:{s}" for s in range(table.seats)
-        ]
+        return [f"doc:{k}" for k in viewer_keys(table)] + [f"legal:{s}" for s in range(table.seats)]
 
 
 @asynccontextmanager
@@ -166,14 +166,24 @@ def test_a_view_is_built_only_when_read_and_once_per_version(
             rng = random.Random(3)
             for _ in range(4):
                 assert await g.move(rng)
-            version = (await a.current(g.id))[1].version
-            # nobody read anything: no view was built, and none stored is current except the
-            # legal commands of a mover (its answer computed them anyway)
+            table = (await a.current(g.id))[1]
+            version = table.version
+            # nobody read anything: no view was built on a read, and the only views stored at
+            # this version are the legal commands of the mover (its answer computed them) and
+            # of the seats to act now (whoever acts next reads them first)
             assert a.projector.views.builds == b.projector.views.builds == 0
+            written = {f"legal:{s}" for s in {g.last_mover, *table.rules.to_act(table.state)}}
             for field in await g.fields():
-                have, _ = await _stored(store, g.id, field)
-                assert have is not None and (have < version or field.startswith("legal:"))
+                have, body = await _stored(store, g.id, field)
+                assert have is not None
+                if field in written:
+                    assert (have, body) == (version, await g.expected(field))
+                else:
+                    assert have < version, field
             assert await store.version(g.id) == version
+            next_up = f"legal:{table.rules.to_act(table.state)[0]}"
+            assert await b.document(g.id, next_up) == await g.expected(next_up)
+            assert a.projector.views.builds == b.projector.views.builds == 0
 
             # read many times, one after another and at once, in both processes: one build
             field = "doc:seat:1"
