@@ -71,11 +71,12 @@ class Grid:
 
     def remove(self, worker: str) -> None:
         square = self.where.pop(worker)
-        rest = tuple(w for w in self.occ[square] if w != worker)
-        if rest:
-            self.occ[square] = rest
-        else:
+        stack = self.occ[square]
+        if len(stack) == 1:
             del self.occ[square]
+        else:
+            at = stack.index(worker)
+            self.occ[square] = stack[:at] + stack[at + 1 :]
 
     def relocate(self, worker: str, square: Square | None) -> None:
         """Move a worker to ``square``, or off the dock when None."""
@@ -107,7 +108,7 @@ def perform(
     """
     if not steps:
         raise RuleError("rule.no_steps", "an action needs at least one step")
-    run = ActionRun(grid, actors, ships)
+    run = ActionRun(grid, actors, ships, record=True)
     if len(steps) > run.allowed:
         raise RuleError(
             "rule.too_many_steps",
@@ -119,7 +120,9 @@ def perform(
 
 
 class ActionRun:
-    """One worker action in progress: the grid, the steps taken so far and what they did.
+    """One worker action in progress: the grid, the steps taken so far and what they did
+    (``ops``, kept only when ``record``: ``legal`` needs to know whether a step is legal, not
+    what it did).
 
     ``legal`` clones a run after each step to explore every continuation without replaying
     the prefix.
@@ -131,6 +134,7 @@ class ActionRun:
         "grid",
         "one_crate",
         "ops",
+        "record",
         "ships",
         "strength",
         "taken",
@@ -139,7 +143,12 @@ class ActionRun:
     )
 
     def __init__(
-        self, grid: Grid, actors: list[str], ships: Mapping[Square, tuple[int, Colour]]
+        self,
+        grid: Grid,
+        actors: list[str],
+        ships: Mapping[Square, tuple[int, Colour]],
+        *,
+        record: bool,
     ) -> None:
         self.grid = grid
         self.actors = actors
@@ -150,6 +159,7 @@ class ActionRun:
         self.one_crate = self.what == "mule"
         self.touched: Square | None = None  # square of the one crate a Mule has handled
         self.ops: list[StepOp] = []
+        self.record = record
         self.taken = 0
 
     def clone(self) -> ActionRun:
@@ -162,7 +172,8 @@ class ActionRun:
         other.strength = self.strength
         other.one_crate = self.one_crate
         other.touched = self.touched
-        other.ops = list(self.ops)
+        other.ops = list(self.ops) if self.record else self.ops
+        other.record = self.record
         other.taken = self.taken
         return other
 
@@ -170,6 +181,7 @@ class ActionRun:
         """Take one more step, or raise RuleError (the run is then unusable)."""
         i = self.taken
         grid, what = self.grid, self.what
+        ops = self.ops if self.record else None
         here = grid.where[self.actors[0]]
         ahead = NEIGHBOUR[step.dir][here]
         if ahead is None:
@@ -203,7 +215,7 @@ class ActionRun:
                 )
             if self.one_crate and self.touched is not None and self.touched != ahead:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
-            arrived = _push(grid, step.dir, ahead, self.strength, what, i, self.ops)
+            arrived = _push(grid, step.dir, ahead, self.strength, what, i, ops)
             if self.one_crate:
                 beyond = NEIGHBOUR[step.dir][ahead]
                 self.touched = _GONE if beyond is None else beyond
@@ -225,22 +237,31 @@ class ActionRun:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
             colour = grid.crates.pop(behind)
             grid.crates[here] = colour
-            self.ops.append(CrateShift(square_name(behind), square_name(here), colour))
+            if ops is not None:
+                ops.append(CrateShift(square_name(behind), square_name(here), colour))
             arrived = [here]
             self.touched = here
         for worker in self.actors:
             grid.relocate(worker, ahead)
-            self.ops.append(WorkerShift(worker, square_name(ahead)))
+            if ops is not None:
+                ops.append(WorkerShift(worker, square_name(ahead)))
         for square in arrived:
-            if _arrive(grid, square, self.ships, self.ops) and self.touched == square:
+            if _arrive(grid, square, self.ships, ops) and self.touched == square:
                 self.touched = _GONE
         self.taken += 1
 
 
 def _push(
-    grid: Grid, d: str, first: Square, strength: int, what: str, index: int, ops: list[StepOp]
+    grid: Grid,
+    d: str,
+    first: Square,
+    strength: int,
+    what: str,
+    index: int,
+    ops: list[StepOp] | None,
 ) -> list[Square]:
-    """Shove the line that starts with the crate on ``first``; return squares crates moved to."""
+    """Shove the line that starts with the crate on ``first``; return squares crates moved to
+    (what moved is added to ``ops`` unless it is None)."""
     nxt = NEIGHBOUR[d]
     line: list[Square] = []
     crates = 0
@@ -282,27 +303,33 @@ def _push(
     if squished is not None:
         for worker in grid.occ[squished]:
             grid.remove(worker)
-            ops.append(Squish(worker))
+            if ops is not None:
+                ops.append(Squish(worker))
     arrived: list[Square] = []
     for square in reversed(line):
         to = nxt[square]
         if square in grid.crates:
             colour = grid.crates.pop(square)
-            ops.append(
-                CrateShift(square_name(square), None if to is None else square_name(to), colour)
-            )
+            if ops is not None:
+                ops.append(
+                    CrateShift(square_name(square), None if to is None else square_name(to), colour)
+                )
             if to is not None:
                 grid.crates[to] = colour
                 arrived.append(to)
         else:
             for worker in grid.occ[square]:
                 grid.relocate(worker, to)
-                ops.append(WorkerShift(worker, None if to is None else square_name(to)))
+                if ops is not None:
+                    ops.append(WorkerShift(worker, None if to is None else square_name(to)))
     return arrived
 
 
 def _arrive(
-    grid: Grid, square: Square, ships: Mapping[Square, tuple[int, Colour]], ops: list[StepOp]
+    grid: Grid,
+    square: Square,
+    ships: Mapping[Square, tuple[int, Colour]],
+    ops: list[StepOp] | None,
 ) -> bool:
     """A crate arrived on ``square``: if it is a loading square of a ship in play, take it off."""
     ship = ships.get(square)
@@ -310,10 +337,9 @@ def _arrive(
         return False
     seat, ship_colour = ship
     colour = grid.crates.pop(square)
-    if colour == ship_colour:
-        ops.append(Load(square_name(square), colour, seat))
-    else:
-        ops.append(Hold(square_name(square), colour, seat))
+    if ops is not None:
+        op = Load if colour == ship_colour else Hold
+        ops.append(op(square_name(square), colour, seat))
     return True
 
 

@@ -149,7 +149,8 @@ def _sequences(
     """All legal step sequences (1 up to the worker's movement) for ``actors`` on ``grid``,
     each sequence followed by its continuations."""
     found: list[list[cmd.Step]] = []
-    _extend(ActionRun(grid, actors, ships), [], found)  # leaves ``grid`` as it found it
+    # leaves ``grid`` as it found it
+    _extend(ActionRun(grid, actors, ships, record=False), [], found)
     return found
 
 
@@ -203,21 +204,33 @@ def _shift(grid: Grid, actors: list[str], here: int, ahead: int) -> Callable[[],
     return undo
 
 
+#: For each square, (direction, square ahead, square behind) for every direction that does not
+#: lead straight into the water.
+_AROUND: tuple[tuple[tuple[str, Square, Square | None], ...], ...] = tuple(
+    tuple(
+        (d, ahead, NEIGHBOUR[OPPOSITE[d]][square])
+        for d in DIRECTIONS
+        if (ahead := NEIGHBOUR[d][square]) is not None
+    )
+    for square in board.ALL_SQUARES
+)
+
+
 def _candidates(grid: Grid, actor: str, what: Kind) -> list[cmd.Step]:
-    """Steps worth trying from where ``actor`` stands (cheap pre-filter of the rules)."""
-    here = grid.where[actor]
+    """Steps worth trying from where ``actor`` stands (cheap pre-filter of the rules: a move
+    into a square the actor may enter, a push into a crate, a pull away from a crate behind it
+    into an empty square)."""
+    crates, occ = grid.crates, grid.occ
+    dockhand, pulls = what == "dockhand", PULLS[what]
     out: list[cmd.Step] = []
-    for d in DIRECTIONS:
-        ahead = NEIGHBOUR[d][here]
-        if ahead is None:
-            continue
-        if ahead in grid.crates:
+    for d, ahead, behind in _AROUND[grid.where[actor]]:
+        if ahead in crates:
             out.append(_STEP[d, "push"])
             continue
-        if not grid.enterable(ahead, what == "dockhand"):
+        others = occ.get(ahead)
+        if others and not (dockhand and is_dockhand(others[0])):
             continue
         out.append(_STEP[d, "move"])
-        behind = NEIGHBOUR[OPPOSITE[d]][here]
-        if PULLS[what] and behind is not None and behind in grid.crates and grid.is_empty(ahead):
+        if pulls and not others and behind is not None and behind in crates:
             out.append(_STEP[d, "pull"])
     return out

@@ -24,8 +24,17 @@ def crew(colour: Colour) -> list[str]:
 ALL_WORKERS: frozenset[str] = frozenset(w for c in COLOURS for w in crew(c))
 
 
-def kind(worker: str) -> Kind:
+def _parsed_kind(worker: str) -> Kind:
     return _LETTER[worker.split("-", 1)[1][0]]
+
+
+#: Every worker's kind, looked up instead of parsed (legal-command generation asks often).
+_KIND: dict[str, Kind] = {w: _parsed_kind(w) for w in ALL_WORKERS}
+
+
+def kind(worker: str) -> Kind:
+    found = _KIND.get(worker)
+    return _parsed_kind(worker) if found is None else found
 
 
 def colour_of(worker: str) -> Colour:
@@ -37,4 +46,5 @@ def colour_of(worker: str) -> Colour:
 
 
 def is_dockhand(worker: str) -> bool:
-    return worker.split("-", 1)[1][0] == "D"
+    found = _KIND.get(worker)
+    return worker.split("-", 1)[1][0] == "D" if found is None else found == "dockhand"
