@@ -42,6 +42,7 @@ verifying as they are (form 1); every game created since is form 2. The version 
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -54,8 +55,13 @@ from service.eventstore.records import NewEvent, StoredEvent
 ZERO_HASH = bytes(32)
 
 
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def canonical_uuid(value: str | uuid.UUID) -> str:
     """Lowercase canonical (8-4-4-4-12) form of a UUID given as str or UUID."""
+    if isinstance(value, str) and _CANONICAL_UUID.fullmatch(value):
+        return value  # already canonical (the usual case): no UUID to build and print
     return str(value if isinstance(value, uuid.UUID) else uuid.UUID(str(value)))
 
 
@@ -67,8 +73,9 @@ def utc_micro(at: datetime) -> datetime:
 
 
 def format_at(at: datetime) -> str:
-    """``2026-11-21T05:30:00.123456Z`` — UTC, always 6 fractional digits."""
-    return utc_micro(at).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """``2026-11-21T05:30:00.123456Z`` — UTC, always 6 fractional digits (``isoformat``, not
+    ``strftime``: the C library's strftime looks up the local time zone on every call)."""
+    return utc_micro(at).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def canonical(

@@ -14,7 +14,13 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.eventstore.chain import ZERO_HASH, canonical, format_at, verify_chain
+from service.eventstore.chain import (
+    ZERO_HASH,
+    canonical,
+    canonical_uuid,
+    format_at,
+    verify_chain,
+)
 from service.eventstore.migrate import migrate
 from service.eventstore.store import (
     DuplicateCommand,
@@ -84,6 +90,9 @@ def test_canonical_bytes_are_exactly_specified() -> None:
         b'"data":{"a":"\xc3\xa9","z":[1,{"a":1,"b":2}]},'
         b'"game":"0b3e5c1a-1111-4222-8333-444455556666","seat":1,"type":"moved","version":7}'
     )
+    # Any spelling of a UUID hashes as its one canonical form.
+    for spelling in (gid, gid.lower(), gid.replace("-", ""), f"{{{gid}}}", uuid.UUID(gid)):
+        assert canonical_uuid(spelling) == "0b3e5c1a-1111-4222-8333-444455556666"
     # Exactly six fractional digits, also for a whole second, and always in UTC.
     assert format_at(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)) == "2026-01-02T03:04:05.000000Z"
     plus2 = timezone(timedelta(hours=2))
