@@ -7,8 +7,8 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import secrets
 import time
-import uuid
 from typing import Any
 
 import structlog
@@ -88,7 +88,7 @@ class RequestLogMiddleware:
         for name, value in scope.get("headers", ()):
             if name == b"x-request-id":
                 request_id = value.decode("latin-1")[:64]
-        request_id = request_id or uuid.uuid4().hex
+        request_id = request_id or secrets.token_hex(16)  # as random as uuid4, cheaper
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
         status = 500
