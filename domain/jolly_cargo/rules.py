@@ -180,13 +180,11 @@ def returnable_from_water(state: State, seat: int) -> list[str]:
     colour = state.players[seat].colour
     if colour is None:
         return []
+    mine = [w for w in state.water if colour_of(w) == colour]
+    if not mine:
+        return []  # the usual case: no grid to build
     grid = Grid.of(state)
-    return [
-        w
-        for w in state.water
-        if colour_of(w) == colour
-        and any(grid.enterable(sq, is_dockhand(w)) for sq in LOADING[colour])
-    ]
+    return [w for w in mine if any(grid.enterable(sq, is_dockhand(w)) for sq in LOADING[colour])]
 
 
 def recovered(state: State, seat: int) -> list[str]:
