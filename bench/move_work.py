@@ -8,9 +8,9 @@ server runs for an accepted command besides HTTP, PostgreSQL and Redis: decoding
 ``service.application.ruling.rule`` (decide, fold, seed reveal, outcome, the mover's legal
 commands), the hash chain (``service.eventstore.chain.chain_events``), the recorded answer
 (``accepted_answer``: redacted events and the Ed25519 receipt), what the write path stores in
-the projection
-(``projections.projector.state_fields``: the table and the mover's legal commands; every other
-view is built when first read, :mod:`projections.views`) and encoding the answer.
+the projection (``projections.projector.state_fields``: the table, the mover's legal commands
+and those of the seats to act next; every other view is built when first read,
+:mod:`projections.views`) and encoding the answer.
 
 Beside it, not counted in the total, ``us_every_view`` times what the write path built before
 lazy views (``table_fields``: every viewer's document and every seat's legal commands as
@@ -39,7 +39,7 @@ from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.options import Options
 from domain.kernel import LocalGame as Played
 from domain.platform.table import Table
-from projections.projector import state_fields, table_fields
+from projections.projector import state_fields, state_views, table_fields
 from service.application.ruling import accepted_answer, legal_bytes, rule
 from service.audit.commitments import CANONICAL
 from service.audit.receipts import Signer
@@ -100,7 +100,7 @@ def measure(moves: int = 3000, seed: int = 1) -> dict[str, Any]:
         answer = accepted_answer(signer, new, mover, stored)
         t4 = clock()
         known = {f"legal:{mover}": legal_bytes(ruling)}
-        state_fields(new, known)
+        state_fields(new, state_views(new, known))
         t5 = clock()
         to_act = JOLLY_CARGO.to_act(new.state) if new.status == "active" else []
         encoder.encode(answer.answer(to_act, ruling.legal))

@@ -36,7 +36,7 @@ from projections.replay import fold_collecting
 from projections.store import ProjectionStore, tag_view
 from projections.views import Views, table_field
 
-__all__ = ["Projector", "state_fields", "table_field", "table_fields"]
+__all__ = ["Projector", "state_fields", "state_views", "table_field", "table_fields"]
 
 ReadEvents = Callable[[str, int], Awaitable[Sequence[StreamEvent]]]
 ListGames = Callable[[str | None, int], Awaitable[Sequence[tuple[str, int]]]]
@@ -74,22 +74,28 @@ def table_fields(table: Table, known: Mapping[str, bytes] | None = None) -> dict
     return fields
 
 
-def state_fields(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
-    """What the write path stores after a move: the table, the ``known`` views (those the
-    mover's answer computed anyway) and the legal commands of every seat that is to act now
-    (whoever acts next reads them before anything else can change the game: building them here
-    spares that read a build and a second Redis write). Every other view is built when first
-    read."""
-    version = table.version
-    fields = {"table": encode_table(table)}
-    for name, body in known.items():
-        fields[name] = tag_view(version, body)
+def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
+    """The views the write path stores after a move (name -> body): the ``known`` ones (those
+    the mover's answer computed anyway) and the legal commands of every seat that is to act
+    now (whoever acts next reads them before anything else can change the game: building them
+    here spares that read a build and a second Redis write). Every other view is built when
+    first read."""
+    views = dict(known)
     state = table.state
     if table.status == "active" and state is not None:
         for seat in table.rules.to_act(state):
             name = f"legal:{seat}"
-            if name not in fields:
-                fields[name] = tag_view(version, _encoder.encode(legal_document(table, seat)))
+            if name not in views:
+                views[name] = _encoder.encode(legal_document(table, seat))
+    return views
+
+
+def state_fields(table: Table, views: Mapping[str, bytes]) -> dict[str, bytes]:
+    """What the write path stores after a move: the table and its :func:`state_views`, each
+    view tagged with its version."""
+    fields = {"table": encode_table(table)}
+    for name, body in views.items():
+        fields[name] = tag_view(table.version, body)
     return fields
 
 
@@ -234,7 +240,9 @@ class Projector:
         any failure (counted by stage)."""
         try:
             if lazy:
-                fields = state_fields(table, known or {})
+                views = state_views(table, known or {})
+                self.views.keep_built(table, views)  # readers in this process need no Redis
+                fields = state_fields(table, views)
                 wrote = await self.store.advance(table.game_id, table.version, fields)
             else:
                 fields = table_fields(table, known)

@@ -21,6 +21,8 @@ building, so readers that missed in the store at the same time take the first on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import msgspec
 import structlog
 from prometheus_client import Counter
@@ -73,6 +75,17 @@ class Views:
         self._recent: dict[tuple[str, str, int], bytes] = {}
         self._keep = recent
 
+    def built(self, game_id: str, name: str, version: int) -> bytes | None:
+        """View ``name`` of the game at ``version`` if this process built it lately."""
+        return self._recent.get((game_id, name, version))
+
+    def keep_built(self, table: Table, views: Mapping[str, bytes]) -> None:
+        """Remember ``views`` (name -> body) of ``table``, built by the write path."""
+        for name, body in views.items():
+            self._recent[(table.game_id, name, table.version)] = body
+        while len(self._recent) > self._keep:
+            del self._recent[next(iter(self._recent))]
+
     async def view(self, table: Table, name: str, *, keep: bool = True) -> bytes | None:
         """View ``name`` of ``table`` at its version: built once here, then stored (unless
         ``keep`` is False: the store just failed). None: the game has no such view."""
@@ -85,9 +98,7 @@ class Views:
             return None
         self.builds += 1
         BUILDS.labels(kind=name.partition(":")[0]).inc()
-        self._recent[key] = body
-        if len(self._recent) > self._keep:
-            del self._recent[next(iter(self._recent))]
+        self.keep_built(table, {name: body})
         if keep:
             try:
                 await self.store.put_view(table.game_id, name, table.version, body)

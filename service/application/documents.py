@@ -22,13 +22,23 @@ from service.problems import Problem
 class Documents(Games):
     async def document(self, game_id: str, field: str) -> bytes:
         """A projection field, never older than the stored version (``games.version``): a
-        projection behind it, missing, or unreadable is answered from PostgreSQL instead."""
-        # Both at once: whichever answers first, the projection is served only if it is at
-        # least at the version PostgreSQL had when asked, which is at least every version
-        # acknowledged before this request.
-        stored, (have, raw) = await asyncio.gather(
-            self.store.version_head(game_id), self._projected(game_id, field)
-        )
+        projection behind it, missing, or unreadable is answered from PostgreSQL instead.
+
+        Whatever answers, it is the view at the version PostgreSQL had when asked, which is at
+        least every version acknowledged before this request. A view this process built (or
+        stored after its own move) at the table it holds is served once PostgreSQL says that
+        table is still the latest (same version and head), without asking Redis; else the
+        projection and PostgreSQL are asked at once."""
+        local = self._built(game_id, field)
+        if local is None:
+            stored, (have, raw) = await asyncio.gather(
+                self.store.version_head(game_id), self._projected(game_id, field)
+            )
+        else:
+            stored = await self.store.version_head(game_id)
+            if stored is not None and stored == local[0]:
+                return local[1]
+            have, raw = await self._projected(game_id, field)
         if stored is None or stored[0] == 0:
             raise Problem(404, "game.not_found", f"no game {game_id}")
         version, head = stored
@@ -44,6 +54,15 @@ class Documents(Games):
         if body is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
         return body
+
+    def _built(self, game_id: str, field: str) -> tuple[tuple[int, bytes], bytes] | None:
+        """((version, head), view) of the table this process holds, if it built that view."""
+        cached = self._tables.get(game_id)
+        if cached is None:
+            return None
+        head, table = cached
+        body = self.projector.views.built(game_id, field, table.version)
+        return None if body is None else ((table.version, head), body)
 
     async def _view_table(self, game_id: str, head: bytes, version: int, current: bool) -> Table:
         """The table to build a view from, at ``version`` or newer: this process's (at the

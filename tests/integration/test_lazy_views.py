@@ -206,6 +206,47 @@ def test_a_view_is_built_only_when_read_and_once_per_version(
     run(make_store, test)
 
 
+# --- the mover's process answers the next actor without Redis, and never from a stale table ---
+def test_the_movers_process_serves_the_next_legal_list_without_redis_only_while_it_is_latest(
+    fresh_database: str, make_store: Callable[[], ProjectionStore]
+) -> None:
+    async def test(store: ProjectionStore) -> None:
+        asked: list[str] = []
+        fields = store.fields
+
+        async def counted(game_id: str, names: list[str]) -> list[bytes | None]:
+            asked.extend(names)
+            return await fields(game_id, names)
+
+        store.fields = counted  # type: ignore[method-assign]
+        async with game(fresh_database, store) as g:
+            a, b = g.processes
+            rng = random.Random(5)
+            for _ in range(6):
+                assert await g.move(rng)  # every move through process a
+            table = (await a.current(g.id))[1]
+            field = f"legal:{table.rules.to_act(table.state)[0]}"
+            expected = await g.expected(field)
+
+            asked.clear()
+            assert await a.document(g.id, field) == expected
+            assert asked == []  # built by a's write path, checked against PostgreSQL only
+            assert await b.document(g.id, field) == expected
+            assert field in asked  # b holds no table: the projection answers
+
+            # the game moves on in process b: a's table and its views are not the latest now
+            seat = table.rules.to_act(table.state)[0]
+            command = msgspec.to_builtins(rng.choice(table.rules.legal(table.state, seat)))
+            await b.command(g.id, g.tokens[seat], CommandBody(command=command), None)
+            await g.settle()
+            for name in (field, f"legal:{1 - seat}"):
+                got = await a.document(g.id, name)
+                assert got == await g.expected(name)
+                assert msgspec.json.decode(got)["version"] > table.version
+
+    run(make_store, test)
+
+
 # --- right after many moves ------------------------------------------------------------------
 def test_views_read_between_many_moves_are_exactly_the_folded_ones(
     fresh_database: str, make_store: Callable[[], ProjectionStore]
