@@ -5,7 +5,6 @@ after which the projection is brought up to date in the background."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -30,6 +29,7 @@ from service.application.tokens import (
 )
 from service.audit.commitments import CANONICAL, Keys
 from service.audit.receipts import Signer
+from service.eventstore.chain import CANONICAL_UUID
 from service.eventstore.records import GameRow, NewEvent, StoredEvent
 from service.eventstore.store import EventStore, GameNotFound, Locked
 from service.lru import LRU
@@ -301,11 +301,7 @@ def check_game_id(game_id: str) -> None:
     (lower case, hyphenated). PostgreSQL would read any spelling as the same UUID, but Redis
     keys and this process's caches are keyed by the string: another spelling would be
     another projection record of the same game (decision, docs/api.md)."""
-    try:
-        canonical = str(uuid.UUID(game_id))
-    except ValueError:
-        raise Problem(404, "game.not_found", f"no game {game_id}") from None
-    if canonical != game_id:
+    if not CANONICAL_UUID.fullmatch(game_id):
         raise Problem(404, "game.not_found", f"no game {game_id}")
 
 

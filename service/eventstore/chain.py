@@ -55,12 +55,13 @@ from service.eventstore.records import NewEvent, StoredEvent
 ZERO_HASH = bytes(32)
 
 
-_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+#: A UUID in its canonical spelling (lower case, hyphenated 8-4-4-4-12), as ``str(UUID)``.
+CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def canonical_uuid(value: str | uuid.UUID) -> str:
     """Lowercase canonical (8-4-4-4-12) form of a UUID given as str or UUID."""
-    if isinstance(value, str) and _CANONICAL_UUID.fullmatch(value):
+    if isinstance(value, str) and CANONICAL_UUID.fullmatch(value):
         return value  # already canonical (the usual case): no UUID to build and print
     return str(value if isinstance(value, uuid.UUID) else uuid.UUID(str(value)))
 

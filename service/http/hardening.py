@@ -91,13 +91,15 @@ def check_body(body: bytes, max_depth: int, data_type: Any = None) -> None:
         body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise invalid(f"the body is not UTF-8 (byte {error.start})") from None
-    if json_depth(body, max_depth) > max_depth:
+    # Fewer brackets than the limit cannot nest past it (the usual body: no scan needed).
+    if body.count(b"[") + body.count(b"{") > max_depth and json_depth(body, max_depth) > max_depth:
         raise invalid(f"the body nests deeper than {max_depth} levels")
     try:
         value = msgspec.json.decode(body)
     except (msgspec.DecodeError, UnicodeDecodeError) as error:
         raise invalid(f"the body is not valid JSON: {error}") from None
-    _check_strings(value, "body")
+    if b"\\u" in body:  # JSON refuses raw control characters and UTF-8 has no surrogates:
+        _check_strings(value, "body")  # a NUL or a lone surrogate can only be a \u escape
     if data_type is not None:
         try:
             msgspec.convert(value, data_type, strict=True)
