@@ -30,6 +30,7 @@ Configuration table lists the same).
 | ``MANIFEST_PROJECTION_RETRIES`` | ``3`` | attempts of a projection write after a commit |
 | ``MANIFEST_PROJECTION_LAG`` | ``10`` | seconds a projection may lag before ``/readyz`` says so |
 | ``MANIFEST_RETRY_AFTER`` | ``1`` | the ``Retry-After`` (seconds) of a 503 |
+| ``MANIFEST_GC_THRESHOLD`` | ``20000`` | allocations between young garbage collections (0: 700) |
 
 ``MANIFEST_SIGNING_KEY_SOURCE`` defaults to ``config`` when ``PG_DSN`` is set (production: the
 server refuses to start without ``MANIFEST_SIGNING_KEY``) and to ``database`` for the embedded
@@ -164,6 +165,7 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "projection_retries": ("MANIFEST_PROJECTION_RETRIES", "3", _int(1, 100)),
     "projection_lag": ("MANIFEST_PROJECTION_LAG", "10", _seconds(0.1, 86400)),
     "retry_after": ("MANIFEST_RETRY_AFTER", "1", _int(1, 3600)),
+    "gc_threshold": ("MANIFEST_GC_THRESHOLD", "20000", _int(0, 10**7)),
     # limits against hostile clients (quotas: requests per minute per client; 0 = off)
     "max_header_bytes": ("MANIFEST_MAX_HEADER_BYTES", "16384", _int(1024, 1024 * 1024)),
     "max_json_depth": ("MANIFEST_MAX_JSON_DEPTH", "32", _int(2, 1000)),
@@ -207,6 +209,7 @@ class Settings(msgspec.Struct, frozen=True):
     projection_retries: int = _default("projection_retries")
     projection_lag: float = _default("projection_lag")
     retry_after: int = _default("retry_after")
+    gc_threshold: int = _default("gc_threshold")
     max_header_bytes: int = _default("max_header_bytes")
     max_json_depth: int = _default("max_json_depth")
     quota_create: int = _default("quota_create")

@@ -22,6 +22,7 @@ from projections.store import MemoryStore, ProjectionStore
 from service.application.faults import Admission, BoundedPool, Faults, pg_session_settings
 from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
+from service.collector import tune_collector
 from service.eventstore.migrate import migrate
 from service.eventstore.store import EventStore
 from service.http import openapi, pictures
@@ -109,6 +110,7 @@ async def _keep_session(connection: Any) -> None:
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings.from_env()
     configure_logging(settings.log_level)
+    tune_collector(settings.gc_threshold)  # each worker builds its app: once per process
 
     services = Services(settings)
 
