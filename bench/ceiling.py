@@ -6,8 +6,8 @@ One endpoint, ``POST /ceiling``: decode a small JSON body, one asyncpg INSERT (i
 ``ceiling(id bigserial, body jsonb)``, which ``bench.e2e`` creates beforehand), one Redis SET,
 answer a small JSON. It runs under uvicorn exactly as ``manifest serve`` does
 (``service.workers.serve``: N workers on SO_REUSEPORT sockets, uvicorn's default loop and HTTP
-implementation, no access log), with the same asyncpg pool size, so the two measurements
-differ only in what the real server does per request.
+implementation, no access log, the same garbage-collector threshold), with the same asyncpg
+pool size, so the two measurements differ only in what the real server does per request.
 """
 
 from __future__ import annotations
@@ -38,6 +38,10 @@ async def ceiling(request: Request[Any, Any, Any], data: dict[str, Any]) -> dict
 
 
 def create_app() -> Litestar:
+    from service.collector import tune_collector
+    from service.settings import Settings
+
+    tune_collector(Settings.from_env().gc_threshold)  # as each manifest serve worker does
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         pool = await asyncpg.create_pool(
