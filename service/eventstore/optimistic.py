@@ -15,7 +15,6 @@ first answer.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -118,7 +117,7 @@ async def append_command(
     try:
         row = await pool.fetchrow(
             _APPEND,
-            uuid.UUID(game_id),
+            game_id,  # asyncpg encodes a UUID from its text: no UUID object to build
             version,
             stored[-1].version,
             stored[-1].hash,
@@ -127,7 +126,7 @@ async def append_command(
             None if result is None else db.dumps(result),
             head,
             seat,
-            uuid.UUID(command_id),
+            command_id,
             [e.version for e in stored],
             [e.type for e in stored],
             [db.dumps(e.data) for e in stored],
