@@ -16,9 +16,14 @@ PULLS: dict[Kind, bool] = {"dockhand": False, "burly": False, "mule": True, "ele
 _LETTER: dict[str, Kind] = {"D": "dockhand", "B": "burly", "M": "mule", "E": "elephant"}
 
 
+_CREWS: dict[str, tuple[str, ...]] = {
+    c: (*(f"{c}-D{i}" for i in range(1, 5)), f"{c}-B", f"{c}-M", f"{c}-E") for c in COLOURS
+}
+
+
 def crew(colour: Colour) -> list[str]:
     """The seven workers of one colour: four Dockhands, a Burly Worker, a Mule, an Elephant."""
-    return [f"{colour}-D{i}" for i in range(1, 5)] + [f"{colour}-B", f"{colour}-M", f"{colour}-E"]
+    return list(_CREWS[colour])
 
 
 ALL_WORKERS: frozenset[str] = frozenset(w for c in COLOURS for w in crew(c))

@@ -110,8 +110,8 @@ class QuotaMiddleware:
         if scope["type"] == "http":
             handler = scope.get("route_handler")
             name = getattr(getattr(handler, "fn", None), "__name__", "")
-            if name not in _UNLIMITED:
-                kind = _KINDS.get(name, "reads")
+            kind = _KINDS.get(name, "reads")
+            if name not in _UNLIMITED and self.quotas.per_minute.get(kind, 0) > 0:
                 client = client_of(scope, kind in _BY_TOKEN, self.known)
                 wait = self.quotas.take(kind, client)
                 if wait is not None:
