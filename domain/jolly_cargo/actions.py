@@ -177,16 +177,15 @@ class ActionRun:
         other.taken = self.taken
         return other
 
-    def step(self, step: Step) -> None:
-        """Take one more step, or raise RuleError (the run is then unusable)."""
+    def check(self, step: Step) -> None:
+        """Raise RuleError unless ``step`` may be taken now; changes nothing (``legal`` asks
+        this of an action's last step instead of taking it on a copy)."""
         i = self.taken
         grid, what = self.grid, self.what
-        ops = self.ops if self.record else None
         here = grid.where[self.actors[0]]
         ahead = NEIGHBOUR[step.dir][here]
         if ahead is None:
             raise _illegal("rule.off_dock", i, "workers may never move off the dock themselves")
-        arrived: list[Square] = []
         if step.kind == "move":
             if ahead in grid.crates:
                 raise _illegal(
@@ -215,10 +214,7 @@ class ActionRun:
                 )
             if self.one_crate and self.touched is not None and self.touched != ahead:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
-            arrived = _push(grid, step.dir, ahead, self.strength, what, i, ops)
-            if self.one_crate:
-                beyond = NEIGHBOUR[step.dir][ahead]
-                self.touched = _GONE if beyond is None else beyond
+            _push_line(grid, step.dir, ahead, self.strength, what, i)
         else:  # pull
             if not PULLS[what]:
                 raise _illegal("rule.cannot_pull", i, f"{a(what)} cannot pull, only push")
@@ -235,6 +231,25 @@ class ActionRun:
                 )
             if self.one_crate and self.touched is not None and self.touched != behind:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
+
+    def step(self, step: Step) -> None:
+        """Take one more step, or raise RuleError (and change nothing): :meth:`check`, then
+        the step."""
+        self.check(step)
+        grid = self.grid
+        ops = self.ops if self.record else None
+        here = grid.where[self.actors[0]]
+        ahead = NEIGHBOUR[step.dir][here]
+        assert ahead is not None  # checked
+        arrived: list[Square] = []
+        if step.kind == "push":
+            arrived = _push(grid, step.dir, ahead, self.strength, self.what, self.taken, ops)
+            if self.one_crate:
+                beyond = NEIGHBOUR[step.dir][ahead]
+                self.touched = _GONE if beyond is None else beyond
+        elif step.kind == "pull":
+            behind = NEIGHBOUR[OPPOSITE[step.dir]][here]
+            assert behind is not None  # checked
             colour = grid.crates.pop(behind)
             grid.crates[here] = colour
             if ops is not None:
@@ -251,21 +266,15 @@ class ActionRun:
         self.taken += 1
 
 
-def _push(
-    grid: Grid,
-    d: str,
-    first: Square,
-    strength: int,
-    what: str,
-    index: int,
-    ops: list[StepOp] | None,
-) -> list[Square]:
-    """Shove the line that starts with the crate on ``first``; return squares crates moved to
-    (what moved is added to ``ops`` unless it is None)."""
+def _push_line(
+    grid: Grid, d: str, first: Square, strength: int, what: str, index: int
+) -> tuple[list[Square], Square | None]:
+    """What a push into the crate on ``first`` shoves (the squares of the line, in order) and
+    the square of the Dockhands it squishes, if any; RuleError if the push is illegal (too
+    heavy, an Elephant in the line). Changes nothing."""
     nxt = NEIGHBOUR[d]
     line: list[Square] = []
     crates = 0
-    squished: Square | None = None
     square: Square | None = first
     while square is not None:
         if square in grid.crates:
@@ -288,9 +297,8 @@ def _push(
             if beyond is not None and (
                 beyond in grid.crates or (grid.occ.get(beyond) and not grid.enterable(beyond, True))
             ):
-                squished = square
-            else:
-                line.append(square)
+                return line, square
+            line.append(square)
             break
         if kind(stack[0]) == "elephant":
             raise _illegal(
@@ -300,6 +308,22 @@ def _push(
             )
         line.append(square)  # Burly Worker or Mule: shoved along, not counted
         square = nxt[square]
+    return line, None
+
+
+def _push(
+    grid: Grid,
+    d: str,
+    first: Square,
+    strength: int,
+    what: str,
+    index: int,
+    ops: list[StepOp] | None,
+) -> list[Square]:
+    """Shove the line that starts with the crate on ``first``; return squares crates moved to
+    (what moved is added to ``ops`` unless it is None)."""
+    nxt = NEIGHBOUR[d]
+    line, squished = _push_line(grid, d, first, strength, what, index)
     if squished is not None:
         for worker in grid.occ[squished]:
             grid.remove(worker)

@@ -159,7 +159,8 @@ def _extend(run: ActionRun, prefix: list[cmd.Step], found: list[list[cmd.Step]])
 
     Plain moves — most steps — are always legal once ``_candidates`` offers them, and only
     relocate the actors: they are taken on ``run`` itself and undone afterwards. Pushes and
-    pulls are tried on a clone, by the same ``ActionRun.step`` that ``decide`` uses.
+    pulls are asked of ``ActionRun.check`` when they end the action, else tried on a clone by
+    ``ActionRun.step``: the checks ``decide`` makes, either way.
     """
     grid = run.grid
     here = grid.where[run.actors[0]]
@@ -176,14 +177,20 @@ def _extend(run: ActionRun, prefix: list[cmd.Step], found: list[list[cmd.Step]])
                 run.taken -= 1
                 undo()
             continue
+        if not more:  # the action's last step: is it legal? (nothing to continue from)
+            try:
+                run.check(step)
+            except RuleError:
+                continue
+            found.append(steps)
+            continue
         trial = run.clone()
         try:
             trial.step(step)
         except RuleError:
             continue
         found.append(steps)
-        if more:
-            _extend(trial, steps, found)
+        _extend(trial, steps, found)
 
 
 def _shift(grid: Grid, actors: list[str], here: int, ahead: int) -> Callable[[], None]:
