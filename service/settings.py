@@ -26,7 +26,7 @@ Configuration table lists the same).
 | ``MANIFEST_PG_STATEMENT_TIMEOUT`` | ``5`` | seconds a statement may run |
 | ``MANIFEST_GAME_WRITERS`` | ``8`` | writes to one game in flight per process; more: 503 at once |
 | ``MANIFEST_REDIS_CONNECT_TIMEOUT`` | ``1`` | seconds to open a Redis connection |
-| ``MANIFEST_REDIS_TIMEOUT`` | ``1`` | seconds a Redis reply may take |
+| ``MANIFEST_REDIS_TIMEOUT`` | ``1`` | seconds one Redis call may take in all |
 | ``MANIFEST_PROJECTION_RETRIES`` | ``3`` | attempts of a projection write after a commit |
 | ``MANIFEST_PROJECTION_LAG`` | ``10`` | seconds a projection may lag before ``/readyz`` says so |
 | ``MANIFEST_RETRY_AFTER`` | ``1`` | the ``Retry-After`` (seconds) of a 503 |
