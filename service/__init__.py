@@ -12,6 +12,7 @@
 ``http → application → audit → eventstore → domain / projections``: a module imports only from
 its own layer or the layers after it. Beside the layers: :mod:`service.settings` (the validated
 configuration, read once at start), :mod:`service.problems` (the error every layer raises),
-:mod:`service.observability` (logs, metrics), :mod:`service.lru`, and the process entry points
+:mod:`service.observability` (logs, metrics), :mod:`service.lru`, :mod:`service.collector` (the
+garbage collector's threshold), and the process entry points
 :mod:`service.cli` and :mod:`service.workers`.
 """

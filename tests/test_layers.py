@@ -1,8 +1,8 @@
 """The tree states the architecture, and the imports keep to it (issue 11): inside ``service/``,
 ``http → application → audit → eventstore``, each layer importing only from itself, the layers
-after it, the shared modules beside them (settings, problems, observability, lru), ``domain``
-and ``projections``; ``projections`` derives views from ``domain`` alone; ``domain`` imports
-nothing of ours but itself. Read from the source with :mod:`ast`, lazy imports included."""
+after it, the shared modules beside them (settings, problems, observability, lru, collector),
+``domain`` and ``projections``; ``projections`` derives views from ``domain`` alone; ``domain``
+imports nothing of ours but itself. Read from the source with :mod:`ast`, lazy imports included."""
 
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ["service.http", "service.application", "service.audit", "service.eventstore"]
-SHARED = ["service.settings", "service.problems", "service.observability", "service.lru"]
+SHARED = [
+    "service.settings",
+    "service.problems",
+    "service.observability",
+    "service.lru",
+    "service.collector",
+]
 ENTRY = ["service.cli", "service.workers"]
 
 
