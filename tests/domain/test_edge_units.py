@@ -63,7 +63,7 @@ def test_json_depth_counts_brackets_outside_strings() -> None:
         b"[" * 33 + b"]" * 33,
         b'{"a": ',
         b'{"a": "x\x00y"}',  # a raw NUL: not JSON
-        b'[{"a": ["\\", "\u0000"]}]',  # a NUL after an escaped backslash
+        b'[{"a": ["\\\\", "\\u0000"]}]',  # a NUL after an escaped backslash
     ],
 )
 def test_bad_bodies_are_400(body: bytes) -> None:
@@ -75,7 +75,7 @@ def test_bad_bodies_are_400(body: bytes) -> None:
 def test_good_bodies_pass() -> None:
     check_body(b"[" + b"[]," * 40 + b"[]]", 32)  # many brackets, two levels
     check_body(b"[" * 32 + b"]" * 32, 32)  # exactly the limit
-    check_body(b'{"a": "\\\\u0000 is six characters, not a NUL", "b": "\u00e9"}', 32)
+    check_body(b'{"a": "\\\\u0000 is six characters, not a NUL", "b": "\\u00e9"}', 32)
 
 
 def test_strict_types() -> None:
