@@ -4,13 +4,13 @@ reflects (a dense read, so none is skipped) onto that projection (so none is app
 writes the result only if it is newer than what is stored (see :mod:`projections.store`).
 
 After a commit the service does not wait for the projection: :meth:`Projector.schedule` hands
-the new table (``lazy``: the table and the mover's legal commands only, every other view being
-built on first read, :mod:`projections.views`) to a background writer (one per game at a time,
-the newest table wins), which writes the view first and the replay snapshots after it,
-retrying ``retries`` times with a growing pause. A write that still fails stays *pending*: it
-is logged, counted (``manifest_projection_failures_total{stage}``), its age is the projection lag
-(``manifest_projection_lag_seconds``, and ``/readyz`` past ``MANIFEST_PROJECTION_LAG``), and the
-catch-up worker repairs it on its next pass."""
+the new table (``lazy``: the table and the legal commands of the mover and of the seats to act
+only, every other view being built on first read, :mod:`projections.views`) to a background
+writer (one per game at a time, the newest table wins), which writes the view first and the
+replay snapshots after it, retrying ``retries`` times with a growing pause. A write that still
+fails stays *pending*: it is logged, counted (``manifest_projection_failures_total{stage}``),
+its age is the projection lag (``manifest_projection_lag_seconds``, and ``/readyz`` past
+``MANIFEST_PROJECTION_LAG``), and the catch-up worker repairs it on its next pass."""
 
 from __future__ import annotations
 
@@ -235,8 +235,8 @@ class Projector:
     ) -> bool:
         """Store ``table`` unless the projection already reflects its version or a later one,
         then keep the replay ``snapshots`` folded on the way (after the view, never instead of
-        it). ``lazy``: only the table and the ``known`` views, the other views left as they
-        are (each carries its own version); else the whole record, every view built. Raises on
+        it). ``lazy``: only the table and its :func:`state_views`, the other views left as
+        they are (each carries its own version); else the whole record, every view built. Raises on
         any failure (counted by stage)."""
         try:
             if lazy:

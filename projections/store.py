@@ -10,13 +10,12 @@ JSON); ``doc:<viewer>`` (the ``GET /v1/games/{id}`` body for ``spectator`` / ``s
 ``legal:<n>`` (the ``GET .../legal`` body of seat ``n``).
 
 The views (``doc:``, ``legal:``) are *lazy* (:mod:`projections.views`): after a move only the
-table and the mover's legal commands are written (:meth:`ProjectionStore.advance`, which leaves
-the other fields where they are), and a view is built when first read at a version and kept
-(:meth:`ProjectionStore.put_view`). So each view carries its own version, as a decimal prefix
-and a space before its JSON body (:func:`tag_view`): a view older than the record is never
-mistaken for a current one, and a view built at version N and stored after a move to N+1
-stays what it is, a view of N.
-"""
+table and the legal commands of the mover and of the seats to act are written
+(:meth:`ProjectionStore.advance`, which leaves the other fields where they are), and a view is
+built when first read at a version and kept (:meth:`ProjectionStore.put_view`). So each view
+carries its own version, as a decimal prefix and a space before its JSON body
+(:func:`tag_view`): a view older than the record is never mistaken for a current one, and a view
+built at version N and stored after a move to N+1 stays what it is, a view of N."""
 
 from __future__ import annotations
 
