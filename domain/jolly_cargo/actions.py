@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import msgspec
+
 from domain.kernel import RuleError
 
 from . import board
@@ -119,6 +121,17 @@ def perform(
     return run.ops
 
 
+class _Checked(msgspec.Struct, frozen=True):
+    """What a legal step moves (:meth:`ActionRun.check`): the actors onto ``ahead``, and for a
+    pull the crate on ``pulled``; for a push the ``line`` it shoves, squishing the Dockhands on
+    ``squished``."""
+
+    ahead: Square
+    pulled: Square | None = None
+    line: list[Square] | None = None
+    squished: Square | None = None
+
+
 class ActionRun:
     """One worker action in progress: the grid, the steps taken so far and what they did
     (``ops``, kept only when ``record``: ``legal`` needs to know whether a step is legal, not
@@ -177,9 +190,10 @@ class ActionRun:
         other.taken = self.taken
         return other
 
-    def check(self, step: Step) -> None:
-        """Raise RuleError unless ``step`` may be taken now; changes nothing (``legal`` asks
-        this of an action's last step instead of taking it on a copy)."""
+    def check(self, step: Step) -> _Checked:
+        """Raise RuleError unless ``step`` may be taken now, else say what it would move;
+        changes nothing (``legal`` asks this of an action's last step instead of taking it on a
+        copy)."""
         i = self.taken
         grid, what = self.grid, self.what
         here = grid.where[self.actors[0]]
@@ -200,7 +214,8 @@ class ActionRun:
                     f"{square_name(ahead)} holds a worker; only Dockhands may share a square "
                     "with Dockhands",
                 )
-        elif step.kind == "push":
+            return _Checked(ahead)
+        if step.kind == "push":
             if ahead not in grid.crates:
                 if grid.occ.get(ahead):
                     raise _illegal(
@@ -214,42 +229,41 @@ class ActionRun:
                 )
             if self.one_crate and self.touched is not None and self.touched != ahead:
                 raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
-            _push_line(grid, step.dir, ahead, self.strength, what, i)
-        else:  # pull
-            if not PULLS[what]:
-                raise _illegal("rule.cannot_pull", i, f"{a(what)} cannot pull, only push")
-            behind = NEIGHBOUR[OPPOSITE[step.dir]][here]
-            if behind is None or behind not in grid.crates:
-                raise _illegal(
-                    "rule.nothing_to_pull",
-                    i,
-                    f"a pull needs a crate right behind the worker (opposite to {step.dir})",
-                )
-            if not grid.is_empty(ahead):
-                raise _illegal(
-                    "rule.square_occupied", i, f"{square_name(ahead)} is not empty to step into"
-                )
-            if self.one_crate and self.touched is not None and self.touched != behind:
-                raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
+            line, squished = _push_line(grid, step.dir, ahead, self.strength, what, i)
+            return _Checked(ahead, line=line, squished=squished)
+        # a pull
+        if not PULLS[what]:
+            raise _illegal("rule.cannot_pull", i, f"{a(what)} cannot pull, only push")
+        behind = NEIGHBOUR[OPPOSITE[step.dir]][here]
+        if behind is None or behind not in grid.crates:
+            raise _illegal(
+                "rule.nothing_to_pull",
+                i,
+                f"a pull needs a crate right behind the worker (opposite to {step.dir})",
+            )
+        if not grid.is_empty(ahead):
+            raise _illegal(
+                "rule.square_occupied", i, f"{square_name(ahead)} is not empty to step into"
+            )
+        if self.one_crate and self.touched is not None and self.touched != behind:
+            raise _illegal("rule.mule_one_crate", i, "a Mule moves only one crate per action")
+        return _Checked(ahead, pulled=behind)
 
     def step(self, step: Step) -> None:
         """Take one more step, or raise RuleError (and change nothing): :meth:`check`, then
         the step."""
-        self.check(step)
+        checked = self.check(step)
         grid = self.grid
         ops = self.ops if self.record else None
-        here = grid.where[self.actors[0]]
-        ahead = NEIGHBOUR[step.dir][here]
-        assert ahead is not None  # checked
+        ahead, behind = checked.ahead, checked.pulled
         arrived: list[Square] = []
-        if step.kind == "push":
-            arrived = _push(grid, step.dir, ahead, self.strength, self.what, self.taken, ops)
+        if checked.line is not None:
+            arrived = _shove(grid, step.dir, checked.line, checked.squished, ops)
             if self.one_crate:
                 beyond = NEIGHBOUR[step.dir][ahead]
                 self.touched = _GONE if beyond is None else beyond
-        elif step.kind == "pull":
-            behind = NEIGHBOUR[OPPOSITE[step.dir]][here]
-            assert behind is not None  # checked
+        elif behind is not None:
+            here = grid.where[self.actors[0]]
             colour = grid.crates.pop(behind)
             grid.crates[here] = colour
             if ops is not None:
@@ -311,19 +325,13 @@ def _push_line(
     return line, None
 
 
-def _push(
-    grid: Grid,
-    d: str,
-    first: Square,
-    strength: int,
-    what: str,
-    index: int,
-    ops: list[StepOp] | None,
+def _shove(
+    grid: Grid, d: str, line: list[Square], squished: Square | None, ops: list[StepOp] | None
 ) -> list[Square]:
-    """Shove the line that starts with the crate on ``first``; return squares crates moved to
-    (what moved is added to ``ops`` unless it is None)."""
+    """Shove ``line`` (from :func:`_push_line`) one square towards ``d``, squishing the Dockhands
+    on ``squished``; return squares crates moved to (what moved is added to ``ops`` unless it is
+    None)."""
     nxt = NEIGHBOUR[d]
-    line, squished = _push_line(grid, d, first, strength, what, index)
     if squished is not None:
         for worker in grid.occ[squished]:
             grid.remove(worker)
