@@ -16,7 +16,7 @@ PULLS: dict[Kind, bool] = {"dockhand": False, "burly": False, "mule": True, "ele
 _LETTER: dict[str, Kind] = {"D": "dockhand", "B": "burly", "M": "mule", "E": "elephant"}
 
 
-_CREWS: dict[str, tuple[str, ...]] = {
+_CREWS: dict[Colour, tuple[str, ...]] = {
     c: (*(f"{c}-D{i}" for i in range(1, 5)), f"{c}-B", f"{c}-M", f"{c}-E") for c in COLOURS
 }
 
