@@ -1,12 +1,13 @@
 """Coarse deadlines: bound a block of a task by a timeout, checked a few times a second.
 
 ``asyncio.timeout`` arms a loop timer for every block it bounds and disarms it on the way out:
-~4 µs of CPU per block on uvloop, and a move passes through several (a pool connection, the
-Redis script, the next actor's read): ~5 % of a worker's CPU under load, for bounds of seconds
-that almost never fire. :class:`Deadlines` keeps the blocks in flight in a dict instead and
-checks them from *one* loop timer per ``tick`` (only while some block is in flight), cancelling
-a task whose deadline has passed. A bound therefore fires between ``seconds`` and
-``seconds + tick`` after its block began — the precision of a limit measured in seconds.
+~4 µs of CPU per block on uvloop, and a move passes through several (a pool connection per
+statement, the Redis script), for bounds of seconds that almost never fire (replacing them
+took 4 % off the server's CPU per move, alternating A/B: docs/scaling.md). :class:`Deadlines`
+keeps the blocks in flight in a dict instead and checks them from *one* loop timer per
+``tick`` (only while some block is in flight), cancelling a task whose deadline has passed. A
+bound therefore fires between ``seconds`` and ``seconds + tick`` after its block began — the
+precision of a limit measured in seconds.
 
 Inside the block the expiry is what ``asyncio.timeout`` makes of it: the task is cancelled, and
 the block raises :class:`TimeoutError` (unless the task was also cancelled from elsewhere: then
