@@ -10,9 +10,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import structlog
 
 from projections import projector as projector_module
-from projections.projector import FAILURES, Projector
+from projections.projector import FAILURES, IDLE_WRITERS, Projector
 from projections.store import MemoryStore, StoreUnavailable
 
 
@@ -79,5 +80,81 @@ def test_a_write_still_failing_stays_pending_with_its_lag_until_the_next_pass() 
         assert await store.version("g") == 3
         assert await store.snapshot("g", 100) == b"snap"  # written after the view
         assert p.lag() == 0
+
+    asyncio.run(run())
+
+
+def game(game_id: str, version: int) -> Any:
+    return SimpleNamespace(game_id=game_id, version=version)
+
+
+class Slow(MemoryStore):
+    """Every write waits for ``gate`` (to hold many writers busy at once) and notes the log
+    context it runs in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.contexts: list[dict[str, Any]] = []
+
+    async def write(self, game_id: str, version: int, fields: Mapping[str, bytes]) -> bool:
+        self.contexts.append(structlog.contextvars.get_contextvars())
+        await self.gate.wait()
+        return await super().write(game_id, version, fields)
+
+
+def test_a_writer_goes_on_to_the_next_game_instead_of_a_task_per_move() -> None:
+    async def run() -> None:
+        store = Slow()
+        store.gate.set()
+        p = Projector(store, _no_events)
+        p.schedule(game("a", 1))
+        while "a" in p._pending:
+            await asyncio.sleep(0.001)
+        (writer,) = p._tasks
+        for i, game_id in enumerate(["b", "c", "a", "b"]):
+            p.schedule(game(game_id, 2 + i))
+            while game_id in p._pending:
+                await asyncio.sleep(0.001)
+        assert p._tasks == {writer} and not writer.done()  # the same task wrote them all
+        assert [await store.version(g) for g in "abc"] == [4, 5, 3]
+        await p.drain(timeout=5)
+        assert writer.done() and not p._tasks and not p._idle  # drain ends the idle writers
+
+    asyncio.run(run())
+
+
+def test_games_written_at_once_each_get_a_writer_and_few_stay_idle() -> None:
+    async def run() -> None:
+        store = Slow()
+        p = Projector(store, _no_events)
+        for i in range(40):
+            p.schedule(game(f"g{i}", 1))
+        await asyncio.sleep(0.01)
+        assert len(store.contexts) == 40  # all 40 writes in flight together: none waits
+        store.gate.set()
+        while p._pending:
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0.01)
+        assert len(p._tasks) == IDLE_WRITERS == len(p._idle)
+        await p.drain(timeout=5)
+        assert not p._tasks
+
+    asyncio.run(run())
+
+
+def test_a_writer_carries_no_request_context() -> None:
+    async def run() -> None:
+        store = Slow()
+        store.gate.set()
+        p = Projector(store, _no_events)
+        for request_id in ["r1", "r2"]:
+            structlog.contextvars.bind_contextvars(request_id=request_id, seat=1)
+            p.schedule(game("g", len(store.contexts) + 1))
+            structlog.contextvars.clear_contextvars()
+            while p._pending:
+                await asyncio.sleep(0.001)
+        assert store.contexts == [{}, {}]  # not r1's, and not r1's again for r2
+        await p.drain(timeout=5)
 
     asyncio.run(run())
