@@ -438,7 +438,7 @@ class Bot:
         self.base: str | None = None
         self.tokens: list[str] = []
         self.seat = 0
-        self.known: dict[str, Any] | None = None
+        self.known: _Legal | None = None
         #: Accepted moves in the current game (the last one made is move number ``moves``).
         self.moves = 0
 
@@ -452,10 +452,10 @@ class Bot:
         self.tokens = [s["token"] for s in game["seats"]]
         self.seat, self.known, self.moves = 0, None, 0
 
-    def choose(self, commands: list[Any]) -> Any:
+    def choose(self, commands: list[msgspec.Raw]) -> msgspec.Raw:
         if self.prefer is not None:
             for command in commands:
-                if command["type"] == self.prefer:
+                if _TYPED.decode(command).type == self.prefer:
                     return command
         return self.rng.choice(commands)
 
@@ -465,7 +465,7 @@ class Bot:
             if self.base is None:
                 await self.new_game(conn, rec)
             assert self.base is not None
-            legal: dict[str, Any] | None = self.known
+            legal: _Legal | None = self.known
             self.known = None
             order = [self.seat] + [s for s in range(len(self.tokens)) if s != self.seat]
             for candidate in [] if legal else order:
@@ -474,8 +474,8 @@ class Bot:
                 )
                 if status != 200:
                     raise HttpError(f"GET legal answered {status}: {payload[:300]!r}")
-                doc = _decode(payload)
-                if doc["commands"]:
+                doc = _LEGAL.decode(payload)
+                if doc.commands:
                     self.seat, legal = candidate, doc
                     break
             if legal is None:  # nobody can act: over (or a projection behind: look again)
@@ -487,7 +487,7 @@ class Bot:
                     self.base = None
                 continue
             body = _encode(
-                {"command": self.choose(legal["commands"]), "expected_version": legal["version"]}
+                {"command": self.choose(legal.commands), "expected_version": legal.version}
             )
             status, payload = await timed(
                 rec, "command", conn, "POST", self.base + "/commands", body, self.tokens[self.seat]
@@ -497,9 +497,9 @@ class Bot:
                 self.moves += 1
                 # The answer says who acts next and, if it is still this seat, what it may do:
                 # only when the turn passes does the bot need GET /legal.
-                answer = _decode(payload, type=_Accepted)
+                answer = _ACCEPTED.decode(payload)
                 if self.seat in answer.to_act and answer.legal:
-                    self.known = {"version": answer.version, "commands": answer.legal}
+                    self.known = _Legal(answer.version, answer.legal)
                 elif answer.to_act:
                     self.seat = answer.to_act[0]
                 return
@@ -540,7 +540,24 @@ class _Accepted(msgspec.Struct):
 
     version: int
     to_act: list[int] = []
-    legal: list[Any] = []
+    legal: list[msgspec.Raw] = []
+
+
+class _Legal(msgspec.Struct):
+    """A seat's legal commands as a bot reads them: each command kept as its JSON text (it
+    sends one back as it came, and builds no objects for the others)."""
+
+    version: int
+    commands: list[msgspec.Raw]
+
+
+class _Typed(msgspec.Struct):
+    type: str
+
+
+_ACCEPTED = msgspec.json.Decoder(_Accepted)
+_LEGAL = msgspec.json.Decoder(_Legal)
+_TYPED = msgspec.json.Decoder(_Typed)
 
 
 # --- phases ----------------------------------------------------------------------------------
