@@ -160,6 +160,9 @@ class BoundedPool:
         conn = await self._take()
         try:
             yield conn
+        except TimeoutError:
+            _drop(conn)
+            raise
         finally:
             await self._pool.release(conn)
 
@@ -169,6 +172,9 @@ class BoundedPool:
         conn = await self._take()
         try:
             return await statement(conn)
+        except TimeoutError:
+            _drop(conn)
+            raise
         finally:
             await self._pool.release(conn)
 
@@ -186,6 +192,15 @@ class BoundedPool:
 
     async def close(self) -> None:
         await self._pool.close()
+
+
+def _drop(conn: Any) -> None:
+    """Close a connection whose statement got no answer in time, instead of releasing it as
+    it is: asyncpg would first ask PostgreSQL to cancel the statement and wait for that (on a
+    PostgreSQL that does not answer at all, a frozen host, another statement timeout), so the
+    request's 503 would come after twice the bound. The pool opens a new connection when one
+    is needed; the statement may still run when PostgreSQL wakes (the 503 says so)."""
+    conn.terminate()
 
 
 class Admission:

@@ -47,6 +47,8 @@ FAULT_SETTINGS = {
     "MANIFEST_PROJECTION_LAG": "2",
     "MANIFEST_CATCHUP_SECONDS": "0.5",
     "MANIFEST_GAME_WRITERS": "4",
+    # a statement PostgreSQL does not answer is given up after this + 1 s (MAX_WAIT is 5 s)
+    "MANIFEST_PG_STATEMENT_TIMEOUT": "2",
 }
 
 
@@ -90,6 +92,7 @@ def app(
             with contextlib.closing(own_redis.client()) as r:
                 r.config_set("maxmemory", 0)
                 r.flushall()
+            own_pg.resume()
             if own_pg.proc is None or own_pg.proc.poll() is not None:
                 own_pg.start()
 
@@ -532,6 +535,36 @@ async def _postgres_restart(server: ServerProcess, pg: PostgresServer, redis: Re
         down = ledger.statuses[503]
         await ledger.wait_for(lambda: ledger.statuses[503] >= down + 5, 20, "503s while down")
         await asyncio.to_thread(pg.start)
+        before = len(ledger.acked)
+        await ledger.wait_for(lambda: len(ledger.acked) >= before + 10, 30, "play resumes")
+    await settle_and_verify(server, redis, ledger, games)
+
+
+def test_postgres_paused(
+    app: ServerProcess, own_pg: PostgresServer, own_redis: RedisServer
+) -> None:
+    """SIGSTOP on every PostgreSQL process (a frozen host, a partition: connections stay open,
+    nothing answers): 503 with Retry-After within a few seconds, never a hang; after SIGCONT
+    play goes on by itself, and every command answered either way is recorded at most once."""
+    asyncio.run(_postgres_paused(app, own_pg, own_redis))
+
+
+async def _postgres_paused(server: ServerProcess, pg: PostgresServer, redis: RedisServer) -> None:
+    games = await new_games(server, 3)
+    ledger = Ledger()
+    async with players(server, ledger, games), server.async_client() as client:
+        await ledger.wait_for(lambda: len(ledger.acked) >= 10, 20, "bots got going")
+        pg.pause()
+        try:
+            down = ledger.statuses[503]
+            await ledger.wait_for(lambda: ledger.statuses[503] >= down + 5, 30, "503s while paused")
+            status, checks = await readyz_once(
+                client, lambda st, ch: st == 503 and not ch["postgres"]["ok"], "PostgreSQL is down"
+            )
+            assert status == 503 and not checks["postgres"]["ok"], checks
+            assert "write not answered" in server.log_path.read_text()
+        finally:
+            pg.resume()
         before = len(ledger.acked)
         await ledger.wait_for(lambda: len(ledger.acked) >= before + 10, 30, "play resumes")
     await settle_and_verify(server, redis, ledger, games)

@@ -25,6 +25,7 @@ from .servers import (
     _as_pg_user,
     _is_root,
     _pg_ready,
+    _postmaster_pid,
     _redis_ping,
     _run,
     _stop_postgres,
@@ -170,6 +171,36 @@ class PostgresServer:
             _run([*createdb, "-U", PG_SUPERUSER, PG_TEST_DB], "createdb", self.tmp)
             self._created = True
         return self
+
+    def _processes(self) -> list[int]:
+        """The postmaster and every process it started (backends, background workers)."""
+        postmaster = _postmaster_pid(self.data)
+        if postmaster is None:
+            return []
+        children = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                if int(stat.rsplit(")", 1)[1].split()[1]) == postmaster:
+                    children.append(int(entry.name))
+        return [postmaster, *children]
+
+    def pause(self) -> None:
+        """SIGSTOP on every process of the cluster (a frozen host, a partition): connections
+        stay open, nothing answers."""
+        self.paused = self._processes()
+        for pid in self.paused:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        for pid in getattr(self, "paused", []):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
+        self.paused = []
 
     def stop(self) -> None:
         """Fast shutdown: open sessions are terminated, running transactions roll back."""
