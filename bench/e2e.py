@@ -20,7 +20,8 @@ hand-written so the client costs little of the CPU it shares with the server):
    the moves/s just measured), evenly spaced, taken by the ``--games`` bots; a move's latency
    runs from its offer to its accepted answer, so queueing counts (p50/p99 reported);
 4. with ``--long-moves N`` (default 2,000; 0 skips), one game played alone past move N, and
-   the server's CPU per move at moves 10–109, 500–599, 1000–1099, 1900–1999 (flat or not).
+   the server's CPU per move at moves 10–109, 500–599, 1000–1099, 1900–1999 (flat or not;
+   counted to the nanosecond from ``schedstat`` where the kernel keeps it).
 
 Phases 1–3 run ``--warmup`` seconds before the measured window. The servers are probed only once
 every worker listens (``--workers``: one ``SO_REUSEPORT`` socket each), so the load's
@@ -253,6 +254,32 @@ def cpu_snapshot(server_pid: int) -> dict[str, float]:
             out["redis"] += cpu
     out["machine_busy"], out["machine_total"] = _machine_busy()
     return out
+
+
+def exact_server_cpu(server_pid: int) -> float | None:
+    """CPU seconds so far of the server's process tree, to the nanosecond: the sum of
+    ``/proc/<pid>/task/<tid>/schedstat`` (time on a CPU) over every thread of every process
+    (``/proc/<pid>/stat`` counts in clock ticks, 10 ms: ±10 % over a window of 100 moves).
+    None where the kernel does not keep it."""
+    procs = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in procs.items():
+        children.setdefault(ppid, []).append(pid)
+    total_ns = 0
+    for pid in _descendants(children, server_pid):
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone meanwhile
+        for tid in threads:
+            try:
+                total_ns += int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[0])
+            except FileNotFoundError:
+                if not Path("/proc/self/schedstat").exists():
+                    return None
+            except (OSError, ValueError, IndexError):
+                continue
+    return total_ns / 1e9
 
 
 def cpu_report(before: dict[str, float], after: dict[str, float], seconds: float) -> dict[str, Any]:
@@ -723,6 +750,12 @@ async def long_game(port: int, server_pid: int, moves: int) -> dict[str, Any]:
     CPU per move and the POST /commands latency. The bot ends its turn whenever it may, so the
     game outlasts ``moves`` (a random CARGO game ends after 1,300–2,200 events)."""
     bot = Bot(0, 4_242, prefer="end_turn")
+    exact = exact_server_cpu(server_pid) is not None
+
+    def server_cpu() -> float:
+        seconds = exact_server_cpu(server_pid) if exact else None
+        return cpu_snapshot(server_pid)["server"] if seconds is None else seconds
+
     conn = Connection("127.0.0.1", port)
     rec = Recorder(Window(0.0, float("inf")))
     buckets: list[dict[str, Any]] = []
@@ -733,12 +766,12 @@ async def long_game(port: int, server_pid: int, moves: int) -> dict[str, Any]:
             while bot.moves < first - 1:
                 await bot.move(conn, rec)
             rec.latencies.clear()
-            before = cpu_snapshot(server_pid)["server"]
+            before = server_cpu()
             while bot.moves < first - 1 + LONG_GAME_BUCKET:
                 await bot.move(conn, rec)
             if bot.base != game:
                 raise RuntimeError(f"the long game ended before move {bot.moves}")
-            cpu = cpu_snapshot(server_pid)["server"] - before
+            cpu = server_cpu() - before
             buckets.append(
                 {
                     "moves": f"{first}-{first + LONG_GAME_BUCKET - 1}",
