@@ -60,12 +60,18 @@ class Deadlines:
             return
         now = loop.time()
         for key, bound in list(self._open.items()):
-            task = bound.task
-            if task.done():  # abandoned without leaving its block: nothing to bound
-                del self._open[key]
-            elif not bound.fired and bound.deadline <= now:
-                bound.fired = True
-                task.cancel()
+            try:
+                task = bound.task
+                if task.done():  # abandoned without leaving its block: nothing to bound
+                    del self._open[key]
+                elif not bound.fired and bound.deadline <= now:
+                    bound.fired = True
+                    task.cancel()
+            except Exception as error:  # one bad bound must not unwatch the others
+                self._open.pop(key, None)
+                loop.call_exception_handler(
+                    {"message": "a deadline could not be checked", "exception": error}
+                )
         self._timer = loop.call_later(self.tick, self._check) if self._open else None
 
 
@@ -97,9 +103,9 @@ class Bound:
         tb: TracebackType | None,
     ) -> None:
         self.owner._exit(self)
-        if (
-            self.fired
-            and exc_type is asyncio.CancelledError
-            and self.task.uncancel() <= self._cancelling
-        ):
+        if not self.fired:
+            return
+        # As asyncio.timeout: the cancellation it asked for is taken back even when the block
+        # swallowed it, and becomes TimeoutError unless someone else cancelled the task too.
+        if self.task.uncancel() <= self._cancelling and exc_type is asyncio.CancelledError:
             raise TimeoutError(f"no answer within {self.seconds:g} s") from exc

@@ -5,6 +5,7 @@ one, nesting — from one loop timer per tick instead of one per block. On async
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -160,5 +161,41 @@ def test_a_bound_needs_a_task() -> None:
 
         loop.call_soon(callback)
         assert "task" in str(await outside)
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("run", LOOPS)
+def test_a_swallowed_expiry_leaves_no_cancellation_behind(run: Run) -> None:
+    async def main() -> int:
+        deadlines = Deadlines(tick=TICK)
+        # the block gives up by itself (as asyncio.timeout allows)
+        with deadlines.within(0.01), contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(5)
+        task = asyncio.current_task()
+        assert task is not None
+        await asyncio.sleep(3 * TICK)  # a pending cancellation would land here
+        return task.cancelling()
+
+    assert run(main()) == 0
+
+
+def test_a_failing_check_keeps_the_deadlines_watched() -> None:
+    async def main() -> None:
+        deadlines = Deadlines(tick=TICK)
+
+        class Broken:
+            @property
+            def task(self) -> Any:
+                raise RuntimeError("a bound that cannot be checked")
+
+        loop = asyncio.get_running_loop()
+        handler_saw: list[Any] = []
+        loop.set_exception_handler(lambda _loop, context: handler_saw.append(context))
+        with pytest.raises(TimeoutError), deadlines.within(0.1):
+            deadlines._open[0] = Broken()  # type: ignore[assignment]
+            await asyncio.sleep(5)  # still bounded: the broken entry is reported and dropped
+        assert [c["message"] for c in handler_saw] == ["a deadline could not be checked"]
+        assert deadlines._open == {}
 
     asyncio.run(main())
