@@ -196,7 +196,12 @@ class Projector:
                 return
             handed: asyncio.Future[str] = loop.create_future()
             self._idle.append(handed)
-            game_id = await handed
+            try:
+                game_id = await handed
+            except asyncio.CancelledError:
+                if handed.done() and not handed.cancelled():  # handed a game, then cancelled
+                    self._writing.discard(handed.result())  # another writer may take it
+                raise
 
     async def _drain(self, game_id: str) -> None:
         failures = 0
@@ -249,14 +254,16 @@ class Projector:
         deadline = time.monotonic() + timeout
         while self._writing and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
-        idle, self._idle = self._idle, []
-        for waiting in idle:
-            waiting.cancel()
-        tasks = list(self._tasks)
-        for task in tasks:
-            if not task.done():
+        while True:  # again if a write was scheduled meanwhile: no writer outlives drain()
+            idle, self._idle = self._idle, []
+            for waiting in idle:
+                waiting.cancel()
+            tasks = [task for task in self._tasks if not task.done()]
+            if not tasks:
+                return
+            for task in tasks:
                 task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def load(self, game_id: str) -> Table | None:
         (raw,) = await self.store.fields(game_id, ["table"])

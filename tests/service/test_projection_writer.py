@@ -158,3 +158,41 @@ def test_a_writer_carries_no_request_context() -> None:
         await p.drain(timeout=5)
 
     asyncio.run(run())
+
+
+def test_a_game_handed_to_a_writer_cancelled_before_it_ran_can_be_written_later() -> None:
+    async def run() -> None:
+        store = Slow()
+        store.gate.set()
+        p = Projector(store, _no_events)
+        p.schedule(game("a", 1))
+        while "a" in p._pending:
+            await asyncio.sleep(0.001)
+        p.schedule(game("b", 1))  # handed to the idle writer, which has not run yet
+        await p.drain(timeout=0)  # ... and is cancelled (shutdown) before it does
+        assert "b" not in p._writing
+        p.schedule(game("b", 2))  # a later schedule is not skipped as "being written"
+        while "b" in p._pending:
+            await asyncio.sleep(0.001)
+        assert await store.version("b") == 2
+        await p.drain(timeout=5)
+
+    asyncio.run(run())
+
+
+def test_no_writer_outlives_drain_even_when_a_write_arrives_during_it() -> None:
+    async def run() -> None:
+        store = Slow()
+        store.gate.set()
+        p = Projector(store, _no_events)
+        p.schedule(game("a", 1))
+        while "a" in p._pending:
+            await asyncio.sleep(0.001)
+        p.schedule(game("b", 1))
+        draining = asyncio.create_task(p.drain(timeout=0))
+        await asyncio.sleep(0)  # drain is cancelling and gathering the writers
+        p.schedule(game("c", 1))  # a write scheduled in the middle of it
+        await draining
+        assert all(task.done() for task in p._tasks) and not p._idle
+
+    asyncio.run(run())
