@@ -20,6 +20,7 @@ the next is refused at once, so clients hammering one stuck game cannot take the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -200,7 +201,8 @@ def _drop(conn: Any) -> None:
     PostgreSQL that does not answer at all, a frozen host, another statement timeout), so the
     request's 503 would come after twice the bound. The pool opens a new connection when one
     is needed; the statement may still run when PostgreSQL wakes (the 503 says so)."""
-    conn.terminate()
+    with contextlib.suppress(asyncpg.InterfaceError):  # asyncpg closed and released it first
+        conn.terminate()
 
 
 class Admission:

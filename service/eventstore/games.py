@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Unpack
 
 from service.eventstore import pgrows as db
+from service.eventstore.atomic import atomic
 from service.eventstore.chain import ZERO_HASH
 from service.eventstore.locked import Locked
 from service.eventstore.pooled import Pooled
@@ -49,7 +50,7 @@ class GameRows(Pooled):
 
     @asynccontextmanager
     async def _held(self, row_of: Callable[[Any], Awaitable[GameRow]]) -> AsyncIterator[Locked]:
-        async with self._pool.acquire() as conn, conn.transaction():
+        async with self._pool.acquire() as conn, atomic(conn):
             locked = Locked(conn, await row_of(conn), self._clock)
             try:
                 yield locked

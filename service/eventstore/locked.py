@@ -11,6 +11,7 @@ import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
 from service.eventstore import pgrows as db
+from service.eventstore.atomic import atomic
 from service.eventstore.chain import chain_events, utc_micro
 from service.eventstore.records import (
     AppendResult,
@@ -89,7 +90,7 @@ class Locked:
         cid = stored[0].command_id
         prev = stored[-1].hash
         try:
-            async with conn.transaction():  # savepoint: a conflict leaves the lock usable
+            async with atomic(conn):  # savepoint: a conflict leaves the lock usable
                 await conn.execute(
                     db.INSERT_EVENTS,
                     self._gid,

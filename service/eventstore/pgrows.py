@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
+from service.eventstore.atomic import atomic
 from service.eventstore.chain import canonical_uuid, utc_micro
 from service.eventstore.records import (
     CommandRecord,
@@ -147,7 +148,7 @@ async def insert_command(
     received_at = command.get("received_at")
     response = command.get("response")
     try:
-        async with conn.transaction():  # a savepoint when already inside a transaction
+        async with atomic(conn):  # a savepoint when already inside a transaction
             await conn.execute(
                 "INSERT INTO commands (id, game_id, seat, idempotency_key, type, body, "
                 "received_at, outcome, error_code, error_detail, first_version, last_version, "
@@ -212,7 +213,7 @@ async def assign_seat(
     )
     gid = uuid.UUID(row.id)
     try:
-        async with conn.transaction():
+        async with atomic(conn):
             await conn.execute(
                 "INSERT INTO seat_tokens (game_id, seat, token_hash, name) "
                 f"VALUES ($1, $2, $3, $4){upsert}",
