@@ -103,19 +103,28 @@ class Slow(MemoryStore):
         return await super().write(game_id, version, fields)
 
 
+async def _written(p: Projector, game_id: str) -> None:
+    while game_id in p._pending:
+        await asyncio.sleep(0.001)
+
+
+async def _with_an_idle_writer() -> tuple[Slow, Projector]:
+    """A projector whose one writer has written game "a" and waits for the next game."""
+    store = Slow()
+    store.gate.set()
+    p = Projector(store, _no_events)
+    p.schedule(game("a", 1))
+    await _written(p, "a")
+    return store, p
+
+
 def test_a_writer_goes_on_to_the_next_game_instead_of_a_task_per_move() -> None:
     async def run() -> None:
-        store = Slow()
-        store.gate.set()
-        p = Projector(store, _no_events)
-        p.schedule(game("a", 1))
-        while "a" in p._pending:
-            await asyncio.sleep(0.001)
+        store, p = await _with_an_idle_writer()
         (writer,) = p._tasks
         for i, game_id in enumerate(["b", "c", "a", "b"]):
             p.schedule(game(game_id, 2 + i))
-            while game_id in p._pending:
-                await asyncio.sleep(0.001)
+            await _written(p, game_id)
         assert p._tasks == {writer} and not writer.done()  # the same task wrote them all
         assert [await store.version(g) for g in "abc"] == [4, 5, 3]
         await p.drain(timeout=5)
@@ -162,18 +171,12 @@ def test_a_writer_carries_no_request_context() -> None:
 
 def test_a_game_handed_to_a_writer_cancelled_before_it_ran_can_be_written_later() -> None:
     async def run() -> None:
-        store = Slow()
-        store.gate.set()
-        p = Projector(store, _no_events)
-        p.schedule(game("a", 1))
-        while "a" in p._pending:
-            await asyncio.sleep(0.001)
+        store, p = await _with_an_idle_writer()
         p.schedule(game("b", 1))  # handed to the idle writer, which has not run yet
         await p.drain(timeout=0)  # ... and is cancelled (shutdown) before it does
         assert "b" not in p._writing
         p.schedule(game("b", 2))  # a later schedule is not skipped as "being written"
-        while "b" in p._pending:
-            await asyncio.sleep(0.001)
+        await _written(p, "b")
         assert await store.version("b") == 2
         await p.drain(timeout=5)
 
@@ -182,12 +185,7 @@ def test_a_game_handed_to_a_writer_cancelled_before_it_ran_can_be_written_later(
 
 def test_no_writer_outlives_drain_even_when_a_write_arrives_during_it() -> None:
     async def run() -> None:
-        store = Slow()
-        store.gate.set()
-        p = Projector(store, _no_events)
-        p.schedule(game("a", 1))
-        while "a" in p._pending:
-            await asyncio.sleep(0.001)
+        _, p = await _with_an_idle_writer()
         p.schedule(game("b", 1))
         draining = asyncio.create_task(p.drain(timeout=0))
         await asyncio.sleep(0)  # drain is cancelling and gathering the writers
