@@ -32,13 +32,14 @@ import httpx
 import pytest
 import redis as redis_sync
 
-from tests.integration.apihelp import auth, create_started, tokens_of
+from tests.integration.apihelp import GAME, RANDOM_CRATES, auth, create_started, tokens_of
 from tests.integration.serverproc import ServerProcess
 from tests.support.faulty import PostgresServer, RedisServer
 from tests.support.servers import fresh_database
 
 pytestmark = pytest.mark.faults
 
+NEW_GAME = {"game": GAME, "seats": 2, "options": RANDOM_CRATES, "players": ["a", "b"]}
 MAX_WAIT = 5.0  # "no request waits more than a few seconds"
 OTHER_GAME_MAX = 2.0  # another game's commands while one game is locked
 SETTLE = 20.0
@@ -562,7 +563,11 @@ async def _postgres_paused(server: ServerProcess, pg: PostgresServer, redis: Red
                 client, lambda st, ch: st == 503 and not ch["postgres"]["ok"], "PostgreSQL is down"
             )
             assert status == 503 and not checks["postgres"]["ok"], checks
-            assert "write not answered" in server.log_path.read_text()
+            # A new game is a transaction (game, secrets, seats): bounded the same way.
+            r = await ledger.call(client, "POST", "/v1/games", json=NEW_GAME)
+            assert r is not None and r.status_code == 503, r and r.text
+            log = server.log_path.read_text()
+            assert "write not answered" in log or "dependency failure" in log, log[-2000:]
         finally:
             pg.resume()
         before = len(ledger.acked)
