@@ -329,6 +329,15 @@ async def readyz_once(
         await asyncio.sleep(0.1)
 
 
+async def readyz_names(client: httpx.AsyncClient, dependency: str) -> dict[str, Any]:
+    """Poll ``/readyz`` until it is 503 naming ``dependency`` as not ok; its checks."""
+    status, checks = await readyz_once(
+        client, lambda st, ch: st == 503 and not ch[dependency]["ok"], f"{dependency} is down"
+    )
+    assert status == 503 and not checks[dependency]["ok"], checks
+    return checks
+
+
 # --- the faults ------------------------------------------------------------------------------
 def test_redis_paused(app: ServerProcess, own_redis: RedisServer) -> None:
     """SIGSTOP (a long fork, a partition): commands go on, views come from PostgreSQL, nothing
@@ -344,10 +353,7 @@ async def _redis_paused(server: ServerProcess, redis: RedisServer) -> None:
         redis.pause()
         try:
             before = len(ledger.acked)
-            status, checks = await readyz_once(
-                client, lambda st, ch: st == 503 and not ch["redis"]["ok"], "Redis is down"
-            )
-            assert status == 503 and not checks["redis"]["ok"], checks
+            await readyz_names(client, "redis")
             await ledger.wait_for(lambda: len(ledger.acked) >= before + 10, 20, "acks go on")
             assert "view served from PostgreSQL" in server.log_path.read_text()
         finally:
@@ -455,13 +461,9 @@ async def _redis_full(server: ServerProcess, redis: RedisServer) -> None:
                 r.set("junk:one-more", b"x")
             before = len(ledger.acked)
             await ledger.wait_for(lambda: len(ledger.acked) >= before + 20, 20, "acks go on")
-            status, checks = await readyz_once(  # once MANIFEST_PROJECTION_LAG has passed
-                client,
-                lambda st, ch: st == 503 and not ch["projections"]["ok"],
-                "the projections lag",
-            )
-            assert status == 503, checks
-            assert not checks["redis"]["ok"] and not checks["projections"]["ok"], checks
+            # once MANIFEST_PROJECTION_LAG has passed
+            checks = await readyz_names(client, "projections")
+            assert not checks["redis"]["ok"], checks
             metrics = (await client.get("/metrics")).text
             failed = [
                 line
@@ -559,10 +561,7 @@ async def _postgres_paused(server: ServerProcess, pg: PostgresServer, redis: Red
         try:
             down = ledger.statuses[503]
             await ledger.wait_for(lambda: ledger.statuses[503] >= down + 5, 30, "503s while paused")
-            status, checks = await readyz_once(
-                client, lambda st, ch: st == 503 and not ch["postgres"]["ok"], "PostgreSQL is down"
-            )
-            assert status == 503 and not checks["postgres"]["ok"], checks
+            await readyz_names(client, "postgres")
             # A new game is a transaction (game, secrets, seats): bounded the same way.
             r = await ledger.call(client, "POST", "/v1/games", json=NEW_GAME)
             assert r is not None and r.status_code == 503, r and r.text
