@@ -234,15 +234,20 @@ def _descendants(children: dict[int, list[int]], root: int) -> set[int]:
     return found
 
 
-def cpu_snapshot(server_pid: int) -> dict[str, float]:
-    """CPU seconds so far of: this process (the client), the server's process tree, and the
-    PostgreSQL and Redis this process started (not anyone else's); and of the whole machine."""
-    procs = _processes()
+def _trees(procs: dict[int, tuple[int, str, float]], server_pid: int) -> tuple[set[int], set[int]]:
+    """(the server's process tree, the rest of this process's tree) among ``procs``."""
     children: dict[int, list[int]] = {}
     for pid, (ppid, _, _) in procs.items():
         children.setdefault(ppid, []).append(pid)
     server_tree = _descendants(children, server_pid)
-    ours = _descendants(children, os.getpid()) - server_tree
+    return server_tree, _descendants(children, os.getpid()) - server_tree
+
+
+def cpu_snapshot(server_pid: int) -> dict[str, float]:
+    """CPU seconds so far of: this process (the client), the server's process tree, and the
+    PostgreSQL and Redis this process started (not anyone else's); and of the whole machine."""
+    procs = _processes()
+    server_tree, ours = _trees(procs, server_pid)
     out = {"client": time.process_time(), "server": 0.0, "postgres": 0.0, "redis": 0.0}
     for pid, (_, comm, cpu) in procs.items():
         if pid in server_tree:
@@ -261,12 +266,9 @@ def exact_server_cpu(server_pid: int) -> float | None:
     ``/proc/<pid>/task/<tid>/schedstat`` (time on a CPU) over every thread of every process
     (``/proc/<pid>/stat`` counts in clock ticks, 10 ms: ±10 % over a window of 100 moves).
     None where the kernel does not keep it."""
-    procs = _processes()
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _, _) in procs.items():
-        children.setdefault(ppid, []).append(pid)
+    server_tree, _ = _trees(_processes(), server_pid)
     total_ns = 0
-    for pid in _descendants(children, server_pid):
+    for pid in server_tree:
         try:
             threads = os.listdir(f"/proc/{pid}/task")
         except OSError:
