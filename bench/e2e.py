@@ -266,6 +266,8 @@ def exact_server_cpu(server_pid: int) -> float | None:
     ``/proc/<pid>/task/<tid>/schedstat`` (time on a CPU) over every thread of every process
     (``/proc/<pid>/stat`` counts in clock ticks, 10 ms: ±10 % over a window of 100 moves).
     None where the kernel does not keep it."""
+    if not Path("/proc/self/schedstat").exists():
+        return None
     server_tree, _ = _trees(_processes(), server_pid)
     total_ns = 0
     for pid in server_tree:
@@ -276,11 +278,8 @@ def exact_server_cpu(server_pid: int) -> float | None:
         for tid in threads:
             try:
                 total_ns += int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[0])
-            except FileNotFoundError:
-                if not Path("/proc/self/schedstat").exists():
-                    return None
             except (OSError, ValueError, IndexError):
-                continue
+                continue  # a thread gone meanwhile
     return total_ns / 1e9
 
 
@@ -752,10 +751,8 @@ async def long_game(port: int, server_pid: int, moves: int) -> dict[str, Any]:
     CPU per move and the POST /commands latency. The bot ends its turn whenever it may, so the
     game outlasts ``moves`` (a random CARGO game ends after 1,300–2,200 events)."""
     bot = Bot(0, 4_242, prefer="end_turn")
-    exact = exact_server_cpu(server_pid) is not None
-
     def server_cpu() -> float:
-        seconds = exact_server_cpu(server_pid) if exact else None
+        seconds = exact_server_cpu(server_pid)
         return cpu_snapshot(server_pid)["server"] if seconds is None else seconds
 
     conn = Connection("127.0.0.1", port)
