@@ -751,6 +751,7 @@ async def long_game(port: int, server_pid: int, moves: int) -> dict[str, Any]:
     CPU per move and the POST /commands latency. The bot ends its turn whenever it may, so the
     game outlasts ``moves`` (a random CARGO game ends after 1,300–2,200 events)."""
     bot = Bot(0, 4_242, prefer="end_turn")
+
     def server_cpu() -> float:
         seconds = exact_server_cpu(server_pid)
         return cpu_snapshot(server_pid)["server"] if seconds is None else seconds
