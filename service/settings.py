@@ -159,6 +159,7 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "pg_acquire_timeout": ("MANIFEST_PG_ACQUIRE_TIMEOUT", "2", _seconds(0.05, 300)),
     "pg_lock_timeout": ("MANIFEST_PG_LOCK_TIMEOUT", "2", _seconds(0.05, 300)),
     "pg_statement_timeout": ("MANIFEST_PG_STATEMENT_TIMEOUT", "5", _seconds(0.1, 3600)),
+    "pg_append_batch": ("MANIFEST_PG_APPEND_BATCH", "32", _int(1, 1000)),
     "game_writers": ("MANIFEST_GAME_WRITERS", "8", _int(1, 1000)),
     "redis_connect_timeout": ("MANIFEST_REDIS_CONNECT_TIMEOUT", "1", _seconds(0.05, 60)),
     "redis_timeout": ("MANIFEST_REDIS_TIMEOUT", "1", _seconds(0.05, 60)),
@@ -203,6 +204,7 @@ class Settings(msgspec.Struct, frozen=True):
     pg_acquire_timeout: float = _default("pg_acquire_timeout")
     pg_lock_timeout: float = _default("pg_lock_timeout")
     pg_statement_timeout: float = _default("pg_statement_timeout")
+    pg_append_batch: int = _default("pg_append_batch")
     game_writers: int = _default("game_writers")
     redis_connect_timeout: float = _default("redis_connect_timeout")
     redis_timeout: float = _default("redis_timeout")

@@ -44,7 +44,6 @@ class _Stale(Exception):
     """The state a decision was based on is not the stored one any more."""
 
 
-
 def _hints(
     recorded: RecordedAnswer, table: Table, seat: int, legal: msgspec.Raw | None = None
 ) -> CommandAnswer:
@@ -57,8 +56,6 @@ def _hints(
     return recorded.answer(table.rules.to_act(state) if state is not None else [], legal)
 
 
-
-
 class Play(Games):
     async def command(
         self, game_id: str, token: str | None, body: CommandBody, key: str | None
@@ -68,7 +65,6 @@ class Play(Games):
         again."""
         kind = "command" if key is not None else "write"  # without a key: nothing to resend with
         return await self._write(game_id, lambda: self._command(game_id, token, body, key), kind)
-
 
     async def _command(
         self, game_id: str, token: str | None, body: CommandBody, key: str | None
@@ -102,7 +98,6 @@ class Play(Games):
         except Problem as problem:
             COMMANDS.labels(game=game, outcome=problem.code).inc()
             raise
-
 
     async def _still(self, game_id: str, head: bytes) -> None:
         """Before refusing a command on a cached state, make sure the state is the stored one."""
@@ -153,6 +148,7 @@ class Play(Games):
                 body=msgspec.to_builtins(a.body),
                 received_at=a.received_at,
                 respond=lambda stored: self._accepted(new, a.seat, stored),
+                batch=self.store.appends,
             )
         except DuplicateCommand:
             return await self._replay_key(a)
@@ -222,11 +218,8 @@ class Play(Games):
         return accepted_answer(self.signer, table, seat, stored, self._keys.get(table.game_id))
 
 
-
 def _details(error: RuleError) -> dict[str, Any]:
     return {"rule": error.details} if error.details else {}
-
-
 
 
 def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> RecordedAnswer:

@@ -23,6 +23,7 @@ import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
 from service.eventstore import pgrows as db
+from service.eventstore.batched import Appends
 from service.eventstore.chain import chain_events, utc_micro
 from service.eventstore.records import DuplicateCommand, NewEvent, StoredEvent
 
@@ -94,10 +95,13 @@ async def append_command(
     body: Any,
     received_at: datetime,
     respond: Callable[[list[StoredEvent]], Any],
+    batch: Appends | None = None,
 ) -> tuple[list[StoredEvent], Any] | None:
     """Append ``events`` after (``version``, ``head``) and record the command, in one
     statement. Returns the stored events and the response recorded with them, or None when the
-    game is no longer at (``version``, ``head``). ``respond(stored)`` builds the response."""
+    game is no longer at (``version``, ``head``). ``respond(stored)`` builds the response.
+    With ``batch``, the append goes with the others of its loop turn (:mod:`.batched`) and is
+    sent alone only when the batch did not make it."""
     at = utc_micro(at)
     if any(_has_float(e.data) for e in events):
         # jsonb may rewrite a float's digits: hash exactly what will read back.
@@ -114,31 +118,33 @@ async def append_command(
         ]
     stored = chain_events(game_id, version, head, events, seat, command_id, at)
     response = respond(stored)
+    args = (
+        game_id,  # asyncpg encodes a UUID from its text: no UUID object to build
+        version,
+        stored[-1].version,
+        stored[-1].hash,
+        at,
+        status,
+        None if result is None else db.dumps(result),
+        head,
+        seat,
+        command_id,
+        [e.version for e in stored],
+        [e.type for e in stored],
+        [db.dumps(e.data) for e in stored],
+        [e.prev_hash for e in stored],
+        [e.hash for e in stored],
+        idempotency_key,
+        command_type,
+        db.dumps(body),
+        received_at,
+        db.dumps(response),
+        db.public_texts(stored),
+    )
+    if batch is not None and await batch.append(args):
+        return stored, response
     try:
-        row = await pool.fetchrow(
-            _APPEND,
-            game_id,  # asyncpg encodes a UUID from its text: no UUID object to build
-            version,
-            stored[-1].version,
-            stored[-1].hash,
-            at,
-            status,
-            None if result is None else db.dumps(result),
-            head,
-            seat,
-            command_id,
-            [e.version for e in stored],
-            [e.type for e in stored],
-            [db.dumps(e.data) for e in stored],
-            [e.prev_hash for e in stored],
-            [e.hash for e in stored],
-            idempotency_key,
-            command_type,
-            db.dumps(body),
-            received_at,
-            db.dumps(response),
-            db.public_texts(stored),
-        )
+        row = await pool.fetchrow(_APPEND, *args)
     except asyncpg.UniqueViolationError as error:
         if "commands_idempotency" in str(error):
             raise DuplicateCommand(game_id, idempotency_key, command_id) from None

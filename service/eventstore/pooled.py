@@ -8,13 +8,15 @@ from datetime import datetime
 from typing import Any
 
 from service.eventstore import pgrows as db
+from service.eventstore.batched import Appends
 
 
 class Pooled:
     """The pools and clock of an event store.
 
     ``clock`` (default: ``datetime.now(UTC)``) stamps events' ``recorded_at`` and commands'
-    ``received_at``.
+    ``received_at``; ``append_batch`` is the most game commands appended in one statement
+    (:mod:`service.eventstore.batched`).
     """
 
     def __init__(
@@ -23,10 +25,13 @@ class Pooled:
         *,
         clock: Callable[[], datetime] | None = None,
         read_pool: Any = None,
+        append_batch: int = 1,
     ) -> None:
         self._pool = pool
         #: The pool, for statements the store does not wrap (``service.eventstore.optimistic``).
         self.pool = pool
+        #: Appends of one loop turn sent together (at most ``append_batch``; 1: each alone).
+        self.appends = Appends(pool, append_batch)
         #: A read replica's pool (``PG_READ_DSN``) for history reads, or None.
         self.read_pool = read_pool
         #: How history reads were answered: replica, fallback_behind, fallback_error.

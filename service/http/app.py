@@ -78,7 +78,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         if settings.pg_read_dsn
         else None
     )
-    store = EventStore(pool, read_pool=read_pool)
+    store = EventStore(pool, read_pool=read_pool, append_batch=settings.pg_append_batch)
     projector = Projector(
         projections,
         lambda game_id, after: store.read(game_id, after=after),

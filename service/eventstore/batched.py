@@ -1,0 +1,161 @@
+"""Appends to different games made in the same turn of the event loop, sent as one statement.
+
+Each append is its own compare-and-set (:mod:`service.eventstore.optimistic`); what several
+requests decided in one loop turn goes to PostgreSQL as one statement in one transaction, so the
+round trip, the backend's wake-up and the commit are paid once for all of them (group commit).
+Under load a loop turn holds several; alone, an append is sent by itself as before.
+
+The batch statement never waits for a game's row lock: it takes the lock its ``UPDATE`` would
+take (``FOR NO KEY UPDATE``, which leaves foreign-key checks of other writers free) with
+``SKIP LOCKED``, so one game whose row is held (a slow writer, another instance) never holds up
+the other games of its batch. Every append the batch did not make — its game moved on, its row
+was locked, or a member's data broke a constraint (a repeated Idempotency-Key: the whole
+statement is undone) — is answered ``False``, and its caller sends it alone, with the single
+statement's exact meaning (wait for the lock, compare, report the duplicate). Any other failure
+(PostgreSQL gone, a timeout) is every member's, as it would have been alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+#: The arguments of one append, in the order of the single statement's parameters
+#: (``service.eventstore.optimistic``): game, version, new version, new head, at, status,
+#: result, head, seat, command id, then the events' versions, types, data, previous hashes,
+#: hashes, then idempotency key, command type, body, received at, response, events' public forms.
+Append = tuple[Any, ...]
+
+_APPEND_MANY = """
+WITH batch AS (
+    SELECT * FROM unnest($1::int[], $2::uuid[], $3::int[], $4::bytea[], $5::int[], $6::bytea[],
+                         $7::timestamptz[], $8::text[], $9::text[], $10::int[], $11::uuid[],
+                         $12::text[], $13::text[], $14::text[], $15::timestamptz[], $16::text[])
+           AS b(i, id, v, h, nv, nh, at, st, res, seat, cid, ikey, ctype, body, recv, resp)
+), locked AS (
+    SELECT b.* FROM batch b JOIN games g ON g.id = b.id AND g.version = b.v AND g.head = b.h
+       FOR NO KEY UPDATE OF g SKIP LOCKED
+), moved AS (
+    UPDATE games g
+       SET version = l.nv, head = l.nh, updated_at = l.at,
+           status = coalesce(l.st, g.status), result = coalesce(l.res::jsonb, g.result)
+      FROM locked l
+     WHERE g.id = l.id AND g.version = l.v AND g.head = l.h
+ RETURNING l.*
+), appended AS (
+    INSERT INTO events (game_id, version, type, data, seat, command_id, recorded_at, prev_hash,
+                        hash, public)
+    SELECT m.id, u.v, u.t, u.d::jsonb, m.seat, m.cid, m.at, u.p, u.h, u.c::jsonb
+      FROM moved m
+      JOIN unnest($17::int[], $18::int[], $19::text[], $20::text[], $21::bytea[], $22::bytea[],
+                  $23::text[]) AS u(i, v, t, d, p, h, c) ON u.i = m.i
+    RETURNING 1
+), recorded AS (
+    INSERT INTO commands (id, game_id, seat, idempotency_key, type, body, received_at, outcome,
+                          first_version, last_version, response)
+    SELECT m.cid, m.id, m.seat, m.ikey, m.ctype, m.body::jsonb, m.recv, 'accepted', m.v + 1,
+           m.nv, m.resp::jsonb
+      FROM moved m
+    RETURNING 1
+)
+SELECT array(SELECT i FROM moved) AS moved,
+       (SELECT count(*) FROM appended) AS appended,
+       (SELECT count(*) FROM recorded) AS recorded
+"""
+
+
+def _columns(batch: list[Append]) -> list[list[Any]]:
+    """The batch statement's 23 array parameters: 16 per append, 7 per event."""
+    cols: list[list[Any]] = [[] for _ in range(23)]
+    for i, a in enumerate(batch):
+        per_append = (
+            i,
+            a[0],
+            a[1],
+            a[7],
+            a[2],
+            a[3],
+            a[4],
+            a[5],
+            a[6],
+            a[8],
+            a[9],
+            a[15],
+            a[16],
+            a[17],
+            a[18],
+            a[19],
+        )
+        for col, value in zip(cols[:16], per_append, strict=True):
+            col.append(value)
+        events = zip(a[10], a[11], a[12], a[13], a[14], a[20], strict=True)
+        for v, t, d, p, h, c in events:
+            for col, value in zip(cols[16:], (i, v, t, d, p, h, c), strict=True):
+                col.append(value)
+    return cols
+
+
+class Appends:
+    """Collects the appends of one loop turn (at most ``most`` at once) and sends them as one
+    statement on ``pool``. ``most`` = 1: every append is sent alone."""
+
+    def __init__(self, pool: Any, most: int) -> None:
+        self._pool = pool
+        self._most = most
+        self._waiting: list[tuple[Append, asyncio.Future[bool]]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def append(self, args: Append) -> bool:
+        """True when ``args`` was appended with others; False when the caller must send it
+        alone (it was alone in its turn, or the batch did not make it)."""
+        if self._most <= 1:
+            return False
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[bool] = loop.create_future()
+        if not self._waiting:
+            loop.call_soon(self._flush)
+        self._waiting.append((args, future))
+        if len(self._waiting) >= self._most:
+            self._flush()
+        return await future
+
+    def _flush(self) -> None:
+        # An append whose request gave up before it was sent is not sent (as alone).
+        batch = [(args, future) for args, future in self._waiting if not future.done()]
+        self._waiting = []
+        if not batch:
+            return
+        if len(batch) == 1:
+            _settle(batch[0][1], False)
+            return
+        task = asyncio.get_running_loop().create_task(self._send(batch))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, batch: list[tuple[Append, asyncio.Future[bool]]]) -> None:
+        try:
+            row = await self._pool.fetchrow(_APPEND_MANY, *_columns([a for a, _ in batch]))
+        except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError):
+            moved: set[int] = set()  # nothing written: each is sent alone, and told why there
+        except BaseException as error:
+            for _, future in batch:
+                if future.done():
+                    continue
+                if isinstance(error, asyncio.CancelledError):
+                    future.cancel()
+                else:
+                    future.set_exception(error)
+            if not isinstance(error, Exception):
+                raise
+            return
+        else:
+            moved = set(row["moved"])
+        for i, (_, future) in enumerate(batch):
+            _settle(future, i in moved)
+
+
+def _settle(future: asyncio.Future[bool], appended: bool) -> None:
+    if not future.done():  # its request may have given up (cancelled) meanwhile
+        future.set_result(appended)

@@ -1,0 +1,282 @@
+"""service/eventstore/batched.py: appends of one loop turn sent as one statement, on a real
+PostgreSQL — each still a compare-and-set of its own game, none held up or failed by another's
+trouble, nothing lost or doubled when two instances write the same games."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+import pytest
+
+from service.eventstore.batched import Appends
+from service.eventstore.chain import verify_chain
+from service.eventstore.migrate import migrate
+from service.eventstore.optimistic import append_command
+from service.eventstore.records import DuplicateCommand, StoredEvent
+from service.eventstore.store import EventStore, NewEvent
+
+from .test_store import new_game
+
+pytestmark = pytest.mark.integration
+
+
+class CountingPool:
+    """The real pool, counting the statements sent through it."""
+
+    def __init__(self, pool: Any) -> None:
+        self.pool = pool
+        self.statements: list[str] = []
+
+    async def fetchrow(self, sql: str, *args: Any) -> Any:
+        self.statements.append(sql)
+        return await self.pool.fetchrow(sql, *args)
+
+
+async def _at(store: EventStore, game_id: str) -> tuple[int, bytes]:
+    row = await store.get_game(game_id)
+    assert row is not None
+    return row.version, row.head
+
+
+async def _move(
+    store: EventStore, game_id: str, at: tuple[int, bytes], n: int = 1, key: str | None = None
+) -> tuple[list[StoredEvent], Any] | None:
+    """Append ``n`` events to ``game_id`` at version and head ``at`` (with the others of the
+    loop turn when they are gathered)."""
+    return await append_command(
+        store.pool,
+        game_id=game_id,
+        version=at[0],
+        head=at[1],
+        events=[NewEvent("moved", {"n": i, "to": "c3"}) for i in range(n)],
+        seat=0,
+        command_id=str(uuid.uuid4()),
+        at=datetime.now(UTC),
+        status=None,
+        result=None,
+        idempotency_key=key,
+        command_type="move",
+        body={"type": "move", "key": key},
+        received_at=datetime.now(UTC),
+        respond=lambda stored: {"version": stored[-1].version, "head": stored[-1].hash.hex()},
+        batch=store.appends,
+    )
+
+
+async def _store(dsn: str, batch: int, **pool_args: Any) -> EventStore:
+    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=4, **pool_args)
+    store = EventStore(pool, append_batch=batch)
+    store.appends = Appends(CountingPool(pool), batch)  # batch statements counted
+    return store
+
+
+def _batches(store: EventStore) -> list[str]:
+    return store.appends._pool.statements  # type: ignore[no-any-return]
+
+
+async def _check(store: EventStore, game_id: str, version: int) -> None:
+    row = await store.get_game(game_id)
+    assert row is not None and row.version == version
+    stored = await store.read(game_id)
+    assert [e.version for e in stored] == list(range(1, version + 1))
+    assert verify_chain(stored, head=row.head) is None
+
+
+def test_appends_of_one_loop_turn_go_as_one_statement(fresh_database: str) -> None:
+    async def body() -> None:
+        await migrate(fresh_database)
+        for batch, statements in ((32, 1), (1, 0)):
+            store = await _store(fresh_database, batch)
+            try:
+                games = [(await new_game(store)).id for _ in range(6)]
+                ats = [await _at(store, g) for g in games]
+                done = await asyncio.gather(
+                    *(
+                        _move(store, g, at, n=i + 1)
+                        for i, (g, at) in enumerate(zip(games, ats, strict=True))
+                    )
+                )
+                assert len(_batches(store)) == statements
+                for i, (game_id, result) in enumerate(zip(games, done, strict=True)):
+                    assert result is not None
+                    stored, response = result
+                    assert response == {"version": i + 1, "head": stored[-1].hash.hex()}
+                    await _check(store, game_id, i + 1)
+                    assert [e.data for e in await store.read(game_id)] == [
+                        {"n": n, "to": "c3"} for n in range(i + 1)
+                    ]
+                    [command] = await store.pool.fetch(
+                        "SELECT id::text, outcome, first_version, last_version, "
+                        "response::text FROM commands WHERE game_id = $1",
+                        uuid.UUID(game_id),
+                    )
+                    assert command["id"] == stored[0].command_id
+                    assert (command["outcome"], command["first_version"]) == ("accepted", 1)
+                    assert command["last_version"] == i + 1
+                    assert command["response"].replace(" ", "") == (
+                        f'{{"head":"{stored[-1].hash.hex()}","version":{i + 1}}}'
+                    )
+            finally:
+                await store.pool.close()
+
+    asyncio.run(body())
+
+
+def test_the_same_game_twice_in_one_batch_moves_once(fresh_database: str) -> None:
+    async def body() -> None:
+        await migrate(fresh_database)
+        store = await _store(fresh_database, 32)
+        try:
+            a, b = [(await new_game(store)).id for _ in range(2)]
+            at_a, at_b = await _at(store, a), await _at(store, b)
+            first, second, other = await asyncio.gather(
+                _move(store, a, at_a), _move(store, a, at_a, n=2), _move(store, b, at_b)
+            )
+            assert len(_batches(store)) == 1
+            assert (first is None) != (second is None)  # one moved; the other was too late
+            assert other is not None
+            await _check(store, a, 1 if second is None else 2)
+            await _check(store, b, 1)
+            accepted = await store.pool.fetchval(
+                "SELECT count(*) FROM commands WHERE game_id = $1", uuid.UUID(a)
+            )
+            assert accepted == 1
+        finally:
+            await store.pool.close()
+
+    asyncio.run(body())
+
+
+def test_a_repeated_idempotency_key_fails_only_its_own_append(fresh_database: str) -> None:
+    async def body() -> None:
+        await migrate(fresh_database)
+        store = await _store(fresh_database, 32)
+        try:
+            a, b, c = [(await new_game(store)).id for _ in range(3)]
+            assert await _move(store, a, await _at(store, a), key="k-1") is not None
+            ats = [await _at(store, g) for g in (a, b, c)]
+            results = await asyncio.gather(
+                _move(store, a, ats[0], key="k-1"),
+                _move(store, b, ats[1], key="k-1"),
+                _move(store, c, ats[2]),
+                return_exceptions=True,
+            )
+            assert len(_batches(store)) == 1
+            assert isinstance(results[0], DuplicateCommand)
+            assert all(isinstance(r, tuple) for r in results[1:]), results
+            await _check(store, a, 1)
+            await _check(store, b, 1)
+            await _check(store, c, 1)
+        finally:
+            await store.pool.close()
+
+    asyncio.run(body())
+
+
+def test_a_locked_game_does_not_hold_up_its_batch(fresh_database: str) -> None:
+    async def body() -> None:
+        await migrate(fresh_database)
+        store = await _store(fresh_database, 32)
+        holder = await asyncpg.connect(fresh_database)
+        try:
+            a, b, c = [(await new_game(store)).id for _ in range(3)]
+            tx = holder.transaction()
+            await tx.start()
+            await holder.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", uuid.UUID(a))
+            ats = [await _at(store, g) for g in (a, b, c)]
+            locked = asyncio.ensure_future(_move(store, a, ats[0]))
+            others = asyncio.gather(_move(store, b, ats[1]), _move(store, c, ats[2]))
+            started = time.monotonic()
+            done = await asyncio.wait_for(others, 10)
+            assert time.monotonic() - started < 2
+            assert all(r is not None for r in done)
+            await asyncio.sleep(0.2)
+            assert not locked.done()  # sent alone, it waits for the row as a single append does
+            await tx.commit()
+            assert await asyncio.wait_for(locked, 10) is not None
+            assert len(_batches(store)) == 1
+            for game_id in (a, b, c):
+                await _check(store, game_id, 1)
+        finally:
+            await holder.close()
+            await store.pool.close()
+
+    asyncio.run(body())
+
+
+def test_a_batch_that_fails_fails_each_member(fresh_database: str) -> None:
+    """A failure that is not one member's data (here the commands table locked past the
+    session's lock_timeout) is every member's answer, exactly as each alone would get it."""
+
+    async def body() -> None:
+        await migrate(fresh_database)
+        store = await _store(fresh_database, 32, server_settings={"lock_timeout": "300ms"})
+        holder = await asyncpg.connect(fresh_database)
+        try:
+            games = [(await new_game(store)).id for _ in range(3)]
+            ats = [await _at(store, g) for g in games]
+            async with holder.transaction():
+                await holder.execute("LOCK TABLE commands IN ACCESS EXCLUSIVE MODE")
+                results = await asyncio.gather(
+                    *(_move(store, g, at) for g, at in zip(games, ats, strict=True)),
+                    return_exceptions=True,
+                )
+            assert len(_batches(store)) == 1
+            assert all(isinstance(r, asyncpg.LockNotAvailableError) for r in results), results
+            for game_id in games:
+                await _check(store, game_id, 0)  # nothing written
+                assert await _move(store, game_id, await _at(store, game_id)) is not None
+        finally:
+            await holder.close()
+            await store.pool.close()
+
+    asyncio.run(body())
+
+
+def test_two_instances_writing_the_same_games_lose_and_double_nothing(
+    fresh_database: str,
+) -> None:
+    """Two stores (two instances), four writers each, all on the same eight games: every
+    acknowledged append is in the log exactly once, versions dense, chains whole."""
+
+    async def body() -> None:
+        await migrate(fresh_database)
+        stores = [await _store(fresh_database, 8) for _ in range(2)]
+        try:
+            games = [(await new_game(stores[0])).id for _ in range(8)]
+            acked: dict[str, list[str]] = {g: [] for g in games}
+            rng = random.Random(7)
+
+            async def writer(store: EventStore) -> None:
+                for _ in range(40):
+                    game_id = rng.choice(games)
+                    at = await _at(store, game_id)
+                    await asyncio.sleep(0)  # the writers' appends meet in one loop turn
+                    result = await _move(store, game_id, at, n=rng.randint(1, 3))
+                    if result is not None:
+                        acked[game_id].append(result[0][0].command_id or "")
+
+            await asyncio.gather(*(writer(s) for s in stores for _ in range(4)))
+            assert sum(len(_batches(s)) for s in stores) < 320  # some batched
+            for game_id in games:
+                stored = await stores[1].read(game_id)
+                row = await stores[1].get_game(game_id)
+                assert row is not None
+                await _check(stores[1], game_id, row.version)
+                commands = [e.command_id for e in stored]
+                assert sorted(set(commands)) == sorted(acked[game_id])
+                recorded = await stores[1].pool.fetchval(
+                    "SELECT count(*) FROM commands WHERE game_id = $1", uuid.UUID(game_id)
+                )
+                assert recorded == len(acked[game_id])
+        finally:
+            for store in stores:
+                await store.pool.close()
+
+    asyncio.run(body())
