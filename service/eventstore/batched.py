@@ -21,6 +21,18 @@ import asyncio
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
+from prometheus_client import Counter
+
+BATCHES = Counter(
+    "manifest_append_batches_total", "Statements that appended the commands of several games"
+)
+BATCHED = Counter(
+    "manifest_appends_batched_total",
+    "Game commands that went in a batch, by outcome: appended by it, sent alone after it "
+    "(game moved on, row locked, a member's data refused), failed with it",
+    ["outcome"],
+)
+_APPENDED, _ALONE, _FAILED = (BATCHED.labels(o) for o in ("appended", "sent_alone", "failed"))
 
 #: The arguments of one append, in the order of the single statement's parameters
 #: (``service.eventstore.optimistic``): game, version, new version, new head, at, status,
@@ -135,11 +147,13 @@ class Appends:
         task.add_done_callback(self._tasks.discard)
 
     async def _send(self, batch: list[tuple[Append, asyncio.Future[bool]]]) -> None:
+        BATCHES.inc()
         try:
             row = await self._pool.fetchrow(_APPEND_MANY, *_columns([a for a, _ in batch]))
         except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError):
             moved: set[int] = set()  # nothing written: each is sent alone, and told why there
         except BaseException as error:
+            _FAILED.inc(len(batch))
             for _, future in batch:
                 if future.done():
                     continue
@@ -152,6 +166,8 @@ class Appends:
             return
         else:
             moved = set(row["moved"])
+        _APPENDED.inc(len(moved))
+        _ALONE.inc(len(batch) - len(moved))
         for i, (_, future) in enumerate(batch):
             _settle(future, i in moved)
 

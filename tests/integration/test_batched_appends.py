@@ -13,6 +13,7 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 import pytest
+from prometheus_client import REGISTRY
 
 from service.eventstore.batched import Appends
 from service.eventstore.chain import verify_chain
@@ -76,6 +77,11 @@ async def _store(dsn: str, batch: int, **pool_args: Any) -> EventStore:
     return store
 
 
+def _counted(outcome: str) -> float:
+    """``manifest_appends_batched_total{outcome}`` so far, in this process."""
+    return REGISTRY.get_sample_value("manifest_appends_batched_total", {"outcome": outcome}) or 0
+
+
 def _batches(store: EventStore) -> list[str]:
     return store.appends._pool.statements  # type: ignore[no-any-return]
 
@@ -96,6 +102,7 @@ def test_appends_of_one_loop_turn_go_as_one_statement(fresh_database: str) -> No
             try:
                 games = [(await new_game(store)).id for _ in range(6)]
                 ats = [await _at(store, g) for g in games]
+                appended = _counted("appended")
                 done = await asyncio.gather(
                     *(
                         _move(store, g, at, n=i + 1)
@@ -103,6 +110,7 @@ def test_appends_of_one_loop_turn_go_as_one_statement(fresh_database: str) -> No
                     )
                 )
                 assert len(_batches(store)) == statements
+                assert _counted("appended") - appended == 6 * statements
                 for i, (game_id, result) in enumerate(zip(games, done, strict=True)):
                     assert result is not None
                     stored, response = result
@@ -190,6 +198,7 @@ def test_a_locked_game_does_not_hold_up_its_batch(fresh_database: str) -> None:
             await tx.start()
             await holder.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", uuid.UUID(a))
             ats = [await _at(store, g) for g in (a, b, c)]
+            alone = _counted("sent_alone")
             locked = asyncio.ensure_future(_move(store, a, ats[0]))
             others = asyncio.gather(_move(store, b, ats[1]), _move(store, c, ats[2]))
             started = time.monotonic()
@@ -201,6 +210,7 @@ def test_a_locked_game_does_not_hold_up_its_batch(fresh_database: str) -> None:
             await tx.commit()
             assert await asyncio.wait_for(locked, 10) is not None
             assert len(_batches(store)) == 1
+            assert _counted("sent_alone") - alone == 1
             for game_id in (a, b, c):
                 await _check(store, game_id, 1)
         finally:
@@ -221,6 +231,7 @@ def test_a_batch_that_fails_fails_each_member(fresh_database: str) -> None:
         try:
             games = [(await new_game(store)).id for _ in range(3)]
             ats = [await _at(store, g) for g in games]
+            failed = _counted("failed")
             async with holder.transaction():
                 await holder.execute("LOCK TABLE commands IN ACCESS EXCLUSIVE MODE")
                 results = await asyncio.gather(
@@ -229,6 +240,7 @@ def test_a_batch_that_fails_fails_each_member(fresh_database: str) -> None:
                 )
             assert len(_batches(store)) == 1
             assert all(isinstance(r, asyncpg.LockNotAvailableError) for r in results), results
+            assert _counted("failed") - failed == 3
             for game_id in games:
                 await _check(store, game_id, 0)  # nothing written
                 assert await _move(store, game_id, await _at(store, game_id)) is not None
