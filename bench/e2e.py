@@ -27,7 +27,8 @@ Phases 1–3 run ``--warmup`` seconds before the measured window. The servers ar
 every worker listens (``--workers``: one ``SO_REUSEPORT`` socket each), so the load's
 connections are spread over all of them; the report gives each server process's CPU and the
 connections each holds. The report gives requests/s, moves/s, p50/p99 latencies, the ratio
-moves/s ÷ ceiling requests/s against the targets (≥ 1,000 moves/s and ≥ 0.5 of the ceiling), and
+moves/s ÷ ceiling requests/s against issue 16's targets (≥ 1,000 moves/s, ≥ 0.40 of the ceiling,
+server CPU above 1.3 cores with two workers), and
 where the CPU went during each window (client, server processes, PostgreSQL, Redis). The numbers
 are also written, per worker count, to ``bench/results/e2e-latest.json``. After the phases,
 ``bench.move_work`` times the pure work of a move in this process and the report gives the ratio
@@ -68,8 +69,11 @@ from tests.support.sockets import connections_by_process, listeners
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "e2e-latest.json"
+#: Issue 16's targets for ``--workers 2`` (issue 3 had asked for half the ceiling, which its
+#: note showed out of reach for a move's work on this stack: 0.46 at best, then).
 TARGET_MOVES_PER_S = 1000.0
-TARGET_RATIO = 0.5
+TARGET_RATIO = 0.40
+TARGET_SERVER_CORES = 1.3
 GAME = "jolly-cargo"
 START_TIMEOUT_S = 90.0
 DRAIN_TIMEOUT_S = 30.0
@@ -846,9 +850,11 @@ def report(result: dict[str, Any]) -> str:
             if (noise := _noise(result)) >= NOISE_CORES
             else []
         ),
-        f"target: ≥ {TARGET_MOVES_PER_S:,.0f} moves/s and ≥ {TARGET_RATIO} of the ceiling  ->  "
+        f"target: ≥ {TARGET_MOVES_PER_S:,.0f} moves/s, ≥ {TARGET_RATIO} of the ceiling and server "
+        f"CPU > {TARGET_SERVER_CORES} cores (--workers 2)  ->  "
         f"moves/s {'MET' if t['moves_per_s_met'] else 'NOT MET'}, "
-        f"ratio {'MET' if t['ratio_met'] else 'NOT MET'}",
+        f"ratio {'MET' if t['ratio_met'] else 'NOT MET'}, "
+        f"server cores {'MET' if t['server_cores_met'] else 'NOT MET'}",
     ]
     return "\n".join(lines)
 
@@ -1006,6 +1012,8 @@ def _report(args: argparse.Namespace, load_before: float, ceiling: Any, e2e: Any
             "ratio": TARGET_RATIO,
             "moves_per_s_met": e2e["moves_per_s"] >= TARGET_MOVES_PER_S,
             "ratio_met": ratio >= TARGET_RATIO,
+            "server_cores": TARGET_SERVER_CORES,
+            "server_cores_met": e2e["cpu_cores"]["server"] > TARGET_SERVER_CORES,
         },
     }
     result["bound"] = _bound(ceiling, e2e)
