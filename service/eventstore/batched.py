@@ -8,11 +8,13 @@ Under load a loop turn holds several; alone, an append is sent by itself as befo
 The batch statement never waits for a game's row lock: it takes the lock its ``UPDATE`` would
 take (``FOR NO KEY UPDATE``, which leaves foreign-key checks of other writers free) with
 ``SKIP LOCKED``, so one game whose row is held (a slow writer, another instance) never holds up
-the other games of its batch. Every append the batch did not make — its game moved on, its row
-was locked, or a member's data broke a constraint (a repeated Idempotency-Key: the whole
-statement is undone) — is answered ``False``, and its caller sends it alone, with the single
-statement's exact meaning (wait for the lock, compare, report the duplicate). Any other failure
-(PostgreSQL gone, a timeout) is every member's, as it would have been alone.
+the other games of its batch. A member whose Idempotency-Key is already recorded is left out
+of it too, so a client repeating a key cannot undo other clients' batches. Every append the
+batch did not make — its game moved on, its row was locked, its key is taken, or a member's
+data broke a constraint (a key recorded while the batch ran: the whole statement is undone) —
+is answered ``False``, and its caller sends it alone, with the single statement's exact meaning
+(wait for the lock, compare, report the duplicate); its answer then comes after the batch's.
+Any other failure (PostgreSQL gone, a timeout) is every member's, as it would have been alone.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ WITH batch AS (
            AS b(i, id, v, h, nv, nh, at, st, res, seat, cid, ikey, ctype, body, recv, resp)
 ), locked AS (
     SELECT b.* FROM batch b JOIN games g ON g.id = b.id AND g.version = b.v AND g.head = b.h
+     WHERE b.ikey IS NULL OR NOT EXISTS (
+           SELECT 1 FROM commands c
+            WHERE c.game_id = b.id AND coalesce(c.seat, -1) = coalesce(b.seat, -1)
+              AND c.idempotency_key = b.ikey)
        FOR NO KEY UPDATE OF g SKIP LOCKED
 ), moved AS (
     UPDATE games g
@@ -137,39 +143,52 @@ class Appends:
         # An append whose request gave up before it was sent is not sent (as alone).
         batch = [(args, future) for args, future in self._waiting if not future.done()]
         self._waiting = []
-        if not batch:
+        if len(batch) <= 1:
+            for _, future in batch:
+                _settle(future, False)
             return
-        if len(batch) == 1:
-            _settle(batch[0][1], False)
+        try:
+            task = asyncio.get_running_loop().create_task(self._send(batch))
+        except RuntimeError as error:  # the loop is closing
+            _fail(batch, error)
             return
-        task = asyncio.get_running_loop().create_task(self._send(batch))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _send(self, batch: list[tuple[Append, asyncio.Future[bool]]]) -> None:
         BATCHES.inc()
         try:
-            row = await self._pool.fetchrow(_APPEND_MANY, *_columns([a for a, _ in batch]))
-        except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError):
-            moved: set[int] = set()  # nothing written: each is sent alone, and told why there
+            made = await self._made([args for args, _ in batch])
+        except asyncio.CancelledError:
+            # Only at shutdown: the members' requests still get their 503 ("may have been
+            # recorded"), not a cancellation that no handler answers.
+            _fail(batch, ConnectionError("the statement of a batch of appends was cancelled"))
+            raise
         except BaseException as error:
-            _FAILED.inc(len(batch))
-            for _, future in batch:
-                if future.done():
-                    continue
-                if isinstance(error, asyncio.CancelledError):
-                    future.cancel()
-                else:
-                    future.set_exception(error)
+            _fail(batch, error)
             if not isinstance(error, Exception):
                 raise
             return
-        else:
-            moved = set(row["moved"])
-        _APPENDED.inc(len(moved))
-        _ALONE.inc(len(batch) - len(moved))
-        for i, (_, future) in enumerate(batch):
-            _settle(future, i in moved)
+        _APPENDED.inc(sum(made))
+        _ALONE.inc(len(made) - sum(made))
+        for (_, future), appended in zip(batch, made, strict=True):
+            _settle(future, appended)
+
+    async def _made(self, batch: list[Append]) -> list[bool]:
+        """Which members the batch statement appended."""
+        try:
+            row = await self._pool.fetchrow(_APPEND_MANY, *_columns(batch))
+        except (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError):
+            return [False] * len(batch)  # nothing written: each is sent alone, told why there
+        moved = set(row["moved"])
+        return [i in moved for i in range(len(batch))]
+
+
+def _fail(batch: list[tuple[Append, asyncio.Future[bool]]], error: BaseException) -> None:
+    _FAILED.inc(len(batch))
+    for _, future in batch:
+        if not future.done():
+            future.set_exception(error)
 
 
 def _settle(future: asyncio.Future[bool], appended: bool) -> None:

@@ -39,42 +39,58 @@ class CountingPool:
         return await self.pool.fetchrow(sql, *args)
 
 
-async def _at(store: EventStore, game_id: str) -> tuple[int, bytes]:
+async def _at(store: Rig, game_id: str) -> tuple[int, bytes]:
     row = await store.get_game(game_id)
     assert row is not None
     return row.version, row.head
 
 
 async def _move(
-    store: EventStore, game_id: str, at: tuple[int, bytes], n: int = 1, key: str | None = None
+    store: Rig,
+    game_id: str,
+    at: tuple[int, bytes],
+    n: int = 1,
+    key: str | None = None,
+    **end: Any,
 ) -> tuple[list[StoredEvent], Any] | None:
     """Append ``n`` events to ``game_id`` at version and head ``at`` (with the others of the
-    loop turn when they are gathered)."""
+    loop turn when they are gathered); ``end`` may give the seat, status, result, public form,
+    time and command id."""
+    when = end.get("when") or datetime.now(UTC)
+    public = end.get("public")
     return await append_command(
-        store.pool,
+        store.singles,
         game_id=game_id,
         version=at[0],
         head=at[1],
-        events=[NewEvent("moved", {"n": i, "to": "c3"}) for i in range(n)],
-        seat=0,
-        command_id=str(uuid.uuid4()),
-        at=datetime.now(UTC),
-        status=None,
-        result=None,
+        events=[NewEvent("moved", {"n": i, "to": "c3"}, public) for i in range(n)],
+        seat=end.get("seat", 0),
+        command_id=end.get("command_id") or str(uuid.uuid4()),
+        at=when,
+        status=end.get("status"),
+        result=end.get("result"),
         idempotency_key=key,
         command_type="move",
         body={"type": "move", "key": key},
-        received_at=datetime.now(UTC),
+        received_at=when,
         respond=lambda stored: {"version": stored[-1].version, "head": stored[-1].hash.hex()},
         batch=store.appends,
     )
 
 
-async def _store(dsn: str, batch: int, **pool_args: Any) -> EventStore:
-    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=4, **pool_args)
-    store = EventStore(pool, append_batch=batch)
-    store.appends = Appends(CountingPool(pool), batch)  # batch statements counted
-    return store
+class Rig(EventStore):
+    """An event store whose batch statements (``batches``) and single appends (``singles``)
+    are counted."""
+
+    def __init__(self, pool: Any, batch: int) -> None:
+        super().__init__(pool, append_batch=batch)
+        self.batches = CountingPool(pool)
+        self.singles = CountingPool(pool)
+        self.appends = Appends(self.batches, batch)
+
+
+async def _store(dsn: str, batch: int, **pool_args: Any) -> Rig:
+    return Rig(await asyncpg.create_pool(dsn, min_size=1, max_size=4, **pool_args), batch)
 
 
 def _counted(outcome: str) -> float:
@@ -82,8 +98,12 @@ def _counted(outcome: str) -> float:
     return REGISTRY.get_sample_value("manifest_appends_batched_total", {"outcome": outcome}) or 0
 
 
-def _batches(store: EventStore) -> list[str]:
-    return store.appends._pool.statements  # type: ignore[no-any-return]
+def _batches(store: Rig) -> list[str]:
+    return store.batches.statements
+
+
+def _singles(store: Rig) -> list[str]:
+    return store.singles.statements
 
 
 async def _check(store: EventStore, game_id: str, version: int) -> None:
@@ -110,6 +130,7 @@ def test_appends_of_one_loop_turn_go_as_one_statement(fresh_database: str) -> No
                     )
                 )
                 assert len(_batches(store)) == statements
+                assert len(_singles(store)) == 6 * (1 - statements)  # none resent alone
                 assert _counted("appended") - appended == 6 * statements
                 for i, (game_id, result) in enumerate(zip(games, done, strict=True)):
                     assert result is not None
@@ -147,6 +168,7 @@ def test_the_same_game_twice_in_one_batch_moves_once(fresh_database: str) -> Non
                 _move(store, a, at_a), _move(store, a, at_a, n=2), _move(store, b, at_b)
             )
             assert len(_batches(store)) == 1
+            assert len(_singles(store)) == 1  # the one it did not make, sent alone: too late
             assert (first is None) != (second is None)  # one moved; the other was too late
             assert other is not None
             await _check(store, a, 1 if second is None else 2)
@@ -176,6 +198,7 @@ def test_a_repeated_idempotency_key_fails_only_its_own_append(fresh_database: st
                 return_exceptions=True,
             )
             assert len(_batches(store)) == 1
+            assert len(_singles(store)) == 2  # the first append (alone), the repeat (alone)
             assert isinstance(results[0], DuplicateCommand)
             assert all(isinstance(r, tuple) for r in results[1:]), results
             await _check(store, a, 1)
@@ -183,6 +206,105 @@ def test_a_repeated_idempotency_key_fails_only_its_own_append(fresh_database: st
             await _check(store, c, 1)
         finally:
             await store.pool.close()
+
+    asyncio.run(body())
+
+
+def test_a_member_breaking_a_constraint_undoes_the_batch_and_the_others_go_alone(
+    fresh_database: str,
+) -> None:
+    async def body() -> None:
+        await migrate(fresh_database)
+        store = await _store(fresh_database, 32)
+        try:
+            a, b, c = [(await new_game(store)).id for _ in range(3)]
+            first = await _move(store, a, await _at(store, a))
+            assert first is not None
+            taken = first[0][0].command_id  # a command id already recorded: commands_pkey
+            ats = [await _at(store, g) for g in (a, b, c)]
+            alone = _counted("sent_alone")
+            results = await asyncio.gather(
+                _move(store, a, ats[0], command_id=taken),
+                _move(store, b, ats[1]),
+                _move(store, c, ats[2]),
+                return_exceptions=True,
+            )
+            assert len(_batches(store)) == 1 and _counted("sent_alone") - alone == 3
+            assert results[0] is None  # alone, the single statement's answer: not appended
+            assert all(isinstance(r, tuple) for r in results[1:]), results
+            await _check(store, a, 1)
+            await _check(store, b, 1)
+            await _check(store, c, 1)
+        finally:
+            await store.pool.close()
+
+    asyncio.run(body())
+
+
+_GAME = "SELECT status, result::text, version FROM games WHERE id = $1"
+_EVENTS = (
+    "SELECT version, type, data::text, seat, public::text, recorded_at, length(hash), "
+    "command_id IS NOT NULL FROM events WHERE game_id = $1 ORDER BY version"
+)
+_COMMANDS = (
+    "SELECT seat, idempotency_key, type, body::text, received_at, outcome, error_code, "
+    "first_version, last_version, response IS NOT NULL FROM commands WHERE game_id = $1"
+)
+
+
+def test_a_batched_append_writes_what_the_single_statement_writes(fresh_database: str) -> None:
+    """A game-ending command of seat 1 with public forms and a key, appended once in a batch
+    and once alone: the same games, events and commands rows, column by column."""
+
+    async def body() -> None:
+        await migrate(fresh_database)
+        batched, alone = await _store(fresh_database, 32), await _store(fresh_database, 1)
+        try:
+            x, filler = [(await new_game(batched)).id for _ in range(2)]
+            z = (await new_game(alone)).id
+            when = datetime(2026, 11, 26, 21, 0, 0, 123456, tzinfo=UTC)
+            end = {
+                "seat": 1,
+                "status": "finished",
+                "result": {"winner": 1, "points": [3, 7]},
+                "public": {"n": "hidden", "to": "c3"},
+                "when": when,
+            }
+            at_x, at_f, at_z = (
+                await _at(batched, x),
+                await _at(batched, filler),
+                await _at(alone, z),
+            )
+            done = await asyncio.gather(
+                _move(batched, x, at_x, n=3, key="end-1", **end), _move(batched, filler, at_f)
+            )
+            assert all(r is not None for r in done)
+            assert await _move(alone, z, at_z, n=3, key="end-1", **end) is not None
+            assert len(_batches(batched)) == 1 and not _singles(batched)
+            assert len(_singles(alone)) == 1 and not _batches(alone)
+            rows = []
+            for game_id in (x, z):
+                gid = uuid.UUID(game_id)
+                rows.append(
+                    [
+                        [tuple(r) for r in await batched.pool.fetch(sql, gid)]
+                        for sql in (_GAME, _EVENTS, _COMMANDS)
+                    ]
+                )
+            assert rows[0] == rows[1]
+            game, events, commands = rows[0]
+            assert game == [("finished", '{"points": [3, 7], "winner": 1}', 3)]
+            assert [e[3] for e in events] == [1, 1, 1] and events[0][5] == when
+            assert commands[0][:3] == (1, "end-1", "move") and commands[0][5:9] == (
+                "accepted",
+                None,
+                1,
+                3,
+            )
+            await _check(batched, x, 3)
+        finally:
+            await batched.pool.close()
+            await alone.pool.close()
 
     asyncio.run(body())
 
@@ -210,6 +332,7 @@ def test_a_locked_game_does_not_hold_up_its_batch(fresh_database: str) -> None:
             await tx.commit()
             assert await asyncio.wait_for(locked, 10) is not None
             assert len(_batches(store)) == 1
+            assert len(_singles(store)) == 1
             assert _counted("sent_alone") - alone == 1
             for game_id in (a, b, c):
                 await _check(store, game_id, 1)
@@ -239,6 +362,7 @@ def test_a_batch_that_fails_fails_each_member(fresh_database: str) -> None:
                     return_exceptions=True,
                 )
             assert len(_batches(store)) == 1
+            assert not _singles(store)  # not resent: it failed for all
             assert all(isinstance(r, asyncpg.LockNotAvailableError) for r in results), results
             assert _counted("failed") - failed == 3
             for game_id in games:
@@ -265,7 +389,7 @@ def test_two_instances_writing_the_same_games_lose_and_double_nothing(
             acked: dict[str, list[str]] = {g: [] for g in games}
             rng = random.Random(7)
 
-            async def writer(store: EventStore) -> None:
+            async def writer(store: Rig) -> None:
                 for _ in range(40):
                     game_id = rng.choice(games)
                     at = await _at(store, game_id)
