@@ -1,9 +1,11 @@
-"""Appends to different games made in the same turn of the event loop, sent as one statement.
+"""The appends made in the same turn of the event loop, sent as one statement.
 
 Each append is its own compare-and-set (:mod:`service.eventstore.optimistic`); what several
 requests decided in one loop turn goes to PostgreSQL as one statement in one transaction, so the
 round trip, the backend's wake-up and the commit are paid once for all of them (group commit).
-Under load a loop turn holds several; alone, an append is sent by itself as before.
+Under load a loop turn holds several, normally of different games (two of one game in a batch
+move it once: the other is sent alone, finds the game moved on and is decided again); alone, an
+append is sent by itself as before.
 
 The batch statement never waits for a game's row lock: it takes the lock its ``UPDATE`` would
 take (``FOR NO KEY UPDATE``, which leaves foreign-key checks of other writers free) with
@@ -11,10 +13,13 @@ take (``FOR NO KEY UPDATE``, which leaves foreign-key checks of other writers fr
 the other games of its batch. A member whose Idempotency-Key is already recorded is left out
 of it too, so a client repeating a key cannot undo other clients' batches. Every append the
 batch did not make — its game moved on, its row was locked, its key is taken, or a member's
-data broke a constraint (a key recorded while the batch ran: the whole statement is undone) —
+data broke a constraint (a key recorded while the batch ran — the batch waits for that one
+insert, which commits itself — and the whole statement is undone) —
 is answered ``False``, and its caller sends it alone, with the single statement's exact meaning
 (wait for the lock, compare, report the duplicate); its answer then comes after the batch's.
-Any other failure (PostgreSQL gone, a timeout) is every member's, as it would have been alone.
+Any other failure (PostgreSQL gone, a timeout) is every member's, answered as it would have
+been alone (503: "nothing was recorded" after a statement or lock timeout, "it may have been
+recorded" when the connection was lost). One error object is raised to every member.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import asyncpg  # type: ignore[import-untyped]
 from prometheus_client import Counter
 
 BATCHES = Counter(
-    "manifest_append_batches_total", "Statements that appended the commands of several games"
+    "manifest_append_batches_total", "Batch statements sent (each with two or more appends)"
 )
 BATCHED = Counter(
     "manifest_appends_batched_total",
@@ -170,8 +175,9 @@ class Appends:
                 raise
             return
         _APPENDED.inc(sum(made))
-        _ALONE.inc(len(made) - sum(made))
         for (_, future), appended in zip(batch, made, strict=True):
+            if not appended and not future.done():
+                _ALONE.inc()
             _settle(future, appended)
 
     async def _made(self, batch: list[Append]) -> list[bool]:
@@ -185,9 +191,9 @@ class Appends:
 
 
 def _fail(batch: list[tuple[Append, asyncio.Future[bool]]], error: BaseException) -> None:
-    _FAILED.inc(len(batch))
     for _, future in batch:
-        if not future.done():
+        if not future.done():  # its request may have given up meanwhile
+            _FAILED.inc()
             future.set_exception(error)
 
 

@@ -7,6 +7,7 @@ with msgspec, so these work whatever JSON codecs the pool's connections have.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -137,7 +138,11 @@ async def read_events(
 async def insert_command(
     conn: Any, gid: uuid.UUID, command: NewCommand, now: Callable[[], datetime]
 ) -> None:
-    """Insert a command's row (``received_at``: ``now()`` unless given), in a savepoint.
+    """Insert a command's row (``received_at``: ``now()`` unless given): in a savepoint inside
+    a transaction, else as one statement that commits itself — no BEGIN and COMMIT around it,
+    so its idempotency key is never held uncommitted while this process's loop gets round to
+    the COMMIT (a batch of appends inserting the same key would wait that long:
+    :mod:`service.eventstore.batched`).
 
     Raises :class:`DuplicateCommand` if the id, or the seat's idempotency key for this game, is
     already recorded; :class:`GameNotFound` if the game is not."""
@@ -148,7 +153,7 @@ async def insert_command(
     received_at = command.get("received_at")
     response = command.get("response")
     try:
-        async with atomic(conn):  # a savepoint when already inside a transaction
+        async with atomic(conn) if conn.is_in_transaction() else contextlib.nullcontext():
             await conn.execute(
                 "INSERT INTO commands (id, game_id, seat, idempotency_key, type, body, "
                 "received_at, outcome, error_code, error_detail, first_version, last_version, "

@@ -5,9 +5,11 @@ trouble, nothing lost or doubled when two instances write the same games."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 import uuid
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -414,5 +416,77 @@ def test_two_instances_writing_the_same_games_lose_and_double_nothing(
         finally:
             for store in stores:
                 await store.pool.close()
+
+    asyncio.run(body())
+
+
+class WatchedPool:
+    """The real pool, whose connections note each statement and transaction they are asked for."""
+
+    def __init__(self, pool: Any) -> None:
+        self.pool = pool
+        self.calls: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def acquire(self) -> AsyncIterator[Any]:
+        async with self.pool.acquire() as conn:
+            yield _Watched(conn, self.calls)
+
+
+class _Watched:
+    def __init__(self, conn: Any, calls: list[str]) -> None:
+        self._conn, self._calls = conn, calls
+
+    def transaction(self) -> Any:
+        self._calls.append("transaction")
+        return self._conn.transaction()
+
+    def is_in_transaction(self) -> bool:
+        return bool(self._conn.is_in_transaction())
+
+    async def execute(self, sql: str, *args: Any) -> Any:
+        self._calls.append(sql.split()[0])
+        return await self._conn.execute(sql, *args)
+
+
+def test_a_refusal_is_recorded_by_one_statement_that_commits_itself(
+    fresh_database: str,
+) -> None:
+    """No BEGIN ... COMMIT around a refusal's row: its key is never held uncommitted while the
+    refusing process gets round to the COMMIT, holding up a batch inserting the same key."""
+
+    async def body() -> None:
+        await migrate(fresh_database)
+        pool = await asyncpg.create_pool(fresh_database, min_size=1, max_size=2)
+        try:
+            game_id = (await new_game(EventStore(pool))).id
+            watched = WatchedPool(pool)
+            store = EventStore(watched)
+            await store.record_rejection(
+                game_id=game_id,
+                command_id=str(uuid.uuid4()),
+                seat=0,
+                idempotency_key="k-1",
+                type="move",
+                body={"type": "move"},
+                error_code="rule.illegal",
+                error_detail="no",
+                received_at=datetime.now(UTC),
+            )
+            assert watched.calls == ["INSERT"]
+            with pytest.raises(DuplicateCommand):  # and a repeated key is still refused
+                await store.record_rejection(
+                    game_id=game_id,
+                    command_id=str(uuid.uuid4()),
+                    seat=0,
+                    idempotency_key="k-1",
+                    type="move",
+                    body={"type": "move"},
+                    error_code="rule.illegal",
+                    error_detail="no",
+                    received_at=datetime.now(UTC),
+                )
+        finally:
+            await pool.close()
 
     asyncio.run(body())
