@@ -9,7 +9,7 @@ import contextlib
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -108,6 +108,20 @@ def _singles(store: Rig) -> list[str]:
     return store.singles.statements
 
 
+def _on_store(dsn: str, test: Callable[[Rig], Awaitable[None]], batch: int = 32) -> None:
+    """Run ``test`` on a migrated database's store (batches of up to ``batch``)."""
+
+    async def body() -> None:
+        await migrate(dsn)
+        store = await _store(dsn, batch)
+        try:
+            await test(store)
+        finally:
+            await store.pool.close()
+
+    asyncio.run(body())
+
+
 async def _check(store: EventStore, game_id: str, version: int) -> None:
     row = await store.get_game(game_id)
     assert row is not None and row.version == version
@@ -160,87 +174,72 @@ def test_appends_of_one_loop_turn_go_as_one_statement(fresh_database: str) -> No
 
 
 def test_the_same_game_twice_in_one_batch_moves_once(fresh_database: str) -> None:
-    async def body() -> None:
-        await migrate(fresh_database)
-        store = await _store(fresh_database, 32)
-        try:
-            a, b = [(await new_game(store)).id for _ in range(2)]
-            at_a, at_b = await _at(store, a), await _at(store, b)
-            first, second, other = await asyncio.gather(
-                _move(store, a, at_a), _move(store, a, at_a, n=2), _move(store, b, at_b)
-            )
-            assert len(_batches(store)) == 1
-            assert len(_singles(store)) == 1  # the one it did not make, sent alone: too late
-            assert (first is None) != (second is None)  # one moved; the other was too late
-            assert other is not None
-            await _check(store, a, 1 if second is None else 2)
-            await _check(store, b, 1)
-            accepted = await store.pool.fetchval(
-                "SELECT count(*) FROM commands WHERE game_id = $1", uuid.UUID(a)
-            )
-            assert accepted == 1
-        finally:
-            await store.pool.close()
+    async def play(store: Rig) -> None:
+        a, b = [(await new_game(store)).id for _ in range(2)]
+        at_a, at_b = await _at(store, a), await _at(store, b)
+        first, second, other = await asyncio.gather(
+            _move(store, a, at_a), _move(store, a, at_a, n=2), _move(store, b, at_b)
+        )
+        assert len(_batches(store)) == 1
+        assert len(_singles(store)) == 1  # the one it did not make, sent alone: too late
+        assert (first is None) != (second is None)  # one moved; the other was too late
+        assert other is not None
+        await _check(store, a, 1 if second is None else 2)
+        await _check(store, b, 1)
+        accepted = await store.pool.fetchval(
+            "SELECT count(*) FROM commands WHERE game_id = $1", uuid.UUID(a)
+        )
+        assert accepted == 1
 
-    asyncio.run(body())
+    _on_store(fresh_database, play)
 
 
 def test_a_repeated_idempotency_key_fails_only_its_own_append(fresh_database: str) -> None:
-    async def body() -> None:
-        await migrate(fresh_database)
-        store = await _store(fresh_database, 32)
-        try:
-            a, b, c = [(await new_game(store)).id for _ in range(3)]
-            assert await _move(store, a, await _at(store, a), key="k-1") is not None
-            ats = [await _at(store, g) for g in (a, b, c)]
-            results = await asyncio.gather(
-                _move(store, a, ats[0], key="k-1"),
-                _move(store, b, ats[1], key="k-1"),
-                _move(store, c, ats[2]),
-                return_exceptions=True,
-            )
-            assert len(_batches(store)) == 1
-            assert len(_singles(store)) == 2  # the first append (alone), the repeat (alone)
-            assert isinstance(results[0], DuplicateCommand)
-            assert all(isinstance(r, tuple) for r in results[1:]), results
-            await _check(store, a, 1)
-            await _check(store, b, 1)
-            await _check(store, c, 1)
-        finally:
-            await store.pool.close()
+    async def play(store: Rig) -> None:
+        a, b, c = [(await new_game(store)).id for _ in range(3)]
+        assert await _move(store, a, await _at(store, a), key="k-1") is not None
+        ats = [await _at(store, g) for g in (a, b, c)]
+        results = await asyncio.gather(
+            _move(store, a, ats[0], key="k-1"),
+            _move(store, b, ats[1], key="k-1"),
+            _move(store, c, ats[2]),
+            return_exceptions=True,
+        )
+        assert len(_batches(store)) == 1
+        assert len(_singles(store)) == 2  # the first append (alone), the repeat (alone)
+        assert isinstance(results[0], DuplicateCommand)
+        assert all(isinstance(r, tuple) for r in results[1:]), results
+        await _check(store, a, 1)
+        await _check(store, b, 1)
+        await _check(store, c, 1)
 
-    asyncio.run(body())
+    _on_store(fresh_database, play)
 
 
 def test_a_member_breaking_a_constraint_undoes_the_batch_and_the_others_go_alone(
     fresh_database: str,
 ) -> None:
-    async def body() -> None:
-        await migrate(fresh_database)
-        store = await _store(fresh_database, 32)
-        try:
-            a, b, c = [(await new_game(store)).id for _ in range(3)]
-            first = await _move(store, a, await _at(store, a))
-            assert first is not None
-            taken = first[0][0].command_id  # a command id already recorded: commands_pkey
-            ats = [await _at(store, g) for g in (a, b, c)]
-            alone = _counted("sent_alone")
-            results = await asyncio.gather(
-                _move(store, a, ats[0], command_id=taken),
-                _move(store, b, ats[1]),
-                _move(store, c, ats[2]),
-                return_exceptions=True,
-            )
-            assert len(_batches(store)) == 1 and _counted("sent_alone") - alone == 3
-            assert results[0] is None  # alone, the single statement's answer: not appended
-            assert all(isinstance(r, tuple) for r in results[1:]), results
-            await _check(store, a, 1)
-            await _check(store, b, 1)
-            await _check(store, c, 1)
-        finally:
-            await store.pool.close()
+    async def play(store: Rig) -> None:
+        a, b, c = [(await new_game(store)).id for _ in range(3)]
+        first = await _move(store, a, await _at(store, a))
+        assert first is not None
+        taken = first[0][0].command_id  # a command id already recorded: commands_pkey
+        ats = [await _at(store, g) for g in (a, b, c)]
+        alone = _counted("sent_alone")
+        results = await asyncio.gather(
+            _move(store, a, ats[0], command_id=taken),
+            _move(store, b, ats[1]),
+            _move(store, c, ats[2]),
+            return_exceptions=True,
+        )
+        assert len(_batches(store)) == 1 and _counted("sent_alone") - alone == 3
+        assert results[0] is None  # alone, the single statement's answer: not appended
+        assert all(isinstance(r, tuple) for r in results[1:]), results
+        await _check(store, a, 1)
+        await _check(store, b, 1)
+        await _check(store, c, 1)
 
-    asyncio.run(body())
+    _on_store(fresh_database, play)
 
 
 _GAME = "SELECT status, result::text, version FROM games WHERE id = $1"
@@ -312,12 +311,10 @@ def test_a_batched_append_writes_what_the_single_statement_writes(fresh_database
 
 
 def test_a_locked_game_does_not_hold_up_its_batch(fresh_database: str) -> None:
-    async def body() -> None:
-        await migrate(fresh_database)
-        store = await _store(fresh_database, 32)
+    async def play(store: Rig) -> None:
+        a, b, c = [(await new_game(store)).id for _ in range(3)]
         holder = await asyncpg.connect(fresh_database)
         try:
-            a, b, c = [(await new_game(store)).id for _ in range(3)]
             tx = holder.transaction()
             await tx.start()
             await holder.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", uuid.UUID(a))
@@ -332,17 +329,16 @@ def test_a_locked_game_does_not_hold_up_its_batch(fresh_database: str) -> None:
             await asyncio.sleep(0.2)
             assert not locked.done()  # sent alone, it waits for the row as a single append does
             await tx.commit()
-            assert await asyncio.wait_for(locked, 10) is not None
-            assert len(_batches(store)) == 1
-            assert len(_singles(store)) == 1
-            assert _counted("sent_alone") - alone == 1
-            for game_id in (a, b, c):
-                await _check(store, game_id, 1)
         finally:
             await holder.close()
-            await store.pool.close()
+        assert await asyncio.wait_for(locked, 10) is not None
+        assert len(_batches(store)) == 1
+        assert len(_singles(store)) == 1
+        assert _counted("sent_alone") - alone == 1
+        for game_id in (a, b, c):
+            await _check(store, game_id, 1)
 
-    asyncio.run(body())
+    _on_store(fresh_database, play)
 
 
 def test_a_batch_that_fails_fails_each_member(fresh_database: str) -> None:
@@ -462,20 +458,8 @@ def test_a_refusal_is_recorded_by_one_statement_that_commits_itself(
             game_id = (await new_game(EventStore(pool))).id
             watched = WatchedPool(pool)
             store = EventStore(watched)
-            await store.record_rejection(
-                game_id=game_id,
-                command_id=str(uuid.uuid4()),
-                seat=0,
-                idempotency_key="k-1",
-                type="move",
-                body={"type": "move"},
-                error_code="rule.illegal",
-                error_detail="no",
-                received_at=datetime.now(UTC),
-            )
-            assert watched.calls == ["INSERT"]
-            with pytest.raises(DuplicateCommand):  # and a repeated key is still refused
-                await store.record_rejection(
+            for attempt in range(2):  # the second, with the same key, is still refused
+                refusal = store.record_rejection(
                     game_id=game_id,
                     command_id=str(uuid.uuid4()),
                     seat=0,
@@ -486,6 +470,12 @@ def test_a_refusal_is_recorded_by_one_statement_that_commits_itself(
                     error_detail="no",
                     received_at=datetime.now(UTC),
                 )
+                if attempt == 0:
+                    await refusal
+                    assert watched.calls == ["INSERT"]
+                else:
+                    with pytest.raises(DuplicateCommand):
+                        await refusal
         finally:
             await pool.close()
 
