@@ -12,11 +12,11 @@ take (``FOR NO KEY UPDATE``, which leaves foreign-key checks of other writers fr
 ``SKIP LOCKED``, so one game whose row is held (a slow writer, another instance) never holds up
 the other games of its batch. A member whose Idempotency-Key is already recorded is left out
 of it too, so a client repeating a key cannot undo other clients' batches. Every append the
-batch did not make — its game moved on, its row was locked, its key is taken, or a member's
-data broke a constraint (a key recorded while the batch ran — the batch waits for that one
-insert, which commits itself — and the whole statement is undone) —
-is answered ``False``, and its caller sends it alone, with the single statement's exact meaning
-(wait for the lock, compare, report the duplicate); its answer then comes after the batch's.
+batch did not make is answered ``False``, and its caller sends it alone, with the single
+statement's exact meaning (wait for the lock, compare, report the duplicate); its answer then
+comes after the batch's. Not made: its game moved on, its row was locked, its key is taken, or
+a member's data broke a constraint — a key recorded while the batch ran (the batch waits for
+that one insert, which commits itself), and the whole statement is undone.
 Any other failure (PostgreSQL gone, a timeout) is every member's, answered as it would have
 been alone (503: "nothing was recorded" after a statement or lock timeout, "it may have been
 recorded" when the connection was lost). One error object is raised to every member.
