@@ -200,9 +200,14 @@ class Ledger:
 
 @contextlib.asynccontextmanager
 async def players(
-    server: ServerProcess, ledger: Ledger, games: list[dict[str, Any]], per_game: int = 2
+    server: ServerProcess,
+    ledger: Ledger,
+    games: list[dict[str, Any]],
+    per_game: int = 2,
+    going: int = 0,
 ) -> AsyncIterator[None]:
-    """Bots play ``games`` until the block ends."""
+    """Bots play ``games`` until the block ends; the block begins once ``going`` commands
+    are acknowledged."""
     stop = asyncio.Event()
 
     async def bot(game: dict[str, Any], seed: int) -> None:
@@ -217,6 +222,7 @@ async def players(
         for j in range(per_game)
     ]
     try:
+        await ledger.wait_for(lambda: len(ledger.acked) >= going, 20, "bots got going")
         yield
     finally:
         stop.set()
@@ -348,8 +354,7 @@ def test_redis_paused(app: ServerProcess, own_redis: RedisServer) -> None:
 async def _redis_paused(server: ServerProcess, redis: RedisServer) -> None:
     games = await new_games(server, 3)
     ledger = Ledger()
-    async with players(server, ledger, games), server.async_client() as client:
-        await ledger.wait_for(lambda: len(ledger.acked) >= 10, 20, "bots got going")
+    async with players(server, ledger, games, going=10), server.async_client() as client:
         redis.pause()
         try:
             before = len(ledger.acked)
@@ -403,8 +408,7 @@ async def _redis_killed(server: ServerProcess, redis: RedisServer) -> None:
     long_game = await _long_game(server, ledger, past=100)
     last_key = max(ledger.acked, key=lambda k: ledger.acked[k][3]["version"])
     games = [long_game, *await new_games(server, 2)]
-    async with players(server, ledger, games[1:]):
-        await ledger.wait_for(lambda: len(ledger.acked) >= 50, 20, "bots got going")
+    async with players(server, ledger, games[1:], going=50):
         redis.kill()
         before = len(ledger.acked)
         await ledger.wait_for(lambda: len(ledger.acked) >= before + 10, 20, "acks go on")
@@ -450,8 +454,7 @@ async def _redis_full(server: ServerProcess, redis: RedisServer) -> None:
     ledger = Ledger()
     r = redis.client()
     try:
-        async with players(server, ledger, games), server.async_client() as client:
-            await ledger.wait_for(lambda: len(ledger.acked) >= 10, 20, "bots got going")
+        async with players(server, ledger, games, going=10), server.async_client() as client:
             for i in range(32):  # 2 MB of other data, then a limit below what is used
                 r.set(f"junk:{i}", b"x" * 65536)
             used = int(r.info("memory")["used_memory"])
@@ -491,8 +494,7 @@ def test_redis_restored_from_an_older_save(app: ServerProcess, own_redis: RedisS
 async def _redis_restored(server: ServerProcess, redis: RedisServer) -> None:
     games = await new_games(server, 3)
     ledger = Ledger()
-    async with players(server, ledger, games):
-        await ledger.wait_for(lambda: len(ledger.acked) >= 10, 20, "bots got going")
+    async with players(server, ledger, games, going=10):
         await asyncio.to_thread(redis.save)
         with contextlib.closing(redis.client()) as r:
             saved = {
@@ -532,8 +534,7 @@ def test_postgres_restart(
 async def _postgres_restart(server: ServerProcess, pg: PostgresServer, redis: RedisServer) -> None:
     games = await new_games(server, 3)
     ledger = Ledger()
-    async with players(server, ledger, games):
-        await ledger.wait_for(lambda: len(ledger.acked) >= 10, 20, "bots got going")
+    async with players(server, ledger, games, going=10):
         await asyncio.to_thread(pg.stop)
         down = ledger.statuses[503]
         await ledger.wait_for(lambda: ledger.statuses[503] >= down + 5, 20, "503s while down")
@@ -555,8 +556,7 @@ def test_postgres_paused(
 async def _postgres_paused(server: ServerProcess, pg: PostgresServer, redis: RedisServer) -> None:
     games = await new_games(server, 3)
     ledger = Ledger()
-    async with players(server, ledger, games), server.async_client() as client:
-        await ledger.wait_for(lambda: len(ledger.acked) >= 10, 20, "bots got going")
+    async with players(server, ledger, games, going=10), server.async_client() as client:
         pg.pause()
         try:
             down = ledger.statuses[503]
