@@ -25,7 +25,8 @@ recorded" when the connection was lost). One error object is raised to every mem
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 import asyncpg  # type: ignore[import-untyped]
 from prometheus_client import Counter
@@ -41,11 +42,33 @@ BATCHED = Counter(
 )
 _APPENDED, _ALONE, _FAILED = (BATCHED.labels(o) for o in ("appended", "sent_alone", "failed"))
 
-#: The arguments of one append, in the order of the single statement's parameters
-#: (``service.eventstore.optimistic``): game, version, new version, new head, at, status,
-#: result, head, seat, command id, then the events' versions, types, data, previous hashes,
-#: hashes, then idempotency key, command type, body, received at, response, events' public forms.
-Append = tuple[Any, ...]
+
+class Append(NamedTuple):
+    """The arguments of one append, in the order of the single statement's parameters
+    (``service.eventstore.optimistic``): ``pool.fetchrow(_APPEND, *append)``. JSON as text."""
+
+    game_id: str
+    version: int
+    new_version: int
+    new_head: bytes
+    at: datetime
+    status: str | None
+    result: str | None
+    head: bytes
+    seat: int
+    command_id: str
+    versions: list[int]  # then one entry per event
+    types: list[str]
+    data: list[str]
+    prev_hashes: list[bytes]
+    hashes: list[bytes]
+    idempotency_key: str | None
+    command_type: str
+    body: str
+    received_at: datetime
+    response: str
+    publics: list[str | None]
+
 
 _APPEND_MANY = """
 WITH batch AS (
@@ -95,27 +118,27 @@ def _columns(batch: list[Append]) -> list[list[Any]]:
     for i, a in enumerate(batch):
         per_append = (
             i,
-            a[0],
-            a[1],
-            a[7],
-            a[2],
-            a[3],
-            a[4],
-            a[5],
-            a[6],
-            a[8],
-            a[9],
-            a[15],
-            a[16],
-            a[17],
-            a[18],
-            a[19],
+            a.game_id,
+            a.version,
+            a.head,
+            a.new_version,
+            a.new_head,
+            a.at,
+            a.status,
+            a.result,
+            a.seat,
+            a.command_id,
+            a.idempotency_key,
+            a.command_type,
+            a.body,
+            a.received_at,
+            a.response,
         )
         for col, value in zip(cols[:16], per_append, strict=True):
             col.append(value)
-        events = zip(a[10], a[11], a[12], a[13], a[14], a[20], strict=True)
-        for v, t, d, p, h, c in events:
-            for col, value in zip(cols[16:], (i, v, t, d, p, h, c), strict=True):
+        events = zip(a.versions, a.types, a.data, a.prev_hashes, a.hashes, a.publics, strict=True)
+        for event in events:
+            for col, value in zip(cols[16:], (i, *event), strict=True):
                 col.append(value)
     return cols
 

@@ -23,7 +23,7 @@ import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
 from service.eventstore import pgrows as db
-from service.eventstore.batched import Appends
+from service.eventstore.batched import Append, Appends
 from service.eventstore.chain import chain_events, utc_micro
 from service.eventstore.records import DuplicateCommand, NewEvent, StoredEvent
 
@@ -118,28 +118,28 @@ async def append_command(
         ]
     stored = chain_events(game_id, version, head, events, seat, command_id, at)
     response = respond(stored)
-    args = (
-        game_id,  # asyncpg encodes a UUID from its text: no UUID object to build
-        version,
-        stored[-1].version,
-        stored[-1].hash,
-        at,
-        status,
-        None if result is None else db.dumps(result),
-        head,
-        seat,
-        command_id,
-        [e.version for e in stored],
-        [e.type for e in stored],
-        [db.dumps(e.data) for e in stored],
-        [e.prev_hash for e in stored],
-        [e.hash for e in stored],
-        idempotency_key,
-        command_type,
-        db.dumps(body),
-        received_at,
-        db.dumps(response),
-        db.public_texts(stored),
+    args = Append(
+        game_id=game_id,  # asyncpg encodes a UUID from its text: no UUID object to build
+        version=version,
+        new_version=stored[-1].version,
+        new_head=stored[-1].hash,
+        at=at,
+        status=status,
+        result=None if result is None else db.dumps(result),
+        head=head,
+        seat=seat,
+        command_id=command_id,
+        versions=[e.version for e in stored],
+        types=[e.type for e in stored],
+        data=[db.dumps(e.data) for e in stored],
+        prev_hashes=[e.prev_hash for e in stored],
+        hashes=[e.hash for e in stored],
+        idempotency_key=idempotency_key,
+        command_type=command_type,
+        body=db.dumps(body),
+        received_at=received_at,
+        response=db.dumps(response),
+        publics=db.public_texts(stored),
     )
     if batch is not None and await batch.append(args):
         return stored, response

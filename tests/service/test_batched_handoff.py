@@ -5,15 +5,19 @@ caller wakes up, with an answer or an error, whatever happens to the batch."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from service.eventstore.batched import Appends
+from service.eventstore.batched import Append, Appends
 
-#: An append's arguments, as optimistic.append_command builds them (one event each).
-ARGS = ("g", 0, 1, b"h1", None, None, None, b"h0", 0, "c", [1], ["t"], ["{}"], [b"h0"], [b"h1"])
-ARGS += (None, "move", "{}", None, "{}", [None])
+#: An append's arguments, as optimistic.append_command builds them (one event).
+ARGS = Append(
+    *("g", 0, 1, b"h1", datetime.now(UTC), None, None, b"h0", 0, "c"),
+    *([1], ["t"], ["{}"], [b"h0"], [b"h1"]),
+    *(None, "move", "{}", datetime.now(UTC), "{}", [None]),
+)
 
 
 class Pool:
