@@ -237,15 +237,7 @@ class Lobby(Games):
     async def list_games(
         self, status: str | None, game: str | None, limit: int, cursor: str | None
     ) -> GameList:
-        before = None
-        if cursor is not None:
-            try:
-                at_text, _, gid = cursor.partition("~")
-                before = (datetime.fromisoformat(at_text), str(uuid.UUID(gid)))
-            except ValueError:
-                raise Problem(
-                    400, "request.bad_cursor", "the cursor is not one we gave out"
-                ) from None
+        before = None if cursor is None else _cursor(cursor)
         rows = await self.store.list_games(status=status, game=game, limit=limit, before=before)
         nxt = None
         if len(rows) == limit:
@@ -267,6 +259,23 @@ class Lobby(Games):
         ]
         return GameList(games=games, next=nxt)
 
+
+
+def _cursor(text: str) -> tuple[datetime, str]:
+    """A ``next`` of ours read back: a time with its UTC offset, ``~``, a game id. Anything
+    else — no offset, a time that is out of range once moved to UTC (``0001-01-01T00:00+14:00``
+    is the year 0), a malformed id — is 400 ``request.bad_cursor``, never a 500 from the
+    driver."""
+    at_text, sep, gid = text.partition("~")
+    try:
+        if not sep:
+            raise ValueError("no ~")
+        at = datetime.fromisoformat(at_text)
+        if at.tzinfo is None or at.utcoffset() is None:
+            raise ValueError("no UTC offset")
+        return at.astimezone(UTC), str(uuid.UUID(gid))
+    except (ValueError, OverflowError):
+        raise Problem(400, "request.bad_cursor", "the cursor is not one we gave out") from None
 
 
 def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] | None:

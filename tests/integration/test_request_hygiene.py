@@ -1,0 +1,66 @@
+"""Request hygiene (issue 25, "the smaller findings"), each tried as a hostile client would
+against the real server process, PostgreSQL and Redis:
+
+* a games-list ``cursor`` that is not one the server gave out — however it is malformed — is
+  400 ``request.bad_cursor``, never a 500 from the database driver;
+* a path that is not UTF-8 once percent-decoded (``/v1/games/%ff``) is 400 ``request.invalid``,
+  as ``docs/api.md`` says of bad bytes;
+* a JSON body needs a JSON ``Content-Type`` (415 ``request.unsupported_media_type``);
+* a player's name needs a visible character, and two names that look alike (Unicode TR39
+  confusables, default-ignorable code points left out) are one player;
+* ``X-Forwarded-For`` is believed only from a proxy named in ``MANIFEST_TRUSTED_PROXIES``: a
+  client cannot buy a fresh quota bucket with each forged value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+
+from .apihelp import GAME, assert_problem, create_started
+from .serverproc import ServerProcess
+
+pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
+
+_GID = "0b2c3d4e-5f60-4172-8394-a5b6c7d8e9f0"
+
+#: Cursors no server gave out: each must be 400 ``request.bad_cursor``.
+BAD_CURSORS = [
+    f"0001-01-01T00:00:00+14:00~{_GID}",  # the year 0 once moved to UTC (was a 500)
+    f"9999-12-31T23:59:59-14:00~{_GID}",  # the year 10000 once moved to UTC
+    f"0001-01-01T00:00:00.000000+23:59~{_GID}",
+    f"2024-01-01T00:00:00~{_GID}",  # no UTC offset
+    f"2024-01-01~{_GID}",  # a date without a time has no offset either
+    f"2024-13-01T00:00:00Z~{_GID}",
+    f"2024-02-30T00:00:00Z~{_GID}",
+    f"2024-01-01T24:00:00Z~{_GID}",
+    f"2024-01-01T00:00:00+25:00~{_GID}",
+    "2024-01-01T00:00:00Z",  # no id
+    "2024-01-01T00:00:00Z~",
+    "2024-01-01T00:00:00Z~not-a-uuid",
+    f"2024-01-01T00:00:00Z~{_GID}0",
+    f"~{_GID}",
+    "~",
+    "",
+    "nonsense",
+    f"{'9' * 5000}~{_GID}",
+    f"2024-01-01T00:00:00Z~{_GID}~{_GID}",
+    f"\u0661\u0669\u0667\u0660-01-01T00:00:00Z~{_GID}",  # Arabic-Indic digits
+]
+
+
+def test_a_malformed_or_out_of_range_cursor_is_400_bad_cursor(server: ServerProcess) -> None:
+    with server.client() as client:
+        for cursor in BAD_CURSORS:
+            r = client.get("/v1/games", params={"cursor": cursor})
+            assert_problem(r, 400, "request.bad_cursor")
+        # the edges of the range that are fine: a cursor the server could have written
+        for cursor in (f"0001-01-01T00:00:00Z~{_GID}", f"9999-12-31T23:59:59.999999Z~{_GID}"):
+            r = client.get("/v1/games", params={"cursor": cursor})
+            assert r.status_code == 200, (cursor, r.text)
+        # same instant, any offset: as written by another client library
+        r = client.get("/v1/games", params={"cursor": f"2999-01-01T05:00:00+05:00~{_GID}"})
+        assert r.status_code == 200, r.text
