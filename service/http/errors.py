@@ -16,6 +16,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from service.eventstore.store import GameNotFound
+from service.http.hardening import check_path
 from service.http.services import Services
 from service.problems import PROBLEM_JSON, Problem
 
@@ -43,6 +44,11 @@ def on_http_error(request: Request[Any, Any, Any], exc: Exception) -> Response[b
     if not isinstance(exc, HTTPException):
         raise exc
     status = exc.status_code
+    if status in (404, 405):  # no route ran the hardening: bad bytes in the path are a 400
+        try:
+            check_path(request.scope)
+        except Problem as bad:
+            return problem_response(bad, request)
     if isinstance(exc, ValidationException) or status == 400:
         problem = Problem(400, "request.invalid", _detail(exc))
     elif status == 413:

@@ -3,7 +3,8 @@ database or a decoder that would fail with a 500.
 
 :class:`HardeningMiddleware` runs for every routed request, before the handler:
 
-* the query string and the path: percent-decoded, UTF-8, no NUL;
+* the query string and the path as sent: percent-decoded, UTF-8, no NUL (also for a path no
+  route takes, checked before its 404: :func:`check_path`);
 * a ``{game_id}`` path parameter: the game id in the one spelling the server issues, else 404
   ``game.not_found`` (:func:`~service.application.games.check_game_id`), for every route at once
   (a guard would do it too, but litestar copies the handler for each guard call);
@@ -118,6 +119,20 @@ def check_query(query_string: bytes) -> None:
             check_text(text, "query")
 
 
+def check_path(scope: Any) -> None:
+    """The path as sent (``raw_path``), percent-decoded, is UTF-8 with no NUL. The server's
+    decoded ``path`` cannot tell: it turns a byte that is not UTF-8 into U+FFFD."""
+    raw = scope.get("raw_path")
+    if raw is None:
+        check_text(scope["path"], "path")
+        return
+    try:
+        text = unquote_to_bytes(bytes(raw)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise invalid("the path is not UTF-8") from None
+    check_text(text, "path")
+
+
 def check_idempotency_key(value: bytes) -> None:
     try:
         text = value.decode("ascii")
@@ -157,7 +172,7 @@ class HardeningMiddleware:
     async def _check(self, scope: Any, receive: Any) -> None:
         from litestar import Request
 
-        check_text(scope["path"], "path")
+        check_path(scope)
         game_id = scope.get("path_params", {}).get("game_id")
         if game_id is not None:  # every route with {game_id}: a new route cannot forget it
             check_game_id(game_id)

@@ -64,3 +64,30 @@ def test_a_malformed_or_out_of_range_cursor_is_400_bad_cursor(server: ServerProc
         # same instant, any offset: as written by another client library
         r = client.get("/v1/games", params={"cursor": f"2999-01-01T05:00:00+05:00~{_GID}"})
         assert r.status_code == 200, r.text
+
+
+# --- a path that is not UTF-8 ----------------------------------------------------------------
+#: (path as sent, what it is); each is 400 ``request.invalid`` (docs/api.md, "Bad bytes").
+BAD_PATHS = [
+    "/v1/games/%ff",  # a game id route (was 404 game.not_found)
+    "/v1/games/%c3%28",  # an invalid two-byte sequence
+    "/v1/games/%ed%a0%80",  # a UTF-8-encoded surrogate
+    "/v1/games/%f4%90%80%80",  # past U+10FFFF
+    "/v1/games/%00",  # NUL
+    f"/v1/games/{_GID}/events%ff",  # a route's tail
+    "/v1/games/%ff/legal",
+    "/v1/rules/%ff/assets/map",
+    "/v1/nothing-here/%ff",  # no route at all (was 404 http.not_found)
+    "/%ff",
+]
+
+
+def test_a_path_that_is_not_utf8_is_400_as_documented(server: ServerProcess) -> None:
+    with server.client() as client:
+        for path in BAD_PATHS:
+            for method in ("GET", "POST", "DELETE"):
+                r = client.request(method, path, json={} if method == "POST" else None)
+                assert_problem(r, 400, "request.invalid")
+        # well-formed UTF-8 that names nothing is still 404
+        assert_problem(client.get("/v1/games/%c3%a9"), 404, "game.not_found")
+        assert_problem(client.get("/v1/nothing-here/%c3%a9"), 404, "http.not_found")
