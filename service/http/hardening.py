@@ -9,7 +9,8 @@ database or a decoder that would fail with a 500.
   ``game.not_found`` (:func:`~service.application.games.check_game_id`), for every route at once
   (a guard would do it too, but litestar copies the handler for each guard call);
 * the ``Idempotency-Key`` header (the one header that is stored): 1–255 visible ASCII characters;
-* the body (when there is one): UTF-8, JSON nested at most ``MANIFEST_MAX_JSON_DEPTH`` deep
+* the body (when there is one): sent as JSON (``Content-Type: application/json`` or
+  ``application/*+json``, else 415 ``request.unsupported_media_type``), UTF-8, JSON nested at most ``MANIFEST_MAX_JSON_DEPTH`` deep
   (checked on the bytes, before any decoder recurses), valid JSON, no NUL and no lone surrogate
   in any string or key; then, when the handler declares a body type, decoded into it *strictly*
   (``msgspec``'s strict mode: ``"28"``, ``28.0`` and ``true`` are not integers), because
@@ -133,6 +134,34 @@ def check_path(scope: Any) -> None:
     check_text(text, "path")
 
 
+def check_json_content_type(values: list[bytes]) -> None:
+    """A body is read as JSON only when its ``Content-Type`` says so: ``application/json`` or
+    ``application/<anything>+json``, parameters allowed but a ``charset`` only if UTF-8 (JSON's
+    one encoding, RFC 8259). Else 415 ``request.unsupported_media_type``: a body labelled
+    ``text/plain`` (or unlabelled) is what a cross-site HTML form can send without a CORS
+    preflight, so it is not taken for JSON."""
+    if len(values) == 1:
+        media, *params = values[0].decode("latin-1").split(";")
+        kind, _, sub = media.strip().lower().partition("/")
+        charsets = [
+            value.strip().strip('"').lower()
+            for name, sep, value in (p.partition("=") for p in params)
+            if sep and name.strip().lower() == "charset"
+        ]
+        if (
+            kind == "application"
+            and (sub == "json" or (sub.endswith("+json") and len(sub) > 5))
+            and all(c in ("utf-8", "utf8") for c in charsets)
+        ):
+            return
+    got = "none" if not values else ", ".join(v.decode("latin-1")[:100] for v in values)
+    raise Problem(
+        415,
+        "request.unsupported_media_type",
+        f"a body must be sent as Content-Type: application/json (UTF-8), not {got}",
+    )
+
+
 def check_idempotency_key(value: bytes) -> None:
     try:
         text = value.decode("ascii")
@@ -178,12 +207,16 @@ class HardeningMiddleware:
             check_game_id(game_id)
         if scope.get("query_string"):
             check_query(scope["query_string"])
+        content_types: list[bytes] = []
         for name, value in scope["headers"]:
             if name == b"idempotency-key":
                 check_idempotency_key(value)
+            elif name == b"content-type":
+                content_types.append(value)
         if scope["method"] in ("POST", "PUT", "PATCH", "DELETE"):
             body = await Request(scope, receive).body()
             if body:
+                check_json_content_type(content_types)
                 handler = scope.get("route_handler")
                 data_type = None if handler is None else self._data_type(handler)
                 check_body(body, self.max_json_depth, data_type)

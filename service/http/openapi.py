@@ -44,6 +44,8 @@ _REASONS = {
     406: "This game has no board picture (code picture.unavailable)",
     409: "The game's state forbids it now (stale expected_version, started, full, taken)",
     413: "The body is larger than MANIFEST_MAX_BODY",
+    415: "A body not sent as Content-Type: application/json (or application/*+json), UTF-8 "
+    "(code request.unsupported_media_type)",
     422: "The rules (or the lobby's) forbid it; the detail says why",
     429: "Past this client's quota: retry after Retry-After seconds",
     503: "A dependency (PostgreSQL, Redis) is down, stalled or full, this game has too many "
@@ -60,21 +62,21 @@ _TOKEN = (401, 403, 404)
 #:                    security: "required" | "optional" | None, further statuses)
 OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ...]]] = {
     ("get", "/v1/rules"): (200, JSON, None, None, ()),
-    ("post", "/v1/games"): (201, JSON, None, None, (413, 422)),
+    ("post", "/v1/games"): (201, JSON, None, None, (413, 415, 422)),
     ("get", "/v1/games"): (200, JSON, None, None, ()),
     ("post", "/v1/games/{game_id}/join"): (
         200,
         JSON,
         None,
         None,
-        (403, 404, 409, 413, 422),
+        (403, 404, 409, 413, 415, 422),
     ),
     ("post", "/v1/games/{game_id}/start"): (
         200,
         JSON,
         None,
         "required",
-        (*_TOKEN, 409, 413),
+        (*_TOKEN, 409, 413, 415),
     ),
     ("get", "/v1/games/{game_id}"): (200, JSON, schemas.GameDocument, "optional", _TOKEN),
     ("get", "/v1/games/{game_id}/legal"): (
@@ -89,14 +91,14 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         JSON,
         None,
         "required",
-        (*_TOKEN, 409, 413, 422, 503),
+        (*_TOKEN, 409, 413, 415, 422, 503),
     ),
     ("post", "/v1/games/{game_id}/messages"): (
         200,
         JSON,
         None,
         "required",
-        (*_TOKEN, 413, 422),
+        (*_TOKEN, 413, 415, 422),
     ),
     ("get", "/v1/games/{game_id}/events"): (200, JSON, None, "optional", _TOKEN),
     ("get", "/v1/games/{game_id}/replay/{n}"): (
@@ -127,7 +129,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         JSON,
         None,
         "optional",
-        (*_TOKEN, 409, 413, 422),
+        (*_TOKEN, 409, 413, 415, 422),
     ),
     ("delete", "/v1/games/{game_id}/seats/{seat}"): (
         200,

@@ -56,6 +56,7 @@ def test_every_route_is_documented_with_its_statuses() -> None:
         assert "Retry-After" in responses["429"]["headers"]
         if method == "post":
             assert "413" in responses, path
+            assert "415" in responses, path  # a body not labelled JSON (request hygiene)
         if security == "required":
             assert operation["security"] == [{"bearer": []}]
             assert {"401", "403"} <= responses.keys()

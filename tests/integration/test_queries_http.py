@@ -69,7 +69,8 @@ async def _queries(server: ServerProcess) -> None:
         assert_problem(await ask({"type": "plan", "to": "Denver"}, None), 422,
                        "query.needs_seat")
         assert_problem(await ask({"type": "plan", "to": "Denver"}, "not-a-token"), 401)
-        assert_problem(await client.post(base + "/queries", headers=auth(tokens[me]),
+        json_body = {**auth(tokens[me]), "content-type": "application/json"}
+        assert_problem(await client.post(base + "/queries", headers=json_body,
                                          content=b"{not json"), 400)
         assert_problem(await client.post(base + "/queries", headers=auth(tokens[me]),
                                          json={"question": {}}), 400)

@@ -91,3 +91,78 @@ def test_a_path_that_is_not_utf8_is_400_as_documented(server: ServerProcess) -> 
         # well-formed UTF-8 that names nothing is still 404
         assert_problem(client.get("/v1/games/%c3%a9"), 404, "game.not_found")
         assert_problem(client.get("/v1/nothing-here/%c3%a9"), 404, "http.not_found")
+
+
+# --- a JSON body needs a JSON content type ---------------------------------------------------
+NOT_JSON_TYPES: list[str | None] = [
+    None,  # no Content-Type at all
+    "text/plain",  # what an HTML form or a no-cors fetch may send cross-site
+    "text/plain; charset=utf-8",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "application/jsonp",
+    "application/json-seq",
+    "text/json",
+    "application/+json",
+    "application/json; charset=latin-1",  # JSON is UTF-8 (RFC 8259)
+    "application/json, text/plain",
+    "",
+    "json",
+]
+JSON_TYPES = [
+    "application/json",
+    "APPLICATION/JSON",
+    "application/json; charset=utf-8",
+    'application/json;charset="UTF-8"',
+    "application/merge-patch+json",
+    "application/vnd.manifest+json; charset=utf-8",
+]
+
+
+def test_a_json_body_needs_a_json_content_type(server: ServerProcess) -> None:
+    asyncio.run(_content_types(server))
+
+
+async def _content_types(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        body = b'{"game": "' + GAME.encode() + b'", "seats": 2}'
+        listed = len((await client.get("/v1/games", params={"limit": 200})).json()["games"])
+        for ctype in NOT_JSON_TYPES:
+            headers = {} if ctype is None else {"content-type": ctype}
+            r = await client.post("/v1/games", content=body, headers=headers)
+            assert_problem(r, 415, "request.unsupported_media_type")
+        # two Content-Type headers: ambiguous, refused too
+        r = await client.post(
+            "/v1/games",
+            content=body,
+            headers=[("content-type", "application/json"), ("content-type", "text/plain")],
+        )
+        assert_problem(r, 415, "request.unsupported_media_type")
+        after = (await client.get("/v1/games", params={"limit": 200})).json()["games"]
+        assert len(after) == listed  # nothing was created
+        for ctype in JSON_TYPES:
+            r = await client.post("/v1/games", content=body, headers={"content-type": ctype})
+            assert r.status_code == 201, (ctype, r.text)
+
+        # every endpoint that takes a body: join, commands, messages, queries, start
+        created = await create_started(client)
+        gid = created["id"]
+        token = created["seats"][0]["token"]
+        lobby = (await client.post("/v1/games", json={"game": GAME, "seats": 2})).json()
+        me = {"authorization": f"Bearer {token}"}
+        host = {"authorization": f"Bearer {lobby['host_token']}"}
+        posts: list[tuple[str, dict[str, str], bytes]] = [
+            (f"/v1/games/{lobby['id']}/join", {}, b'{"name": "x", "invite_code": "y"}'),
+            (f"/v1/games/{gid}/commands", me, b'{"command": {"type": "x"}}'),
+            (f"/v1/games/{gid}/messages", me, b'{"to": "all", "text": "hi"}'),
+            (f"/v1/games/{gid}/queries", me, b'{"query": {"type": "x"}}'),
+            (f"/v1/games/{lobby['id']}/start", host, b"{}"),
+        ]
+        for url, headers, payload in posts:
+            r = await client.post(url, content=payload, headers={**headers, "content-type": "text/plain"})
+            assert_problem(r, 415, "request.unsupported_media_type")
+            r = await client.post(url, content=payload, headers=headers)
+            assert_problem(r, 415, "request.unsupported_media_type")
+        # an empty body is no body: nothing to label (start takes none)
+        r = await client.post(f"/v1/games/{lobby['id']}/start", headers=host)
+        assert r.status_code != 415, r.text
