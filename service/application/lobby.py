@@ -31,7 +31,7 @@ from service.application.answers import (
 )
 from service.application.bodies import CreateGame, JoinGame
 from service.application.games import Games
-from service.application.names import name_key, player_name
+from service.application.names import alike, all_distinct, player_name
 from service.application.tokens import (
     HOST_PREFIX,
     SEAT_PREFIX,
@@ -46,9 +46,9 @@ from service.problems import Problem
 
 
 def _names(values: list[str]) -> list[str]:
-    """Players named at creation: each a valid name, no two alike (:func:`name_key`)."""
+    """Players named at creation: each a valid name, no two alike (:func:`alike`)."""
     names = [player_name(v) for v in values]
-    if len({name_key(n) for n in names}) != len(names):
+    if not all_distinct(names):
         raise Problem(400, "lobby.name_taken", "two players may not have the same name")
     return names
 
@@ -167,7 +167,7 @@ class Lobby(Games):
             table = await self._open_table(locked)
             _check_invited(table, name)
             free = [i for i, n in enumerate(table.names) if n is None]
-            if any(n is not None and name_key(n) == name_key(name) for n in table.names):
+            if any(n is not None and alike(n, name) for n in table.names):
                 raise Problem(409, "lobby.name_taken", f"a player called {name!r} has joined")
             if req.seat is not None:
                 if not 0 <= req.seat < table.seats:
@@ -282,10 +282,9 @@ def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] 
     if invited is None:
         return None
     names = [player_name(n) for n in invited]
-    keys = {name_key(n) for n in names}
-    if not names or len(keys) != len(names):
+    if not names or not all_distinct(names):
         raise Problem(422, "lobby.bad_invited", "invite one or more names, each once")
-    if players is not None and any(name_key(p) not in keys for p in players):
+    if players is not None and any(not any(alike(p, n) for n in names) for p in players):
         raise Problem(422, "lobby.bad_players", "every player named must be invited")
     return names
 
@@ -293,9 +292,9 @@ def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] 
 def _check_invited(table: Table, name: str) -> None:
     if table.invited is None:
         return
-    if name_key(name) not in {name_key(n) for n in table.invited}:
+    if not any(alike(name, n) for n in table.invited):
         raise Problem(403, "lobby.not_invited", f"{name!r} is not invited to this game")
-    if name_key(name) in {name_key(n) for n in table.names if n is not None}:
+    if any(alike(name, n) for n in table.names if n is not None):
         raise Problem(409, "lobby.already_seated", f"{name!r} has a seat already")
 
 

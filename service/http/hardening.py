@@ -10,19 +10,20 @@ database or a decoder that would fail with a 500.
   (a guard would do it too, but litestar copies the handler for each guard call);
 * the ``Idempotency-Key`` header (the one header that is stored): 1–255 visible ASCII characters;
 * the body (when there is one): sent as JSON (``Content-Type: application/json`` or
-  ``application/*+json``, else 415 ``request.unsupported_media_type``), UTF-8, JSON nested at most ``MANIFEST_MAX_JSON_DEPTH`` deep
-  (checked on the bytes, before any decoder recurses), valid JSON, no NUL and no lone surrogate
-  in any string or key; then, when the handler declares a body type, decoded into it *strictly*
-  (``msgspec``'s strict mode: ``"28"``, ``28.0`` and ``true`` are not integers), because
-  litestar's own conversion is lax and would turn ``"28"`` into ``28``.
+  ``application/*+json``, else 415 ``request.unsupported_media_type``), UTF-8, JSON nested at
+  most ``MANIFEST_MAX_JSON_DEPTH`` deep (checked on the bytes, before any decoder recurses),
+  valid JSON, no NUL and no lone surrogate in any string or key; then, when the handler
+  declares a body type, decoded into it *strictly* (``msgspec``'s strict mode: ``"28"``,
+  ``28.0`` and ``true`` are not integers), because litestar's own conversion is lax and would
+  turn ``"28"`` into ``28``.
 
 Anything else is a 400 ``request.invalid`` problem (``request.bad_idempotency_key`` for the key).
 Headers larger than ``MANIFEST_MAX_HEADER_BYTES`` in all are refused by the HTTP protocol itself
 (:class:`BoundedHttpToolsProtocol`), before they are buffered whole.
 
-:func:`player_name` is the one rule for the names players give: NFC-normalised, trimmed, 1–64
-characters, no control, format-control (bidi overrides, zero-width) or unassigned characters;
-:func:`name_key` is what two names are compared by for uniqueness within a game.
+The names players give have their one rule in :mod:`service.application.names`
+(``player_name``: NFC-normalised, trimmed, 1–64 characters, no control, format-control or
+unassigned characters, at least one visible character; ``alike``: when two names are one player).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.application.names import name_key, player_name
+from service.application.names import alike, player_name
 from service.http.hardening import check_body, check_query, json_depth
 from service.http.limits import Quotas
 from service.problems import Problem
@@ -101,7 +101,7 @@ def test_player_names() -> None:
         with pytest.raises(Problem) as caught:
             player_name(bad)
         assert caught.value.code == "lobby.bad_name" and caught.value.status == 400
-    assert name_key("Ann") == name_key("ann") == name_key("\uff21nn")
+    assert alike("Ann", "ann") and alike("ann", "\uff21nn") and alike("Ann", "\uff21nn")
 
 
 def test_limits_from_the_environment() -> None:

@@ -15,9 +15,7 @@ against the real server process, PostgreSQL and Redis:
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-import httpx
 import pytest
 
 from .apihelp import GAME, assert_problem, create_started
@@ -159,10 +157,55 @@ async def _content_types(server: ServerProcess) -> None:
             (f"/v1/games/{lobby['id']}/start", host, b"{}"),
         ]
         for url, headers, payload in posts:
-            r = await client.post(url, content=payload, headers={**headers, "content-type": "text/plain"})
+            r = await client.post(
+                url, content=payload, headers={**headers, "content-type": "text/plain"}
+            )
             assert_problem(r, 415, "request.unsupported_media_type")
             r = await client.post(url, content=payload, headers=headers)
             assert_problem(r, 415, "request.unsupported_media_type")
         # an empty body is no body: nothing to label (start takes none)
         r = await client.post(f"/v1/games/{lobby['id']}/start", headers=host)
         assert r.status_code != 415, r.text
+
+
+# --- names: something visible, and lookalikes are one player ---------------------------------
+def test_names_must_show_something_and_lookalikes_are_one_player(server: ServerProcess) -> None:
+    with server.client() as client:
+        for invisible in ("\u3164", "\u2800", "\u0301\u0302", "\u115f\u1160", "\ufe0f"):
+            r = client.post(
+                "/v1/games", json={"game": GAME, "seats": 2, "players": [invisible, "b"]}
+            )
+            assert_problem(r, 400, "lobby.bad_name")
+        for twins in (["\u0430nn", "ann"], ["a", "a\ufe0f"], ["Iris", "lris"]):
+            r = client.post("/v1/games", json={"game": GAME, "seats": 2, "players": twins})
+            assert_problem(r, 400, "lobby.name_taken")
+
+        lobby = client.post("/v1/games", json={"game": GAME, "seats": 3}).json()
+        join = f"/v1/games/{lobby['id']}/join"
+        code = lobby["invite_code"]
+        assert_problem(
+            client.post(join, json={"name": "\u3164", "invite_code": code}), 400, "lobby.bad_name"
+        )
+        assert client.post(join, json={"name": "ann", "invite_code": code}).status_code == 200
+        for twin in ("\u0430nn", "ANN", "\u0410nn", "ann\ufe0f", "ann\u3164"):
+            r = client.post(join, json={"name": twin, "invite_code": code})
+            assert_problem(r, 409, "lobby.name_taken")
+        assert client.post(join, json={"name": "anna", "invite_code": code}).status_code == 200
+
+        # an invitation is for the name as it looks: a lookalike takes the invitee's one seat
+        invited = client.post(
+            "/v1/games", json={"game": GAME, "seats": 2, "invited": ["ann", "bob"]}
+        ).json()
+        join = f"/v1/games/{invited['id']}/join"
+        code = invited["invite_code"]
+        assert_problem(
+            client.post(
+                "/v1/games",
+                json={"game": GAME, "seats": 2, "invited": ["ann", "\u0430nn"]},
+            ),
+            422,
+            "lobby.bad_invited",
+        )
+        assert client.post(join, json={"name": "\u0430nn", "invite_code": code}).status_code == 200
+        r = client.post(join, json={"name": "ann", "invite_code": code})
+        assert_problem(r, 409, "lobby.already_seated")

@@ -1,0 +1,99 @@
+"""Player names (issue 25): a name must show something, and names that look alike — TR39
+confusables, default-ignorable code points, NFKC and case — are one player."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.application.names import (
+    _prototypes,
+    alike,
+    all_distinct,
+    is_visible,
+    player_name,
+    skeleton,
+)
+from service.problems import Problem
+
+#: Names that show nothing: each is 400 ``lobby.bad_name``.
+INVISIBLE = [
+    "\u3164",  # HANGUL FILLER
+    "\u3164\u3164\u3164",
+    "\u115f",  # HANGUL CHOSEONG FILLER
+    "\u1160",  # HANGUL JUNGSEONG FILLER
+    "\uffa0",  # HALFWIDTH HANGUL FILLER
+    "\u2800",  # BRAILLE PATTERN BLANK
+    "\u2800\u3164",
+    "\u0301",  # a combining mark alone
+    "\u0301\u0302\u0303\u0304",  # combining marks only
+    "\u3164\u0301",
+    "\ufe0f",  # VARIATION SELECTOR-16
+    "\U000e0100",  # VARIATION SELECTOR-17
+    "\u034f",  # COMBINING GRAPHEME JOINER
+    "\u17b4\u17b5",  # Khmer inherent vowels
+    "\U0001d159",  # MUSICAL SYMBOL NULL NOTEHEAD
+    "\U00016fe4",  # KHITAN SMALL SCRIPT FILLER
+    "\u3000\u3164\u3000",  # ideographic spaces around a filler
+    "\u2003\u2800",  # an em space and a blank
+]
+
+
+@pytest.mark.parametrize("name", INVISIBLE)
+def test_a_name_of_nothing_visible_is_refused(name: str) -> None:
+    with pytest.raises(Problem) as caught:
+        player_name(name)
+    assert (caught.value.status, caught.value.code) == (400, "lobby.bad_name")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["a", "Ann", "7", "!", "\u2605", "\u263a\ufe0f", "\u00e9", "\u3164a", "a\u0301", "\u65e5"],
+)
+def test_a_name_with_something_to_see_is_accepted(name: str) -> None:
+    assert player_name(name)
+
+
+def test_visible_means_a_letter_digit_mark_of_punctuation_or_symbol() -> None:
+    assert all(is_visible(ch) for ch in "aZ\u0430\u65e59.!\u2605")
+    assert not any(is_visible(ch) for ch in " \u3164\u2800\u115f\u0301\ufe0f\u00ad\u3000")
+
+
+#: Pairs that are one player.
+ALIKE = [
+    ("ann", "\u0430nn"),  # Cyrillic а
+    ("Ann", "\u0410nn"),  # Cyrillic А
+    ("ann", "\u0410NN"),  # Cyrillic А, upper case
+    ("a", "a\ufe0f"),  # a variation selector
+    ("a", "a\U000e0100"),
+    ("ann", "ann\u3164"),  # a trailing Hangul filler
+    ("ab", "a\u00adb"),  # not reachable through player_name (a Cf), still alike
+    ("Ann", "ann"),
+    ("ann", "\uff21\uff4e\uff4e"),  # fullwidth
+    ("Iris", "lris"),  # capital I and small l
+    ("paypal", "\u0440\u0430\u0443\u0440\u0430l"),  # Cyrillic р а у
+    ("modern", "rnodern"),  # m and rn
+    ("O0", "OO"),
+    ("Jos\u00e9", "Jose\u0301"),
+    ("\u65e5", "\u2f47"),  # 日 and the Kangxi radical ⽇
+    ("\u0391\u0392", "AB"),  # Greek capitals
+]
+
+
+@pytest.mark.parametrize(("a", "b"), ALIKE)
+def test_lookalike_names_are_one_player(a: str, b: str) -> None:
+    assert alike(a, b) and alike(b, a)
+    assert not all_distinct([a, "someone", b])
+
+
+@pytest.mark.parametrize(("a", "b"), [("ann", "anna"), ("Ann", "Bob"), ("a", "b"), ("1", "2")])
+def test_different_names_are_not_alike(a: str, b: str) -> None:
+    assert not alike(a, b)
+    assert all_distinct([a, b])
+
+
+def test_the_skeleton_is_a_fixed_point_and_holds_unicodes_table() -> None:
+    mapping = _prototypes()
+    assert len(mapping) > 6000  # confusables.txt has some 6,300 lines
+    assert mapping["\u0430"] == "a" and mapping["1"] == "l" and mapping["m"] == "rn"
+    for target in mapping.values():
+        assert skeleton(target) == target
