@@ -126,7 +126,18 @@ def serve(args: argparse.Namespace) -> None:
         access_log=False,
         # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
         http="service.http.hardening:BoundedHttpToolsProtocol",
+        # X-Forwarded-For/-Proto name the client only when the peer is a proxy named in
+        # MANIFEST_TRUSTED_PROXIES (uvicorn's own default trusts 127.0.0.1 and its
+        # FORWARDED_ALLOW_IPS: every forged value from this host would be a quota bucket)
+        **proxy_options(settings.trusted_proxies),
     )
+
+
+def proxy_options(trusted: tuple[str, ...]) -> dict[str, Any]:
+    """uvicorn's proxy-header options for these trusted proxies: none, no proxy headers."""
+    if not trusted:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": list(trusted)}
 
 
 def _url_host(host: str) -> str:

@@ -45,6 +45,7 @@ per minute per client (the bearer token, else the client address), counted in ea
 |---|---|---|
 | ``MANIFEST_MAX_HEADER_BYTES`` | ``16384`` | request line and headers together, in bytes |
 | ``MANIFEST_MAX_JSON_DEPTH`` | ``32`` | deepest nesting of arrays/objects in a body |
+| ``MANIFEST_TRUSTED_PROXIES`` | unset | IPs/CIDRs whose ``X-Forwarded-For`` names the client |
 | ``MANIFEST_QUOTA_CREATE`` | ``60`` | game creations per minute per client address |
 | ``MANIFEST_QUOTA_COMMANDS`` | ``1200`` | commands per minute per token |
 | ``MANIFEST_QUOTA_MESSAGES`` | ``60`` | table-talk messages per minute per token |
@@ -57,6 +58,7 @@ per minute per client (the bearer token, else the client address), counted in ea
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -133,6 +135,26 @@ def _key_source(name: str, text: str) -> str:
     return word
 
 
+def _networks(name: str, text: str) -> tuple[str, ...]:
+    """Comma-separated IP addresses and CIDR networks, each written back in its one spelling
+    (``10.1.2.3/8`` is ``10.0.0.0/8``); empty: none."""
+    found: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        try:
+            if "/" in item:
+                found.append(str(ipaddress.ip_network(item, strict=False)))
+            else:
+                found.append(str(ipaddress.ip_address(item)))
+        except ValueError:
+            raise SettingsError(
+                f"{name} must be comma-separated IP addresses or CIDR networks (0.0.0.0/0,::/0 "
+                f"for every address), not {item!r}"
+            ) from None
+    return tuple(found)
+
+
 def _path(name: str, text: str) -> Path:
     if not text:
         raise SettingsError(f"{name} must name a directory")
@@ -170,6 +192,7 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     # limits against hostile clients (quotas: requests per minute per client; 0 = off)
     "max_header_bytes": ("MANIFEST_MAX_HEADER_BYTES", "16384", _int(1024, 1024 * 1024)),
     "max_json_depth": ("MANIFEST_MAX_JSON_DEPTH", "32", _int(2, 1000)),
+    "trusted_proxies": ("MANIFEST_TRUSTED_PROXIES", "", _networks),
     "quota_create": ("MANIFEST_QUOTA_CREATE", "60", _int(0, 10**9)),
     "quota_commands": ("MANIFEST_QUOTA_COMMANDS", "1200", _int(0, 10**9)),
     "quota_messages": ("MANIFEST_QUOTA_MESSAGES", "60", _int(0, 10**9)),
@@ -214,6 +237,7 @@ class Settings(msgspec.Struct, frozen=True):
     gc_threshold: int = _default("gc_threshold")
     max_header_bytes: int = _default("max_header_bytes")
     max_json_depth: int = _default("max_json_depth")
+    trusted_proxies: tuple[str, ...] = _default("trusted_proxies")
     quota_create: int = _default("quota_create")
     quota_commands: int = _default("quota_commands")
     quota_messages: int = _default("quota_messages")

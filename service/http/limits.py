@@ -17,7 +17,8 @@ Tokens key only the kinds whose handlers refuse a forged token (401), and only t
 already knows to be valid (issued here, or looked up once, for a game that has started: tokens
 of an open game are not cached, the host may still remove the seat): a made-up token counts
 against its sender's address, so inventing tokens is no way around a quota. The address is the
-socket's peer (behind a proxy, run uvicorn with ``--proxy-headers`` and ``--forwarded-allow-ips``).
+socket's peer, or — only when that peer is a proxy named in ``MANIFEST_TRUSTED_PROXIES`` — the
+address its ``X-Forwarded-For`` names (uvicorn's proxy headers, configured by ``manifest serve``).
 
 Counters live in each process's memory (at most :data:`MAX_CLIENTS` buckets, least recently used
 dropped): with several workers or instances a client's effective quota is up to that many times

@@ -15,7 +15,9 @@ against the real server process, PostgreSQL and Redis:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from .apihelp import GAME, assert_problem, create_started
@@ -209,3 +211,79 @@ def test_names_must_show_something_and_lookalikes_are_one_player(server: ServerP
         assert client.post(join, json={"name": "\u0430nn", "invite_code": code}).status_code == 200
         r = client.post(join, json={"name": "ann", "invite_code": code})
         assert_problem(r, 409, "lobby.already_seated")
+
+
+# --- X-Forwarded-For is believed only from a trusted proxy -----------------------------------
+READS = 5  # the reads quota of these servers: requests per minute per client
+
+
+def _quota_server(
+    fresh_database: str, redis_url: str, request: pytest.FixtureRequest, **env: str
+) -> Iterator[ServerProcess]:
+    proc = ServerProcess(fresh_database, redis_url, MANIFEST_QUOTA_READS=str(READS), **env)
+    request.node.manifest_server = proc
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.close()
+
+
+@pytest.fixture
+def untrusting_server(
+    fresh_database: str, redis_url: str, request: pytest.FixtureRequest
+) -> Iterator[ServerProcess]:
+    """The default: no trusted proxy (``MANIFEST_TRUSTED_PROXIES`` unset)."""
+    yield from _quota_server(fresh_database, redis_url, request)
+
+
+@pytest.fixture
+def trusting_server(
+    fresh_database: str, redis_url: str, request: pytest.FixtureRequest
+) -> Iterator[ServerProcess]:
+    """127.0.0.1 is a trusted proxy (as an address; a network is tried in the unit tests)."""
+    yield from _quota_server(
+        fresh_database, redis_url, request, MANIFEST_TRUSTED_PROXIES="127.0.0.1"
+    )
+
+
+def _forged(i: int) -> dict[str, str]:
+    return {"x-forwarded-for": f"203.0.113.{i}", "x-forwarded-proto": "https"}
+
+
+@pytest.mark.own_server
+def test_forged_forwarded_for_values_share_the_senders_bucket(
+    untrusting_server: ServerProcess,
+) -> None:
+    with untrusting_server.client() as client:
+        for i in range(READS):
+            r = client.get("/v1/rules", headers=_forged(i))
+            assert r.status_code == 200, r.text
+        # a fresh forged value is no fresh bucket (it was, with uvicorn's default trust)
+        for i in range(READS, READS + 3):
+            r = client.get("/v1/rules", headers=_forged(i))
+            body = assert_problem(r, 429, "rate.limited")
+            assert body["quota"] == "reads" and int(r.headers["retry-after"]) >= 1
+
+
+@pytest.mark.own_server
+def test_a_trusted_proxys_forwarded_for_names_the_client(trusting_server: ServerProcess) -> None:
+    with trusting_server.client() as proxy:
+        # each client the proxy forwards for has a bucket of its own
+        for i in range(3 * READS):
+            r = proxy.get("/v1/rules", headers=_forged(i))
+            assert r.status_code == 200, (i, r.text)
+        # ... and one client is still held to its quota, whatever proxy it comes through
+        for _ in range(READS):
+            assert proxy.get("/v1/rules", headers=_forged(200)).status_code == 200
+        assert_problem(proxy.get("/v1/rules", headers=_forged(200)), 429, "rate.limited")
+        # a chain: the right-most address that is not a trusted proxy is the client
+        chain = {"x-forwarded-for": "203.0.113.200, 127.0.0.1"}
+        assert_problem(proxy.get("/v1/rules", headers=chain), 429, "rate.limited")
+    # a peer that is not a trusted proxy forges in vain: its own address is its bucket
+    elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
+    with trusting_server.client(transport=elsewhere) as client:
+        for i in range(READS):
+            assert client.get("/v1/rules", headers=_forged(100 + i)).status_code == 200
+        r = client.get("/v1/rules", headers=_forged(150))
+        assert_problem(r, 429, "rate.limited")

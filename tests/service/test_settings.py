@@ -96,3 +96,19 @@ def test_a_bad_setting_stops_manifest_serve_with_the_message() -> None:
     )
     assert result.returncode == 2
     assert "MANIFEST_PG_POOL must be between 2 and 1000, not 1" in result.stderr
+
+
+def test_trusted_proxies_are_addresses_and_networks_and_none_by_default() -> None:
+    from service.cli import proxy_options
+
+    assert Settings().trusted_proxies == ()
+    assert proxy_options(()) == {"proxy_headers": False}  # uvicorn's own default trusts 127.0.0.1
+    s = Settings.from_env({"MANIFEST_TRUSTED_PROXIES": " 10.1.2.3/8, 127.0.0.1,,::1 ,fd00::/8"})
+    assert s.trusted_proxies == ("10.0.0.0/8", "127.0.0.1", "::1", "fd00::/8")
+    assert proxy_options(s.trusted_proxies) == {
+        "proxy_headers": True,
+        "forwarded_allow_ips": ["10.0.0.0/8", "127.0.0.1", "::1", "fd00::/8"],
+    }
+    for bad in ("*", "localhost", "10.0.0.0/33", "127.0.0.1 10.0.0.1", "300.1.1.1"):
+        with pytest.raises(SettingsError, match="MANIFEST_TRUSTED_PROXIES"):
+            Settings.from_env({"MANIFEST_TRUSTED_PROXIES": bad})
