@@ -129,6 +129,11 @@ def _prototypes() -> dict[str, str]:
     return closed
 
 
+def load_confusables() -> None:
+    """Read the confusables table now (~0.1 s), not on the event loop at the first join."""
+    _prototypes()
+
+
 def _prototype_first(a: str, b: str) -> bool:
     """Of a pair that only name each other, is ``a`` the prototype? The one NFKC leaves alone
     (``日`` rather than the Kangxi radical ``⽇``), else the lower code point."""

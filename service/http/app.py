@@ -21,6 +21,7 @@ from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 from service.application.faults import Admission, BoundedPool, Faults, pg_session_settings
 from service.application.gameplay import Manifest
+from service.application.names import load_confusables
 from service.audit.receipts import load_signer
 from service.collector import tune_collector
 from service.eventstore.migrate import migrate
@@ -111,6 +112,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings.from_env()
     configure_logging(settings.log_level)
     tune_collector(settings.gc_threshold)  # each worker builds its app: once per process
+    load_confusables()  # the player-name table, read before the loop serves anything
 
     services = Services(settings)
 
