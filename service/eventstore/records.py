@@ -79,6 +79,17 @@ class CommandRecord(msgspec.Struct, frozen=True):
     response: Any | None
 
 
+class Snapshot(msgspec.Struct, frozen=True):
+    """A game's row, every event through its version, every command recorded and its seed,
+    read in one REPEATABLE READ transaction (:meth:`EventStore.snapshot`): an accepted command
+    is here exactly when its events are."""
+
+    row: GameRow
+    events: list[StoredEvent]
+    commands: list[CommandRecord]
+    seed: bytes
+
+
 class NewGame(TypedDict):
     """The arguments of a new game's row and secrets (``EventStore.creating``/``create_game``)."""
 
