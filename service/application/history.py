@@ -142,7 +142,9 @@ class History:
         """The game's row, events, commands and seed as of one moment
         (:meth:`service.eventstore.reads.EventReads.snapshot`): every document built from them
         (export, audit, dispute file) shows an accepted command only with its events, so what
-        its events hide is hidden in its body too (:func:`secret_commands`)."""
+        its events hide is hidden in its body too (:func:`secret_commands`). What the documents
+        read besides — the game's rules (``_table_for_redaction``) and its keys — never change
+        once the game exists, so they agree with any snapshot."""
         snapshot = await self.store.snapshot(game_id)
         if snapshot is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
