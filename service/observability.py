@@ -24,6 +24,12 @@ LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 COMMANDS = Counter("manifest_commands_total", "Commands by outcome", ["game", "outcome"])
+REFUSALS_UNSTORED = Counter(
+    "manifest_refusals_unstored_total",
+    "Refused commands answered but only counted, not stored: past the seat's cap (cap) or a "
+    "storage budget of MANIFEST_REFUSALS_PER_CLIENT / MANIFEST_REFUSAL_BYTES (budget)",
+    ["reason"],
+)
 HISTORY_READS = Counter(
     "manifest_history_reads_total",
     "History reads of events by where they were answered (PG_READ_DSN): replica, or the primary "

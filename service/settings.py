@@ -53,6 +53,9 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_QUOTA_AUDIT`` | ``60`` | audits and dispute files per minute per client address |
 | ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
 | ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
+| ``MANIFEST_REFUSAL_BODY_PREFIX`` | ``1024`` | bytes of a refused body kept (and its SHA-256) |
+| ``MANIFEST_REFUSALS_PER_CLIENT`` | ``60`` | refusals stored per minute per client address |
+| ``MANIFEST_REFUSAL_BYTES`` | ``262144`` | bytes of refusals stored per minute per process |
 | ``MANIFEST_AUDIT_CACHE`` | ``256`` | audit reports kept per process (one per game) |
 """
 
@@ -200,6 +203,10 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "quota_audit": ("MANIFEST_QUOTA_AUDIT", "60", _int(0, 10**9)),
     "quota_reads": ("MANIFEST_QUOTA_READS", "12000", _int(0, 10**9)),
     "rejected_cap": ("MANIFEST_REJECTED_CAP", "1000", _int(0, 10**9)),
+    # refusals' storage (issue 25): past a budget a refusal is answered but only counted
+    "refusal_body_prefix": ("MANIFEST_REFUSAL_BODY_PREFIX", "1024", _int(0, 65536)),
+    "refusals_per_client": ("MANIFEST_REFUSALS_PER_CLIENT", "60", _int(0, 10**9)),
+    "refusal_bytes": ("MANIFEST_REFUSAL_BYTES", "262144", _int(0, 10**12)),
     "audit_cache": ("MANIFEST_AUDIT_CACHE", "256", _int(0, 10**6)),
 }
 
@@ -245,6 +252,9 @@ class Settings(msgspec.Struct, frozen=True):
     quota_audit: int = _default("quota_audit")
     quota_reads: int = _default("quota_reads")
     rejected_cap: int = _default("rejected_cap")
+    refusal_body_prefix: int = _default("refusal_body_prefix")
+    refusals_per_client: int = _default("refusals_per_client")
+    refusal_bytes: int = _default("refusal_bytes")
     audit_cache: int = _default("audit_cache")
     signing_key_source: str = "database"
 

@@ -164,6 +164,15 @@ class CommandDocument(msgspec.Struct):
     error_detail: str | None
     first_version: int | None
     last_version: int | None
+    #: A refusal's whole body: the SHA-256 (hex) and length of its canonical JSON (keys sorted,
+    #: no spaces); null for an accepted command (its ``body`` is whole) and for a refusal
+    #: stored before bodies were bounded, or hidden from the caller.
+    body_sha256: str | None
+    body_size: int | None
+    #: true: the body was longer than ``MANIFEST_REFUSAL_BODY_PREFIX`` bytes; ``body`` is null
+    #: and ``body_prefix`` holds its first bytes (of the canonical JSON)
+    body_truncated: bool
+    body_prefix: str | None
 
 
 class StateBefore(msgspec.Struct):

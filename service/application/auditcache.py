@@ -37,7 +37,8 @@ SELECT sha256(convert_to(concat_ws('|',
        FROM events e WHERE e.game_id = g.id),
     (SELECT string_agg(c.xmin::text || '@' || c.ctid::text, ',' ORDER BY c.ctid)
        FROM commands c WHERE c.game_id = g.id),
-    (SELECT string_agg(r.seat::text || ':' || r.count::text, ',' ORDER BY r.seat)
+    (SELECT string_agg(r.seat::text || ':' || r.count::text || ':' || r.over_budget::text, ','
+                       ORDER BY r.seat)
        FROM rejections_unrecorded r WHERE r.game_id = g.id)
 ), 'UTF8'))
   FROM games g WHERE g.id = $1
@@ -53,9 +54,9 @@ class AuditCache:
         #: how many reports were computed (for tests and metrics)
         self.computed = 0
 
-    async def state(self, game_id: str) -> tuple[str, bytes, dict[str, int]]:
-        """The ETag of the audit now, the fingerprint it names, and the refusals counted past
-        the cap."""
+    async def state(self, game_id: str) -> tuple[str, bytes, rejections.Unrecorded]:
+        """The ETag of the audit now, the fingerprint it names, and the refusals counted but
+        not recorded (past the cap or a storage budget)."""
         pool = self.history.store.pool
         fingerprint = await pool.fetchval(_FINGERPRINT, uuid.UUID(game_id))
         if fingerprint is None:
@@ -63,7 +64,9 @@ class AuditCache:
         unrecorded = await rejections.unrecorded(pool, game_id)
         return f'"{bytes(fingerprint).hex()[:40]}"', bytes(fingerprint), unrecorded
 
-    async def report(self, game_id: str, fingerprint: bytes, unrecorded: dict[str, int]) -> bytes:
+    async def report(
+        self, game_id: str, fingerprint: bytes, unrecorded: rejections.Unrecorded
+    ) -> bytes:
         cached = self._reports.get(game_id)
         if cached is not None and cached[0] == fingerprint:
             report = cached[1]
@@ -71,7 +74,11 @@ class AuditCache:
             report = await self._compute(game_id, fingerprint)
         answer = {
             **report,
-            "rejected": {"cap_per_seat": self.rejected_cap, "unrecorded": unrecorded},
+            "rejected": {
+                "cap_per_seat": self.rejected_cap,
+                "unrecorded": unrecorded.by_seat,
+                "over_budget": unrecorded.over_budget,
+            },
         }
         return msgspec.json.encode(answer)
 

@@ -29,6 +29,7 @@ from service.application.tokens import (
 )
 from service.audit.commitments import CANONICAL, Keys
 from service.audit.receipts import Signer
+from service.eventstore import rejections
 from service.eventstore.chain import CANONICAL_UUID
 from service.eventstore.records import GameRow, NewEvent, StoredEvent
 from service.eventstore.store import EventStore, GameNotFound, Locked
@@ -49,6 +50,8 @@ class Games:
 
     #: Refused commands recorded per seat per game (``MANIFEST_REJECTED_CAP``); more: counted.
     rejected_cap = 1000
+    #: Bytes of a refused body kept whole or as a prefix (``MANIFEST_REFUSAL_BODY_PREFIX``).
+    refusal_body_prefix = 1024
 
     def __init__(
         self,
@@ -63,6 +66,11 @@ class Games:
         self.signer = signer
         self.faults = faults or Faults()
         self.admission = admission or Admission(8)
+        #: Refusals stored per minute per client address and bytes per minute in all
+        #: (``MANIFEST_REFUSALS_PER_CLIENT``, ``MANIFEST_REFUSAL_BYTES``; set by the app).
+        self.refusal_budget = rejections.Budget(60, 262144)
+        #: Refusals over a budget, counted (written once a second at most).
+        self.refusal_tally = rejections.Tally()
         self.replayer = Replayer(projector.store, self._read_range, SNAPSHOT_EVERY)
         #: game id -> (head hash, table at that head)
         self._tables: LRU[str, tuple[bytes, Table]] = LRU(_CACHE_GAMES)

@@ -139,13 +139,16 @@ class History:
     async def _material(
         self, game_id: str
     ) -> tuple[GameRow, list[StoredEvent], list[CommandRecord], bytes]:
-        row = await self.store.get_game(game_id)
-        if row is None:
+        """The game's row, events, commands and seed as of one moment
+        (:meth:`service.eventstore.reads.EventReads.snapshot`): every document built from them
+        (export, audit, dispute file) shows an accepted command only with its events, so what
+        its events hide is hidden in its body too (:func:`secret_commands`). What the documents
+        read besides — the game's rules (``_table_for_redaction``) and its keys — never change
+        once the game exists, so they agree with any snapshot."""
+        snapshot = await self.store.snapshot(game_id)
+        if snapshot is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
-        events = await self.store.read_history(game_id, through=row.version)
-        commands = await self.store.commands(game_id)
-        seed = await self.store.seed(game_id)
-        return row, events, commands, seed
+        return snapshot.row, snapshot.events, snapshot.commands, snapshot.seed
 
     async def audit(self, game_id: str) -> dict[str, Any]:
         row, events, commands, seed = await self._material(game_id)

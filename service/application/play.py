@@ -5,6 +5,7 @@ repeated ``Idempotency-Key`` answered with the first answer (see
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -25,7 +26,7 @@ from service.eventstore import rejections
 from service.eventstore.optimistic import append_command
 from service.eventstore.records import CommandRecord, NewEvent, StoredEvent
 from service.eventstore.store import DuplicateCommand
-from service.observability import COMMANDS
+from service.observability import COMMANDS, REFUSALS_UNSTORED
 from service.problems import Problem
 
 
@@ -38,6 +39,9 @@ class _Attempt(msgspec.Struct):
     key: str | None
     command_id: str
     received_at: datetime
+    #: the client address (its refusals' storage budget; None: an in-process caller — a test,
+    #: a benchmark, the CLI — whose refusals no budget limits)
+    client: str | None = None
 
 
 class _Stale(Exception):
@@ -58,16 +62,28 @@ def _hints(
 
 class Play(Games):
     async def command(
-        self, game_id: str, token: str | None, body: CommandBody, key: str | None
+        self,
+        game_id: str,
+        token: str | None,
+        body: CommandBody,
+        key: str | None,
+        client: str | None = None,
     ) -> CommandAnswer:
         """Decide on the latest known state and append with one compare-and-set statement
         (:mod:`service.eventstore.optimistic`); if the game moved meanwhile, re-read and decide
-        again."""
+        again. ``client``: the sender's address, whose refusals are stored within a budget."""
         kind = "command" if key is not None else "write"  # without a key: nothing to resend with
-        return await self._write(game_id, lambda: self._command(game_id, token, body, key), kind)
+        return await self._write(
+            game_id, lambda: self._command(game_id, token, body, key, client), kind
+        )
 
     async def _command(
-        self, game_id: str, token: str | None, body: CommandBody, key: str | None
+        self,
+        game_id: str,
+        token: str | None,
+        body: CommandBody,
+        key: str | None,
+        client: str | None = None,
     ) -> CommandAnswer:
         seat = await self.require_seat(game_id, token)
         if key is not None:
@@ -81,6 +97,7 @@ class Play(Games):
             key=key,
             command_id=str(uuid.uuid4()),
             received_at=datetime.now(UTC),
+            client=client,
         )
         game = "?"
         try:
@@ -162,9 +179,24 @@ class Play(Games):
 
     async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> CommandAnswer:
         """Record a refused command and raise its problem (or, if its Idempotency-Key was
-        taken meanwhile, answer as that command was answered). Past the seat's cap of recorded
-        refusals it is only counted (:mod:`service.eventstore.rejections`)."""
+        taken meanwhile, answer as that command was answered). Its body is kept whole up to
+        ``refusal_body_prefix`` bytes, else as that prefix, with the SHA-256 of the whole. Over
+        the client's or the process's storage budget, or past the seat's cap of recorded
+        refusals, it is only counted (:mod:`service.eventstore.rejections`)."""
+        bounded = rejections.Bounded.of(msgspec.to_builtins(a.body), self.refusal_body_prefix)
+        response = problem.document()
+        cost = (
+            bounded.stored_bytes()
+            + len(msgspec.json.encode(response))
+            + len(problem.detail.encode())
+            + rejections.ROW_BYTES
+        )
+        if a.client is not None and not self.refusal_budget.take(a.client, cost):
+            self.refusal_tally.add(self.store.pool, a.game_id, a.seat)
+            REFUSALS_UNSTORED.labels("budget").inc()
+            raise problem
         if not await rejections.admit(self.store.pool, a.game_id, a.seat, self.rejected_cap):
+            REFUSALS_UNSTORED.labels("cap").inc()
             raise problem
         try:
             await self.store.record_rejection(
@@ -173,11 +205,14 @@ class Play(Games):
                 seat=a.seat,
                 idempotency_key=a.key,
                 type=str(a.body.command.get("type", ""))[:64],
-                body=msgspec.to_builtins(a.body),
+                body=bounded.body,
+                body_prefix=bounded.prefix,
+                body_sha256=bounded.sha256,
+                body_size=bounded.size,
                 error_code=problem.code,
                 error_detail=problem.detail,
                 outcome=outcome,
-                response=problem.document(),
+                response=response,
                 received_at=a.received_at,
             )
         except DuplicateCommand:
@@ -225,8 +260,14 @@ def _details(error: RuleError) -> dict[str, Any]:
 def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> RecordedAnswer:
     """The recorded first answer to a command sent again with the same Idempotency-Key (for an
     accepted command, without the ``to_act``/``legal`` hints: see ``Manifest._answer_again``),
-    decoded from the stored JSON (fields an older server did not record stay absent)."""
-    if prior.seat != seat or prior.body != msgspec.to_builtins(body):
+    decoded from the stored JSON (fields an older server did not record stay absent). A refusal
+    stored with a hash (its body maybe cut to a prefix) is compared by the hash."""
+    sent = msgspec.to_builtins(body)
+    if prior.body_sha256 is not None:
+        same = prior.body_sha256 == hashlib.sha256(rejections.canonical_body(sent)).hexdigest()
+    else:
+        same = prior.body == sent
+    if prior.seat != seat or not same:
         raise Problem(
             422,
             "idempotency.key_reused",

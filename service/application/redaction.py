@@ -50,7 +50,8 @@ def redacted_command(
 ) -> CommandRecord:
     """A recorded command as ``seat`` may read it. A private message's text is what the
     caller reads in its event (its commitment, unless the caller was party to it); a refused
-    command's body and error detail are its seat's alone while the game is live (the detail
+    command's body (or its stored prefix, hash and size) and error detail are its seat's alone
+    while the game is live (the detail
     may describe the seat's hand, the body may be a guess at it); so is the body of an accepted
     command whose events hold a value hidden from ``seat`` (in ``secret``: the body may name
     it, as Curious Cargo's ``keep_card`` names the card kept; what is public of it is in its
@@ -64,7 +65,11 @@ def redacted_command(
         text = None if event is None else event.data.get("text")
         return msgspec.structs.replace(c, body={**c.body, "text": text})
     if (c.outcome != "accepted" or c.id in secret) and not finished:
-        return msgspec.structs.replace(c, body=None, error_detail=None)
+        # a refused body's prefix, hash and size go with it (a guess at a hand is a small
+        # space: its hash would name it); whether it was cut stays
+        return msgspec.structs.replace(
+            c, body=None, error_detail=None, body_prefix=None, body_sha256=None, body_size=None
+        )
     return c
 
 
@@ -82,4 +87,8 @@ def command_json(c: CommandRecord) -> CommandDocument:
         error_detail=c.error_detail,
         first_version=c.first_version,
         last_version=c.last_version,
+        body_sha256=c.body_sha256,
+        body_size=c.body_size,
+        body_truncated=c.body_truncated,
+        body_prefix=c.body_prefix,
     )

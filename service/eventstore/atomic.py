@@ -17,8 +17,9 @@ from typing import Any
 
 
 @asynccontextmanager
-async def atomic(conn: Any) -> AsyncIterator[None]:
-    transaction = conn.transaction()
+async def atomic(conn: Any, **options: Any) -> AsyncIterator[None]:
+    """``options``: asyncpg's transaction options (``isolation``, ``readonly``)."""
+    transaction = conn.transaction(**options)
     await transaction.start()
     try:
         yield

@@ -43,7 +43,9 @@ EVENT_COLS = (
 )
 COMMAND_COLS = (
     "id, game_id, seat, idempotency_key, type, body::text AS body, received_at, outcome, "
-    "error_code, error_detail, first_version, last_version, response::text AS response"
+    "error_code, error_detail, first_version, last_version, response::text AS response, "
+    "encode(body_sha256, 'hex') AS body_sha256, body_size, body IS NULL AS body_truncated, "
+    "body_prefix"
 )
 #: The command a seat sent under an idempotency key: keys are unique per (game, seat), the
 #: expression matching the unique index ``commands_idempotency_idx`` (so it serves the lookup).
@@ -157,14 +159,14 @@ async def insert_command(
             await conn.execute(
                 "INSERT INTO commands (id, game_id, seat, idempotency_key, type, body, "
                 "received_at, outcome, error_code, error_detail, first_version, last_version, "
-                "response) VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $9, $10, $11, "
-                "$12, $13::text::jsonb)",
+                "response, body_sha256, body_size, body_prefix) VALUES ($1, $2, $3, $4, $5, "
+                "$6::text::jsonb, $7, $8, $9, $10, $11, $12, $13::text::jsonb, $14, $15, $16)",
                 uuid.UUID(cid),
                 gid,
                 command["seat"],
                 command["idempotency_key"],
                 command["type"],
-                dumps(command["body"]),
+                None if command["body"] is None else dumps(command["body"]),
                 utc_micro(received_at if received_at is not None else now()),
                 outcome,
                 command.get("error_code"),
@@ -172,6 +174,9 @@ async def insert_command(
                 command.get("first_version"),
                 command.get("last_version"),
                 None if response is None else dumps(response),
+                command.get("body_sha256"),
+                command.get("body_size"),
+                command.get("body_prefix"),
             )
     except asyncpg.UniqueViolationError:
         raise DuplicateCommand(str(gid), command["idempotency_key"], cid) from None

@@ -1,6 +1,7 @@
 """Reading a game's events: from the primary, or — for history reads — from a read replica
 when it has every event asked for (events are immutable, so a replica can lag but never
-differ)."""
+differ); and a game's whole record as one snapshot (:meth:`EventReads.snapshot`), for the
+documents that show commands beside their events (export, audit, dispute files)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,19 @@ import uuid
 import asyncpg  # type: ignore[import-untyped]
 
 from service.eventstore import pgrows as db
+from service.eventstore.atomic import atomic
 from service.eventstore.pooled import Pooled
-from service.eventstore.records import StoredEvent
+from service.eventstore.records import GameNotFound, Snapshot, StoredEvent
 from service.observability import HISTORY_READS
+
+#: A game's commands, accepted ones only when their events are at most version $2 (in a
+#: snapshot they all are: an accepted command is inserted by the statement that appends its
+#: events; the bound says so again, in the query).
+_SNAPSHOT_COMMANDS = (
+    f"SELECT {db.COMMAND_COLS} FROM commands WHERE game_id = $1 "
+    "AND (outcome <> 'accepted' OR last_version IS NULL OR last_version <= $2) "
+    "ORDER BY received_at, id"
+)
 
 #: Seconds history reads skip a read replica that has just failed (go to the primary at once).
 REPLICA_RETRY_S = 5.0
@@ -58,6 +69,32 @@ class EventReads(Pooled):
             outcome = "fallback_behind"
         self._count(outcome)
         return await self.read(game_id, after=after, limit=limit)
+
+    async def snapshot(self, game_id: str | uuid.UUID) -> Snapshot | None:
+        """The game's row, its events through the row's version, its commands and its seed,
+        read in one read-only REPEATABLE READ transaction on the primary: all four as of one
+        moment, so a command accepted meanwhile is in none of them or (with its events) in all.
+        Reading them one by one, an export could list an accepted command (whose body may name
+        a hidden value, as Curious Cargo's ``keep_card`` does) without the events that mark it
+        secret, and show its body to everyone. None: no such game."""
+        try:
+            gid = db.game_uuid(game_id)
+        except GameNotFound:
+            return None
+        async with (
+            self._pool.acquire() as conn,
+            atomic(conn, isolation="repeatable_read", readonly=True),
+        ):
+            r = await conn.fetchrow(f"SELECT {db.GAME_COLS} FROM games WHERE id = $1", gid)
+            if r is None:
+                return None
+            row = db.game_row(r)
+            events = await db.read_events(conn, gid, 0, row.version)
+            commands = await conn.fetch(_SNAPSHOT_COMMANDS, gid, row.version)
+            seed = await conn.fetchval("SELECT seed FROM secrets WHERE game_id = $1", gid)
+        if seed is None:
+            raise GameNotFound(game_id)
+        return Snapshot(row, events, [db.command_record(c) for c in commands], bytes(seed))
 
     def _count(self, outcome: str) -> None:
         self.history_reads[outcome] = self.history_reads.get(outcome, 0) + 1

@@ -77,6 +77,26 @@ class CommandRecord(msgspec.Struct, frozen=True):
     first_version: int | None
     last_version: int | None
     response: Any | None
+    #: A refusal's whole body, as SHA-256 (hex) and length of its canonical JSON (keys sorted,
+    #: no spaces: :func:`service.eventstore.rejections.canonical_body`); None for accepted
+    #: commands and refusals recorded before bodies were bounded (their ``body`` is whole).
+    body_sha256: str | None = None
+    body_size: int | None = None
+    #: True when ``body`` is None because the body was longer than the prefix kept
+    #: (``MANIFEST_REFUSAL_BODY_PREFIX``); then ``body_prefix`` holds its first bytes.
+    body_truncated: bool = False
+    body_prefix: str | None = None
+
+
+class Snapshot(msgspec.Struct, frozen=True):
+    """A game's row, every event through its version, every command recorded and its seed,
+    read in one REPEATABLE READ transaction (:meth:`EventStore.snapshot`): an accepted command
+    is here exactly when its events are."""
+
+    row: GameRow
+    events: list[StoredEvent]
+    commands: list[CommandRecord]
+    seed: bytes
 
 
 class NewGame(TypedDict):
@@ -107,6 +127,11 @@ class NewCommand(TypedDict):
     last_version: NotRequired[int | None]
     response: NotRequired[Any]
     received_at: NotRequired[datetime | None]
+    #: A refusal's bounded body (``service.eventstore.rejections.Bounded``): with ``body``
+    #: None, ``body_prefix`` is kept instead.
+    body_sha256: NotRequired[bytes | None]
+    body_size: NotRequired[int | None]
+    body_prefix: NotRequired[str | None]
 
 
 class AppendResult(msgspec.Struct, frozen=True):

@@ -25,6 +25,7 @@ from service.application.names import load_confusables
 from service.audit.receipts import load_signer
 from service.collector import tune_collector
 from service.eventstore.migrate import migrate
+from service.eventstore.rejections import Budget
 from service.eventstore.store import EventStore
 from service.http import openapi, pictures
 from service.http.errors import exception_handlers
@@ -99,6 +100,8 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         admission=Admission(settings.game_writers),
     )
     manifest.rejected_cap = settings.rejected_cap
+    manifest.refusal_body_prefix = settings.refusal_body_prefix
+    manifest.refusal_budget = Budget(settings.refusals_per_client, settings.refusal_bytes)
     return manifest, pool, projections
 
 

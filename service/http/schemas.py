@@ -123,7 +123,10 @@ class LegalDocument(msgspec.Struct):
 
 class Rejected(msgspec.Struct):
     cap_per_seat: int
+    #: refusals counted but not recorded (past the cap or a storage budget), by seat
     unrecorded: dict[str, int]
+    #: of those, the ones not recorded because a storage budget was spent (issue 25)
+    over_budget: dict[str, int] = {}
 
 
 class ChainCheck(msgspec.Struct, forbid_unknown_fields=True):

@@ -59,6 +59,8 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
             "MANIFEST_QUOTA_QUERIES": "1000000",
             "MANIFEST_QUOTA_AUDIT": "1000000",
             "MANIFEST_QUOTA_READS": "1000000",
+            "MANIFEST_REFUSALS_PER_CLIENT": "1000000",
+            "MANIFEST_REFUSAL_BYTES": "1000000000000",
         }
     )
     env.pop("MANIFEST_SIGNING_KEY", None)

@@ -56,6 +56,8 @@ DISPUTE = [
 COMMAND_DOC = [
     "id", "seat", "type", "body", "received_at", "idempotency_key", "outcome", "error_code",
     "error_detail", "first_version", "last_version",
+    # issue 25: a refusal's body bounded (docs/receipts-and-audit.md)
+    "body_sha256", "body_size", "body_truncated", "body_prefix",
 ]  # fmt: skip
 STATE_BEFORE = ["version", "seat", "as_seat_saw_it", "as_you_see_it", "full"]
 CHECK = ["check", "ok", "detail"]

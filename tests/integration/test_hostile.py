@@ -462,7 +462,7 @@ async def _audit_and_cap(server: ServerProcess) -> None:
         first = await client.get(audit)
         assert first.status_code == 200 and first.json()["ok"] is True
         etag = first.headers["etag"]
-        assert first.json()["rejected"] == {"cap_per_seat": 3, "unrecorded": {}}
+        assert first.json()["rejected"] == {"cap_per_seat": 3, "unrecorded": {}, "over_budget": {}}
         again = await client.get(audit, headers={"if-none-match": etag})
         assert again.status_code == 304 and again.headers["etag"] == etag and not again.content
         assert (await client.get(audit)).content == first.content

@@ -202,7 +202,9 @@ def test_http_history_is_complete_while_the_replica_lags(
                 assert await _replica_has(replica, game_id) < version
                 await _check_history(client, game_id, tokens[0], version)
                 metrics = (await client.get("/metrics")).text
-                assert _metric(metrics, "fallback_behind") >= 3
+                # the events page and the replay seek; the audit reads the primary in one
+                # snapshot, never the replica (docs/scaling.md, issue 25)
+                assert _metric(metrics, "fallback_behind") >= 2
             finally:
                 await _replay(replica, paused=False)
             await _caught_up(primary, replica)

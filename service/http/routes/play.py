@@ -49,7 +49,8 @@ async def post_command(
 ) -> CommandAnswer:
     key = request.headers.get("idempotency-key")  # checked by service.http.hardening
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
-    return await manifest.command(game_id, token_of(request), data, key)
+    client = request.client.host if request.client else None
+    return await manifest.command(game_id, token_of(request), data, key, client)
 
 
 @post("/v1/games/{game_id:str}/messages", status_code=200, summary="Table talk (seat token)")
