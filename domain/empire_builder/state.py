@@ -84,7 +84,8 @@ class State(msgspec.Struct):
     reason: str = ""
     #: Event cards in force (floods, strikes, snow).
     effects: list[Effect] = []
-    #: Seats that must choose the load they lose (a lost load card), in seat order.
+    #: Seats that must choose a load they lose (a lost load card), sorted: a seat once per load
+    #: still to choose, and never more often than its train has loads.
     pending: list[int] = []
 
     def copy(self) -> State:
