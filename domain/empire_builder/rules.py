@@ -249,6 +249,18 @@ def touches_own(state: State, seat: int, m: int) -> bool:
     return any(state.track.get(edge_key(m, n)) == seat for n in MAP.adjacent[m])
 
 
+def continues_own(state: State, seat: int, m: int) -> bool:
+    """Whether building from ``m`` continues ``seat``'s network: own track touches ``m``, or
+    ``m`` is a major city's milepost and own track touches any milepost of that city (its free
+    zone joins them)."""
+    if touches_own(state, seat, m):
+        return True
+    name = MAP.city_at[m]
+    if name is None or not MAP.is_major(m):
+        return False
+    return any(touches_own(state, seat, x) for x in MAP.cities[name].mileposts)
+
+
 def step_problem(
     state: State, seat: int, a: int, b: int, new: dict[int, int], cost: int
 ) -> tuple[str, str] | int:
@@ -314,7 +326,7 @@ def start_problem(state: State, seat: int, m: int) -> tuple[str, str] | bool:
     """Whether building from ``m`` is a start out of a major city, or why it may not start."""
     if not 0 <= m < MAP.size:
         return "rule.no_such_milepost", f"{m} is not a milepost of the map"
-    if touches_own(state, seat, m):
+    if continues_own(state, seat, m):
         return False
     if not MAP.is_major(m):
         return "rule.not_connected", "new track starts from a major city or from your own track"
