@@ -44,7 +44,7 @@ class EmpireBuilder(WiredGame[State, Command, ev.E, Options, Position]):
             "connected_majors": [rules.connected_majors(state, s) for s in range(state.seats)],
         }
 
-    def ask(self, state: State, viewer: Viewer, query: Any) -> dict[str, Any]:
+    def answer(self, state: State, viewer: Viewer, query: Any) -> dict[str, Any]:
         return ask(state, viewer, query)
 
 
