@@ -80,15 +80,16 @@ def resolve(state: State, seat: int, card: EventCard) -> ev.EventCardDrawn:
     if card.kind == "flood":
         erased = [[*edge_ends(k), o] for k, o in sorted(state.track.items()) if k in card.edges]
         return msgspec.structs.replace(base, erased=erased)
-    if card.kind == "derailment":
-        derailed = [ev.Lost(s, state.players[s].loads[0] if state.players[s].loads else None)
-                    for s in inside]
-        return msgspec.structs.replace(base, derailed=derailed)
-    if card.kind == "lost_load":
+    if card.kind in ("derailment", "lost_load"):
+        # each loaded train inside loses one load, its owner's choice; loads all alike need none
         loaded = [s for s in inside if state.players[s].loads]
         choosers = [s for s in loaded if len(set(state.players[s].loads)) > 1]
         lost = [ev.Lost(s, state.players[s].loads[0]) for s in loaded if s not in choosers]
-        return msgspec.structs.replace(base, choosers=choosers, lost=lost)
+        if card.kind == "lost_load":
+            return msgspec.structs.replace(base, choosers=choosers, lost=lost)
+        gone = {x.seat: x.load for x in lost}
+        derailed = [ev.Lost(s, gone.get(s)) for s in inside]
+        return msgspec.structs.replace(base, derailed=derailed, choosers=choosers)
     if card.kind == "tax":
         taxes = [ev.Paid(s, tax(p.money)) for s, p in enumerate(state.players) if tax(p.money)]
         return msgspec.structs.replace(base, taxes=taxes)

@@ -93,15 +93,22 @@ def test_a_derailment_costs_trains_inside_a_turn_and_a_load() -> None:
     inside = centre("Chicago")
     outside = centre("Los Angeles")
     t = drawing(DERAIL.id, [{}, {"train": inside, "loads": ["Coal", "Steel"]},
-                            {"train": outside, "loads": ["Coal"]}])
+                            {"train": outside, "loads": ["Coal"]},
+                            {"train": inside, "loads": ["Oil", "Oil"]}])
     events = play(t, 0, {"type": "trade_in"})
     derail = EMPIRE_BUILDER.to_builtins(events[1])
-    assert derail["derailed"] == [{"seat": 1, "load": "Coal"}]
-    assert t.state.players[1].loads == ["Steel"] and t.state.players[2].loads == ["Coal"]
-    # seat 1's turn is lost at once: seat 2 is to act
+    # seat 3's loads are alike: one goes at once; seat 1's owner chooses which it loses
+    assert derail["derailed"] == [{"seat": 1, "load": None}, {"seat": 3, "load": "Oil"}]
+    assert derail["choosers"] == [1] and t.state.pending == [1]
+    assert t.state.players[3].loads == ["Oil"] and t.state.players[2].loads == ["Coal"]
+    # seat 1's turn is lost at once: seat 2 is to act, seat 1 may only choose its lost load
     assert types(events)[-2:] == ["turn_ended", "turn_lost"]
     assert t.state.current() == 2 and t.state.players[1].skip == 0
-    play(t, 2, {"type": "end_turn"})
+    assert EMPIRE_BUILDER.to_act(t.state) == [1, 2]
+    assert EMPIRE_BUILDER.legal(t.state, 1) == [LoseLoad("Coal"), LoseLoad("Steel")]
+    play(t, 1, {"type": "lose_load", "load": "Steel"})
+    assert t.state.players[1].loads == ["Coal"] and t.state.pending == []
+    assert types(play(t, 2, {"type": "end_turn"}))[-1] == "turn_lost"  # seat 3's
     play(t, 0, {"type": "end_turn"})
     assert t.state.current() == 1  # only one turn lost
 
