@@ -20,8 +20,10 @@ Rules of the form:
   turns), ``track``: the player's track as paths of neighbouring milepost ids, ``debt`` (owed
   to the bank), ``face`` (one of ``board.FACES`` or empty) and ``skip`` (turns to lose).
   No two players' tracks share an edge; no track runs inside a major city.
-* ``first``: the first player's seat; turns go in seat order from it. ``turn_number``: turns
-  completed by everyone together; the player to act is ``(first + turn_number) % players``.
+* ``first``: the first player's seat; turns go in seat order from it, the second round (the
+  second building round) in reverse. ``turn_number``: turns completed by everyone together;
+  with ``r, i = divmod(turn_number, players)`` the player to act is ``(first + i) % players``,
+  or ``(first + players - 1 - i) % players`` when ``r`` is 1.
 * ``turn``: what the player to act has done this turn (default nothing): ``moved`` mileposts,
   ``spent`` $M, ``major_starts``, ``paid`` (opponents paid a fee), ``built``, ``acted``,
   ``borrowed`` $M.

@@ -533,8 +533,8 @@ def end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
     after = state
     for e in events:
         after = evolve(after, e)
-    p, o = after.players[seat], after.options
-    if p.money - p.debt >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
+    o = after.options
+    if after.worth(seat) >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
         events.append(ev.GameEnded([seat], "won"))
         return events
     # derailed players lose their turn (each skip is used up, so this ends)
@@ -546,7 +546,7 @@ def end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
         events.append(lost)
         after = evolve(after, lost)
     if o.turn_limit and after.turn_number >= o.turn_limit * after.seats:
-        best = max(pl.money for pl in after.players)
+        worth = [after.worth(s) for s in range(after.seats)]
         events.append(ev.GameEnded(
-            [s for s, pl in enumerate(after.players) if pl.money == best], "turn_limit"))
+            [s for s, w in enumerate(worth) if w == max(worth)], "turn_limit"))
     return events
