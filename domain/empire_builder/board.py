@@ -74,15 +74,19 @@ class Board:
         self.rowcol: list[tuple[int, int]] = [(p[0], p[1]) for p in posts]
         self.lonlat: list[tuple[float, float]] = [(p[2], p[3]) for p in posts]
         self.terrain: list[int] = [p[4] for p in posts]
-        self.river: dict[int, str] = {
-            edge_key(a, b): name for name, es in raw["rivers"].items() for a, b in es
-        }
+        #: edge key → every river the edge crosses (an edge may cross two)
+        self.river: dict[int, tuple[str, ...]] = {}
+        for name, es in sorted(raw["rivers"].items()):
+            for a, b in es:
+                k = edge_key(a, b)
+                self.river[k] = (*self.river.get(k, ()), name)
         self.inlet: set[int] = {edge_key(a, b) for a, b in raw["inlets"]}
         #: buildable neighbours of each milepost → the cost of the edge's crossing
         self.adjacent: list[dict[int, int]] = [{} for _ in posts]
         for a, b in raw["edges"]:
             k = edge_key(a, b)
-            extra = (RIVER_COST if k in self.river else 0) + (INLET_COST if k in self.inlet else 0)
+            extra = (RIVER_COST * len(self.river.get(k, ()))
+                     + (INLET_COST if k in self.inlet else 0))
             self.adjacent[a][b] = extra
             self.adjacent[b][a] = extra
         self.cities: dict[str, City] = {

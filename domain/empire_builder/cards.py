@@ -59,7 +59,7 @@ def _load() -> list[EventCard]:
         out.append(EventCard(
             EVENT_BASE + i, c["kind"], c["name"], river, cities,
             _area(cities, raw["radius"]) if cities else frozenset(),
-            frozenset(k for k, name in MAP.river.items() if name == river),
+            frozenset(k for k, names in MAP.river.items() if river in names),
         ))
     return out
 

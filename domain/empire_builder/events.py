@@ -114,7 +114,7 @@ class Borrowed(E, frozen=True, tag="borrowed"):
 
 class Lost(msgspec.Struct, frozen=True):
     seat: int
-    #: the load lost; None: the train carried none
+    #: the load lost; None: none (the train carried none, or its owner chooses it)
     load: str | None
 
 
@@ -133,9 +133,10 @@ class EventCardDrawn(E, frozen=True, tag="event_card_drawn"):
     name: str
     #: flood: the sections erased, ``[a, b, owner]``
     erased: list[list[int]] = []
-    #: derailment: each train inside the area, the load it lost, and a turn it will lose
+    #: derailment: each train inside the area and a turn it will lose, with the load it lost
+    #: when that needed no choice (None: it carried none, or its owner chooses: ``choosers``)
     derailed: list[Lost] = []
-    #: lost load: seats that must now choose the load they lose
+    #: lost load or derailment: seats that must now choose a load they lose
     choosers: list[int] = []
     #: lost load: trains inside whose loss needs no choice (all their loads alike)
     lost: list[Lost] = []

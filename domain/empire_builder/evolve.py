@@ -140,15 +140,27 @@ def _(e: ev.EventCardDrawn, s: State) -> None:
         s.players[lost.seat].skip += 1
     for paid in e.taxes:
         s.players[paid.seat].money -= paid.amount
-    s.pending = sorted({*s.pending, *e.choosers})
+    s.pending = _owed(s, [*s.pending, *e.choosers])
     if e.kind in LASTING:
         s.effects = [*s.effects, Effect(e.card, e.seat, 2)]
+
+
+def _owed(s: State, pending: list[int]) -> list[int]:
+    """``pending`` (a seat once per load it must still choose to lose), sorted, each seat kept
+    at most as often as its train has loads: an event that took loads from a seat that was still
+    choosing leaves it fewer (none: it is waited for no more), so no seat is ever waited for with
+    nothing to choose."""
+    out: list[int] = []
+    for x in sorted(pending):
+        if out.count(x) < len(s.players[x].loads):
+            out.append(x)
+    return out
 
 
 @_apply.register
 def _(e: ev.LoadLost, s: State) -> None:
     s.players[e.seat].loads.remove(e.load)
-    s.pending = [x for x in s.pending if x != e.seat]
+    s.pending.remove(e.seat)
 
 
 def _turn_over(seat: int, s: State) -> None:

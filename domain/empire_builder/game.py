@@ -36,7 +36,7 @@ class EmpireBuilder(WiredGame[State, Command, ev.E, Options, Position]):
         return [] if current is None else sorted({current, *state.pending})
 
     def final_scores(self, state: State) -> list[int]:
-        return [p.money for p in state.players]
+        return [state.worth(s) for s in range(state.seats)]  # cash less debt, as the win
 
     def final_details(self, state: State) -> dict[str, Any]:
         return {
@@ -44,7 +44,7 @@ class EmpireBuilder(WiredGame[State, Command, ev.E, Options, Position]):
             "connected_majors": [rules.connected_majors(state, s) for s in range(state.seats)],
         }
 
-    def ask(self, state: State, viewer: Viewer, query: Any) -> dict[str, Any]:
+    def answer(self, state: State, viewer: Viewer, query: Any) -> dict[str, Any]:
         return ask(state, viewer, query)
 
 

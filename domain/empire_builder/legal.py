@@ -89,11 +89,15 @@ _MAJOR_MILEPOSTS = frozenset(m for name in MAP.majors for m in MAP.cities[name].
 
 
 def build_starts(state: State, seat: int) -> list[int]:
-    """Own track's mileposts, and the majors' while a start out of a major is left (what
-    ``rules.start_problem`` accepts, without asking it milepost by milepost)."""
+    """Own track's mileposts and the other mileposts of the major cities it reaches, and every
+    major's while a start out of a major is left (what ``rules.start_problem`` accepts, without
+    asking it milepost by milepost)."""
     own = {m for k, o in state.track.items() if o == seat for m in divmod(k, 4096)}
     if state.turn.major_starts < MAJOR_STARTS:
         own |= _MAJOR_MILEPOSTS
+    else:  # the free zone of a major city own track reaches joins all its mileposts
+        own |= {x for m in own & _MAJOR_MILEPOSTS
+                for x in MAP.cities[MAP.city_at[m] or ""].mileposts}
     return sorted(own)
 
 

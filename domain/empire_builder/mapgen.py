@@ -36,6 +36,9 @@ SAMPLES = (0.25, 0.5, 0.75)  # interior points of an edge tested for water
 DATA = Path(__file__).with_name("data") / "map.json"
 
 TERRAIN_CODES = {"clear": 0, "mountain": 1, "small": 2, "medium": 3, "major": 4}
+#: players who may build into a city of a size (the manual): a city is placed where that many
+#: neighbouring mileposts are on the map, so that many builders can reach it
+BUILDERS = {"medium": 3, "small": 2}
 
 
 def lattice_point(r: int, c: int) -> tuple[float, float]:
@@ -169,10 +172,15 @@ def generate() -> dict[str, Any]:
         def fits(i: int, size: str = size) -> bool:
             if i in taken:
                 return False
-            if size != "major":
-                return True
             ring = [index.get(n) for n in neighbours(*kept[i])]
-            return all(j is not None and j not in taken for j in ring)
+            if size != "major":  # room for the builders the city admits, from distinct sides
+                return sum(j is not None for j in ring) >= BUILDERS[size]
+            if not all(j is not None and j not in taken for j in ring):
+                return False
+            hexagon = {i, *ring}
+            # every outer milepost takes track: a neighbour on the map outside the hexagon
+            return all(any(n in index and index[n] not in hexagon for n in neighbours(*kept[j]))
+                       for j in ring if j is not None)
 
         centre = min((i for i in range(len(kept)) if fits(i)), key=lambda i: (distance(i), i))
         ids = [centre]

@@ -20,15 +20,18 @@ Rules of the form:
   turns), ``track``: the player's track as paths of neighbouring milepost ids, ``debt`` (owed
   to the bank), ``face`` (one of ``board.FACES`` or empty) and ``skip`` (turns to lose).
   No two players' tracks share an edge; no track runs inside a major city.
-* ``first``: the first player's seat; turns go in seat order from it. ``turn_number``: turns
-  completed by everyone together; the player to act is ``(first + turn_number) % players``.
+* ``first``: the first player's seat; turns go in seat order from it, the second round (the
+  second building round) in reverse. ``turn_number``: turns completed by everyone together;
+  with ``r, i = divmod(turn_number, players)`` the player to act is ``(first + i) % players``,
+  or ``(first + players - 1 - i) % players`` when ``r`` is 1.
 * ``turn``: what the player to act has done this turn (default nothing): ``moved`` mileposts,
   ``spent`` $M, ``major_starts``, ``paid`` (opponents paid a fee), ``built``, ``acted``,
   ``borrowed`` $M.
 * ``deck``: card ids left to draw (default: every demand card not in a hand or the discard
   pile; event cards, ids 120 and up, only when named); ``discard``: the discard pile.
   ``options``: the game's options. ``effects``: event cards in force (``card``, ``drawer``,
-  ``turns_left`` 1 or 2); ``pending``: seats that must choose the load they lose.
+  ``turns_left`` 1 or 2); ``pending``: seats that must choose a load they lose, a seat once
+  per load to choose (at most as often as its train has loads).
 """
 
 from __future__ import annotations
@@ -135,8 +138,9 @@ def state_from_position(p: Position) -> State:
         if card is None or not 0 <= x.drawer < seats or not 1 <= x.turns_left <= 2:
             raise _bad("effects name event cards, a drawer seat and turns_left 1 or 2")
     for s in p.pending:
-        if not 0 <= s < seats or not players[s].loads:
-            raise _bad("pending lists seats whose trains carry loads")
+        if not 0 <= s < seats or p.pending.count(s) > len(players[s].loads):
+            raise _bad("pending lists seats whose trains carry loads, a seat once per load to"
+                       " choose and never more often than its train has loads")
     t = p.turn
     if any(not 0 <= s < seats for s in t.paid) or min(
         t.moved, t.spent, t.major_starts, t.borrowed
@@ -155,7 +159,7 @@ def state_from_position(p: Position) -> State:
         turn=Turn(t.moved, t.spent, t.major_starts, sorted(set(t.paid)), t.built, t.acted,
                   t.borrowed),
         effects=list(p.effects),
-        pending=sorted(set(p.pending)),
+        pending=sorted(p.pending),
     )
 
 

@@ -80,15 +80,16 @@ def resolve(state: State, seat: int, card: EventCard) -> ev.EventCardDrawn:
     if card.kind == "flood":
         erased = [[*edge_ends(k), o] for k, o in sorted(state.track.items()) if k in card.edges]
         return msgspec.structs.replace(base, erased=erased)
-    if card.kind == "derailment":
-        derailed = [ev.Lost(s, state.players[s].loads[0] if state.players[s].loads else None)
-                    for s in inside]
-        return msgspec.structs.replace(base, derailed=derailed)
-    if card.kind == "lost_load":
+    if card.kind in ("derailment", "lost_load"):
+        # each loaded train inside loses one load, its owner's choice; loads all alike need none
         loaded = [s for s in inside if state.players[s].loads]
         choosers = [s for s in loaded if len(set(state.players[s].loads)) > 1]
         lost = [ev.Lost(s, state.players[s].loads[0]) for s in loaded if s not in choosers]
-        return msgspec.structs.replace(base, choosers=choosers, lost=lost)
+        if card.kind == "lost_load":
+            return msgspec.structs.replace(base, choosers=choosers, lost=lost)
+        gone = {x.seat: x.load for x in lost}
+        derailed = [ev.Lost(s, gone.get(s)) for s in inside]
+        return msgspec.structs.replace(base, derailed=derailed, choosers=choosers)
     if card.kind == "tax":
         taxes = [ev.Paid(s, tax(p.money)) for s, p in enumerate(state.players) if tax(p.money)]
         return msgspec.structs.replace(base, taxes=taxes)
@@ -249,6 +250,18 @@ def touches_own(state: State, seat: int, m: int) -> bool:
     return any(state.track.get(edge_key(m, n)) == seat for n in MAP.adjacent[m])
 
 
+def continues_own(state: State, seat: int, m: int) -> bool:
+    """Whether building from ``m`` continues ``seat``'s network: own track touches ``m``, or
+    ``m`` is a major city's milepost and own track touches any milepost of that city (its free
+    zone joins them)."""
+    if touches_own(state, seat, m):
+        return True
+    name = MAP.city_at[m]
+    if name is None or not MAP.is_major(m):
+        return False
+    return any(touches_own(state, seat, x) for x in MAP.cities[name].mileposts)
+
+
 def step_problem(
     state: State, seat: int, a: int, b: int, new: dict[int, int], cost: int
 ) -> tuple[str, str] | int:
@@ -314,7 +327,7 @@ def start_problem(state: State, seat: int, m: int) -> tuple[str, str] | bool:
     """Whether building from ``m`` is a start out of a major city, or why it may not start."""
     if not 0 <= m < MAP.size:
         return "rule.no_such_milepost", f"{m} is not a milepost of the map"
-    if touches_own(state, seat, m):
+    if continues_own(state, seat, m):
         return False
     if not MAP.is_major(m):
         return "rule.not_connected", "new track starts from a major city or from your own track"
@@ -520,8 +533,8 @@ def end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
     after = state
     for e in events:
         after = evolve(after, e)
-    p, o = after.players[seat], after.options
-    if p.money - p.debt >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
+    o = after.options
+    if after.worth(seat) >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
         events.append(ev.GameEnded([seat], "won"))
         return events
     # derailed players lose their turn (each skip is used up, so this ends)
@@ -533,7 +546,7 @@ def end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
         events.append(lost)
         after = evolve(after, lost)
     if o.turn_limit and after.turn_number >= o.turn_limit * after.seats:
-        best = max(pl.money for pl in after.players)
+        worth = [after.worth(s) for s in range(after.seats)]
         events.append(ev.GameEnded(
-            [s for s, pl in enumerate(after.players) if pl.money == best], "turn_limit"))
+            [s for s, w in enumerate(worth) if w == max(worth)], "turn_limit"))
     return events

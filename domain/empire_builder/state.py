@@ -84,7 +84,8 @@ class State(msgspec.Struct):
     reason: str = ""
     #: Event cards in force (floods, strikes, snow).
     effects: list[Effect] = []
-    #: Seats that must choose the load they lose (a lost load card), in seat order.
+    #: Seats that must choose a load they lose (a lost load card), sorted: a seat once per load
+    #: still to choose, and never more often than its train has loads.
     pending: list[int] = []
 
     def copy(self) -> State:
@@ -106,9 +107,18 @@ class State(msgspec.Struct):
         )
 
     def current(self) -> int | None:
+        """The seat whose turn it is: rounds go in ``order``, except the second building round,
+        which goes in reverse (the last player of the first round builds twice in a row, and
+        so does the first player at the start of the third round), as in the published game."""
         if self.phase != "play":
             return None
-        return self.order[self.turn_number % self.seats]
+        rnd, i = divmod(self.turn_number, self.seats)
+        return self.order[self.seats - 1 - i if rnd == 1 else i]
+
+    def worth(self, seat: int) -> int:
+        """Cash less debt: what the win check and the turn limit's ranking both count."""
+        p = self.players[seat]
+        return p.money - p.debt
 
     def chips_out(self, load: str) -> int:
         return sum(p.loads.count(load) for p in self.players)

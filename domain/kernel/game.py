@@ -31,7 +31,7 @@ from .errors import CommandError, RuleError
 from .hidden import Secret
 from .rng import Rng
 from .typed import decoder, typed
-from .viewers import Viewer
+from .viewers import Viewer, seat_of
 
 S = TypeVar("S")  # state
 C = TypeVar("C")  # command
@@ -147,9 +147,26 @@ class Game(ABC, Generic[S, C, E, O, P]):
     # --- queries (optional) ----------------------------------------------------------------
     def ask(self, state: S, viewer: Viewer, query: Any) -> dict[str, Any]:
         """The answer to ``query`` (a ``query_type`` value) about ``state`` as ``viewer`` may
-        ask it: pure, nothing is appended. A game with queries overrides this; a question it
-        will not answer raises RuleError."""
+        ask it: pure, nothing is appended. A seat the game does not have is refused here
+        (``rule.no_such_seat``), for every game, before the game's :meth:`answer` sees it; a
+        question the game will not answer raises RuleError."""
+        asker = seat_of(viewer)
+        if asker is not None:
+            seats = self.seats(state)
+            if not 0 <= asker < seats:
+                raise RuleError("rule.no_such_seat", f"this game has seats 0 to {seats - 1}")
+        return self.answer(state, viewer, query)
+
+    def answer(self, state: S, viewer: Viewer, query: Any) -> dict[str, Any]:
+        """What :meth:`ask` answers once the viewer is known to be a spectator, an auditor or a
+        seat of the game. A game with queries overrides this."""
         raise RuleError("query.unsupported", f"{self.title} answers no queries")
+
+    def seats(self, state: S) -> int:
+        """How many seats the game of ``state`` has: by default its ``players`` list (every
+        game's state has one entry per seat there)."""
+        held: Any = state
+        return len(held.players)
 
     def decode_query(self, raw: Mapping[str, Any] | bytes | str) -> Any:
         if self.query_type is None:

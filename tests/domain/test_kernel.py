@@ -126,3 +126,26 @@ def test_every_question_is_answered_after_every_event(game_id: str) -> None:
         for viewer in (SPECTATOR, AUDITOR, *(seat(i) for i in range(seats))):
             assert msgspec.json.decode(msgspec.json.encode(game.view(state, viewer)))
             assert game.event_view(record.event, viewer)["type"] == kind
+
+
+@pytest.mark.parametrize("game_id", [g.id for g in all_games()])
+def test_a_question_from_a_seat_the_game_does_not_have_is_a_rule_error(game_id: str) -> None:
+    """``Game.ask`` refuses a seat the game does not have (``rule.no_such_seat``) for every
+    registered game, before the game looks at the question: no IndexError from a seat's list."""
+    game = get_game(game_id)
+    seats = max(game.min_seats, 2) if game.max_seats > 1 else 1
+    table = LocalGame.new(game, bytes([5]) * 32, seats)
+    asked = [{"type": "auto_move", "toward": 0}, {"type": "plan", "to": 0},
+             {"type": "survey", "path": [0, 1]}]  # Empire Builder's; other games answer none
+    queries = [game.decode_query(q) for q in asked] if game.query_type else [None]
+    for query in queries:
+        for bad in (seats, seats + 3, -1):
+            with pytest.raises(RuleError) as caught:
+                game.ask(table.state, seat(bad), query)
+            assert caught.value.code == "rule.no_such_seat", caught.value.message
+        for good in (SPECTATOR, seat(seats - 1)):  # a seat it has, or a spectator, goes on
+            try:
+                game.ask(table.state, good, query)
+            except RuleError as error:
+                assert error.code != "rule.no_such_seat"
+    assert game.seats(table.state) == seats

@@ -19,11 +19,14 @@ AnyGame = LocalGame[Any, Any, Any, Any, Any]
 
 def at(position: dict[str, Any], seed: bytes = SEED) -> AnyGame:
     """A table that starts from ``position`` (the documented JSON form). Players default to
-    in their building turns (``turns`` 1) unless they have a train, with cards 0–2, 3–5, ..."""
+    in their building turns (``turns`` 1) unless they have a train, with cards 0–2, 3–5, ...;
+    ``turn_number`` defaults to 3 rounds done (turns in seat order from ``first``)."""
     players = position.get("players", [{}, {}])
     filled = [{"cards": [3 * i, 3 * i + 1, 3 * i + 2], **({} if "train" in p else {"turns": 1}),
                **p} for i, p in enumerate(players)]
-    pos = {**position, "players": filled}
+    # turn_number defaults to the first turn after the building rounds (the second of which goes
+    # in reverse order), so turns go in seat order from ``first`` whatever the test plays
+    pos = {"turn_number": 3 * len(players), **position, "players": filled}
     return LocalGame.from_position(EMPIRE_BUILDER, seed, EMPIRE_BUILDER.decode_position(pos))
 
 

@@ -50,8 +50,8 @@ def test_new_track_starts_from_a_major_city_or_own_track() -> None:
 
 def test_twice_from_a_major_city_milepost_in_one_turn() -> None:
     t = at({"players": [{}, {}]})
-    starts = [m for m in ring("Chicago") if MAP.adjacent[m]][:2] + [
-        m for m in ring("Dallas") if MAP.adjacent[m]][:1]
+    starts = [next(m for m in ring(city) if MAP.adjacent[m])
+              for city in ("Chicago", "Atlanta", "Dallas")]
     for m in starts[:2]:
         play(t, 0, {"type": "build", "path": [m, min(MAP.adjacent[m])]})
     error = rejects(t, 0, Build([starts[2], min(MAP.adjacent[starts[2]])]), "rule.major_starts")
@@ -171,3 +171,24 @@ def test_legal_lists_each_next_section_with_its_cost_and_a_wrong_cost_is_refused
     assert all(c.cost == MAP.entry_cost(*c.path) for c in listed)
     rejects(t, 0, Build([a, b], 1), "rule.cost_mismatch")
     play(t, 0, {"type": "build", "path": [a, b], "cost": 2})
+
+
+def test_building_out_of_a_major_city_own_track_reaches_elsewhere_is_no_new_start() -> None:
+    # seat 0's track reaches Chicago at one outer milepost; Chicago's other outer mileposts
+    # continue its network through the free zone, even with both starts of the turn used
+    ring_posts = [m for m in ring("Chicago") if MAP.adjacent[m]]
+    reached, other = ring_posts[0], ring_posts[1]
+    out = min(MAP.adjacent[reached])
+    t = at({"players": [{"track": [[reached, out]]}, {}]})
+    for city in ("Dallas", "Atlanta"):
+        m = next(m for m in ring(city) if MAP.adjacent[m])
+        play(t, 0, {"type": "build", "path": [m, min(MAP.adjacent[m])]})
+    assert t.state.turn.major_starts == 2
+    step = min(n for n in MAP.adjacent[other] if n != out)
+    listed = [c.path for c in EMPIRE_BUILDER.legal(t.state, 0) if isinstance(c, Build)]
+    assert [other, step] in listed
+    (built,) = play(t, 0, {"type": "build", "path": [other, step]})
+    assert built.major_start is False and t.state.turn.major_starts == 2
+    # a major city the track does not reach is still a new start: none is left
+    far = next(m for m in ring("Seattle") if MAP.adjacent[m])
+    rejects(t, 0, Build([far, min(MAP.adjacent[far])]), "rule.major_starts")

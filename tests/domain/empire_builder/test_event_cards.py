@@ -93,15 +93,22 @@ def test_a_derailment_costs_trains_inside_a_turn_and_a_load() -> None:
     inside = centre("Chicago")
     outside = centre("Los Angeles")
     t = drawing(DERAIL.id, [{}, {"train": inside, "loads": ["Coal", "Steel"]},
-                            {"train": outside, "loads": ["Coal"]}])
+                            {"train": outside, "loads": ["Coal"]},
+                            {"train": inside, "loads": ["Oil", "Oil"]}])
     events = play(t, 0, {"type": "trade_in"})
     derail = EMPIRE_BUILDER.to_builtins(events[1])
-    assert derail["derailed"] == [{"seat": 1, "load": "Coal"}]
-    assert t.state.players[1].loads == ["Steel"] and t.state.players[2].loads == ["Coal"]
-    # seat 1's turn is lost at once: seat 2 is to act
+    # seat 3's loads are alike: one goes at once; seat 1's owner chooses which it loses
+    assert derail["derailed"] == [{"seat": 1, "load": None}, {"seat": 3, "load": "Oil"}]
+    assert derail["choosers"] == [1] and t.state.pending == [1]
+    assert t.state.players[3].loads == ["Oil"] and t.state.players[2].loads == ["Coal"]
+    # seat 1's turn is lost at once: seat 2 is to act, seat 1 may only choose its lost load
     assert types(events)[-2:] == ["turn_ended", "turn_lost"]
     assert t.state.current() == 2 and t.state.players[1].skip == 0
-    play(t, 2, {"type": "end_turn"})
+    assert EMPIRE_BUILDER.to_act(t.state) == [1, 2]
+    assert EMPIRE_BUILDER.legal(t.state, 1) == [LoseLoad("Coal"), LoseLoad("Steel")]
+    play(t, 1, {"type": "lose_load", "load": "Steel"})
+    assert t.state.players[1].loads == ["Coal"] and t.state.pending == []
+    assert types(play(t, 2, {"type": "end_turn"}))[-1] == "turn_lost"  # seat 3's
     play(t, 0, {"type": "end_turn"})
     assert t.state.current() == 1  # only one turn lost
 
@@ -248,6 +255,8 @@ def test_hostile_positions_with_events_are_refused() -> None:
         {"effects": [{"card": 10_000, "drawer": 0, "turns_left": 1}]},
         {"pending": [1]},  # seat 1's train carries nothing
         {"pending": [5]},
+        # seat 1 would choose two loads but carries one
+        {"players": [{}, {"train": centre("Kansas City"), "loads": ["Oil"]}], "pending": [1, 1]},
         {"deck": [FLOOD.id, FLOOD.id]},
         {"deck": [10_000]},
     ]
@@ -265,3 +274,54 @@ def test_hostile_positions_with_events_are_refused() -> None:
         assert error.code == "position.invalid"
     else:
         raise AssertionError("an event card in a hand was accepted")
+
+
+def not_frozen(t: Any) -> None:
+    """Every seat the game waits for has something to send, and no seat is waited for to choose
+    more loads than its train carries (the position validator's own rule)."""
+    state = t.state
+    for s in EMPIRE_BUILDER.to_act(state):
+        assert EMPIRE_BUILDER.legal(state, s), f"seat {s} is waited for with nothing legal"
+    for s in set(state.pending):
+        assert state.pending.count(s) <= len(state.players[s].loads)
+
+
+def test_a_derailment_of_a_train_whose_owner_is_choosing_a_lost_load_freezes_nothing() -> None:
+    # seat 1 must still choose a lost load; its one load goes in a derailment meanwhile
+    t = drawing(DERAIL.id, [{}, {"train": centre("Chicago"), "loads": ["Coal"]}],
+                pending=[1])
+    trade_in(t)
+    assert t.state.players[1].loads in ([], ["Coal"])
+    not_frozen(t)
+    for _ in range(4):  # the game goes on: whoever is waited for acts
+        s = EMPIRE_BUILDER.to_act(t.state)[-1]
+        t.submit(s, EMPIRE_BUILDER.legal(t.state, s)[-1])
+        not_frozen(t)
+    assert t.state.pending == []
+
+
+def test_the_same_lost_load_card_after_a_reshuffle_takes_a_second_load_or_frees_the_chooser() -> None:  # noqa: E501
+    # seat 1 is choosing and carries Oil only: the card drawn again takes it at once
+    t = drawing(LOST.id, [{}, {"train": centre("Kansas City"), "loads": ["Oil"]}], pending=[1])
+    trade_in(t)
+    assert t.state.players[1].loads == [] and t.state.pending == []
+    not_frozen(t)
+    play(t, 1, {"type": "end_turn"})
+    # seat 1 is choosing and carries two kinds: hit again, it chooses twice
+    t = drawing(LOST.id, [{}, {"train": centre("Kansas City"), "loads": ["Oil", "Coal"]}],
+                pending=[1])
+    trade_in(t)
+    assert t.state.pending == [1, 1]
+    not_frozen(t)
+    play(t, 1, {"type": "lose_load", "load": "Coal"})
+    assert t.state.pending == [1]
+    play(t, 1, {"type": "lose_load", "load": "Oil"})
+    assert t.state.pending == [] and t.state.players[1].loads == []
+    not_frozen(t)
+
+
+def test_pending_is_a_seat_once_per_load_to_choose_in_the_position_form() -> None:
+    t = at({"players": [{}, {"train": centre("Kansas City"), "loads": ["Oil", "Coal"]}],
+            "pending": [1, 1]})
+    assert t.state.pending == [1, 1]
+    assert EMPIRE_BUILDER.export_position(t.state).pending == [1, 1]

@@ -124,3 +124,41 @@ def test_render_draws_tracks_and_trains_of_a_position(tmp_path: object) -> None:
     source.write_bytes(raw)
     render.main([str(out), "--position", str(source)])
     assert out.read_text() == svg
+
+
+def test_every_medium_city_admits_three_builders_and_every_small_city_two() -> None:
+    # the manual: three players may build into a medium city, two into a small one; each
+    # needs a buildable edge of its own, from a distinct neighbouring milepost
+    for city in MAP.cities.values():
+        if city.size == "major":
+            continue
+        (m,) = city.mileposts
+        need = {"medium": 3, "small": 2}[city.size]
+        assert len(set(MAP.adjacent[m])) >= need, f"{city.name} admits fewer than {need}"
+
+
+def test_every_outer_milepost_of_a_major_city_takes_track() -> None:
+    for name in MAP.majors:
+        for m in MAP.cities[name].mileposts[1:]:
+            assert MAP.adjacent[m], f"{name}'s outer milepost {m} takes no track"
+
+
+def test_a_crossing_records_every_river_it_crosses_and_costs_for_each() -> None:
+    from domain.empire_builder.board import RIVER_COST, edge_key
+    from domain.empire_builder.cards import EVENTS
+
+    raw = json.loads(MAP_BYTES)
+    crossed: dict[int, set[str]] = {}
+    for name, edges in raw["rivers"].items():
+        for a, b in edges:
+            crossed.setdefault(edge_key(a, b), set()).add(name)
+    assert {k: set(v) for k, v in MAP.river.items()} == crossed
+    double = [k for k, names in crossed.items() if len(names) > 1]
+    assert double, "the generated map has edges crossing two rivers (Mississippi and Red)"
+    floods = {card.river: card.edges for card in EVENTS if card.kind == "flood"}
+    for k in double:
+        a, b = divmod(k, 4096)
+        assert MAP.adjacent[a][b] >= RIVER_COST * len(crossed[k])
+        for river in crossed[k] & floods.keys():
+            assert k in floods[river], f"a {river} flood leaves {a}-{b} standing"
+

@@ -230,13 +230,23 @@ def test_win_with_the_money_and_five_majors_joined_at_the_end_of_a_turn() -> Non
 
 
 def test_the_turn_limit_ends_a_bot_game_won_by_the_richest() -> None:
-    t = at({"players": [{"money": 70}, {"money": 50}, {"money": 70}], "turn_number": 5,
-            "options": {"turn_limit": 2}})
+    t = at({"players": [{"money": 70}, {"money": 50}, {"money": 70}], "turn_number": 8,
+            "options": {"turn_limit": 3}})
     play(t, 2, {"type": "end_turn"})
     out = EMPIRE_BUILDER.outcome(t.state)
     assert out is not None and out.winners == [0, 2] and out.details["reason"] == "turn_limit"
     rejects(t, 0, {"type": "end_turn"}, "rule.game_over")
     assert EMPIRE_BUILDER.legal(t.state, 0) == []
+
+
+def test_the_turn_limit_ranks_by_cash_less_debt_like_the_win_check() -> None:
+    # seat 2 has the most cash but owes the bank: seat 0 is the richest, and the scores say so
+    t = at({"players": [{"money": 70}, {"money": 50}, {"money": 75, "debt": 10}],
+            "turn_number": 8, "options": {"turn_limit": 3}})
+    play(t, 2, {"type": "end_turn"})
+    out = EMPIRE_BUILDER.outcome(t.state)
+    assert out is not None and out.details["reason"] == "turn_limit"
+    assert out.winners == [0] and out.scores == [70, 50, 65]
 
 
 def test_no_position_once_the_game_is_over() -> None:

@@ -64,8 +64,8 @@ def test_first_three_turns_are_building_only_then_the_train_is_placed() -> None:
     t = new(2, bytes([1]) * 32)
     first, second = t.state.order
     chicago = centre("Chicago")
-    for _ in range(3):
-        for s in (first, second):
+    for rnd in range(3):
+        for s in (first, second) if rnd != 1 else (second, first):
             assert not any(c.__class__.__name__ in ("Move", "PickUp", "PlaceTrain")
                            for c in EMPIRE_BUILDER.legal(t.state, s))
             rejects(t, s, {"type": "move", "path": [chicago]}, "rule.building_turns")
@@ -83,16 +83,19 @@ def test_first_three_turns_are_building_only_then_the_train_is_placed() -> None:
     rejects(t, first, {"type": "place_train", "city": "Dallas"}, "rule.train_placed")
 
 
-def test_turns_go_in_seat_order_from_the_first_player() -> None:
+def test_turns_go_in_seat_order_from_the_first_player_the_second_building_round_reversed() -> None:
     t = new(3, bytes([2]) * 32)
     order = t.state.order
     seen = []
-    for _ in range(6):
-        s = EMPIRE_BUILDER.to_act(t.state)[0]  # a lost load's chooser may wait too
+    for _ in range(12):
+        s = EMPIRE_BUILDER.to_act(t.state)[0]
         seen.append(s)
         rejects(t, (s + 1) % 3, {"type": "end_turn"}, "rule.not_your_turn")
+        if t.state.players[s].turns == 3:  # the building turns are over
+            play(t, s, {"type": "place_train", "city": "Chicago"})
         play(t, s, {"type": "end_turn"})
-    assert seen == order + order
+    assert seen == order + order[::-1] + order + order
+    assert [p.turns for p in t.state.players] == [4, 4, 4]
     rejects(t, 5, {"type": "end_turn"}, "rule.no_such_seat")
 
 
