@@ -150,6 +150,17 @@ def test_cleanup_stores_tiles_and_returns_tokens_above_three() -> None:
     assert "TokensReturned" in kinds(events) and s.phase == "trucking"
 
 
+def test_the_splitter_cap_returns_red_first_from_a_loaded_position() -> None:
+    # D26: no game from set-up holds 4 splitters, but a position may; the cap of 3 applies.
+    t = at({"turn": 1, "order": [1, 0],
+            "players": [{"splitters": {"red": 2, "teal": 2}}, {}]})
+    events = send(t, 0, type="end_turn")
+    returned = [e for e in events if isinstance(e, ev.TokensReturned)]
+    assert len(returned) == 1 and returned[0].splitters == {"red": 1}
+    s = state(t)
+    assert s.players[0].splitters == {"red": 1, "teal": 2} and s.supply.splitters["red"] == 1
+
+
 def test_commands_of_the_other_phase_and_step_are_refused() -> None:
     t = at({"players": [{"cards": ["T10"]}, {}]})
     refused(t, 0, "rule.wrong_phase", type="play_truck", card="T10", target=0)
