@@ -8,7 +8,8 @@ This file deliberately imports nothing from the application packages.
 Tests marked ``slow`` (the 1,000-game bot marathons) are left out of a local run, so the default
 run stays quick; they run when ``CI`` is true (CI runs every test), when ``MANIFEST_SLOW=1``, or
 when ``-m`` names markers explicitly (``-m slow`` runs only them). Hypothesis properties run a
-quarter of their examples locally (``tests/support/budget.py``).
+quarter of their examples locally (``tests/support/budget.py``); a full run derandomizes them and
+every run prints a failure's reproduction blob (``tests/support/hypothesis_profiles.py``).
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from typing import NoReturn
 import pytest
 
 try:  # pytest puts tests/ on sys.path while tests/ has no __init__.py ...
-    from support import budget, servers
+    from support import budget, hypothesis_profiles, servers
 except ImportError:  # ... and the repo root once it has one.
-    from tests.support import budget, servers  # type: ignore[no-redef]
+    from tests.support import budget, hypothesis_profiles, servers  # type: ignore[no-redef]
+
+# Before any test module is imported: their settings(...) inherit from the profile loaded now.
+hypothesis_profiles.load()
 
 
 def run_slow(config: pytest.Config) -> bool:

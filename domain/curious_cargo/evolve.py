@@ -114,7 +114,8 @@ def apply(s: State, e: ev.E) -> None:
     elif isinstance(e, ev.TurnEnded):
         s.turn += 1
         _new_turn(s)
-        if s.turn >= len(s.order) and s.phase == "construction" and any(p.hand for p in s.players):
+        # End of Phase Cleanup after either phase (manual §4): tiles in hand go into storage.
+        if s.turn >= len(s.order) and any(p.hand for p in s.players):
             s.step = "cleanup"
     elif isinstance(e, ev.TilesStored):
         p = s.players[e.seat]

@@ -422,7 +422,7 @@ def _choose(run: Run, seat: int, c: cmd.ChooseLoads) -> None:
 def _store(run: Run, seat: int, c: cmd.Store) -> None:
     s = run.s
     if s.step != "cleanup":
-        raise RuleError("rule.wrong_step", "tiles are stored in the construction cleanup")
+        raise RuleError("rule.wrong_step", "tiles are stored in a phase's cleanup")
     p = s.players[seat]
     tiles = [x.tile for x in c.placements]
     if sorted(tiles) != sorted(p.hand) or any(not 0 <= x.stack < STACKS for x in c.placements):

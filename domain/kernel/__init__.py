@@ -10,7 +10,7 @@ the audit checks them after the end (:mod:`domain.kernel.hidden` has the rules a
 ``event_view`` redacts).
 """
 
-from .bots import BotGameStalled, play_random_game
+from .bots import Bot, BotGameStalled, best_by_trial, play_bot_game, play_random_game
 from .copying import copier
 from .errors import CommandError, RuleError, UnknownGame, invalid_position
 from .folding import Folder
@@ -36,6 +36,7 @@ __all__ = [
     "AUDITOR",
     "SPECTATOR",
     "AuditorViewer",
+    "Bot",
     "BotGameStalled",
     "CommandError",
     "Folder",
@@ -52,9 +53,11 @@ __all__ = [
     "Viewer",
     "WiredGame",
     "Wiring",
+    "best_by_trial",
     "copier",
     "decoder",
     "invalid_position",
+    "play_bot_game",
     "play_random_game",
     "redact_others",
     "seat",

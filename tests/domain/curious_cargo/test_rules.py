@@ -9,7 +9,7 @@ from domain.curious_cargo import events as ev
 from domain.curious_cargo.components import CARD_IDS, TILE_IDS, TILES, TRUCKS
 from domain.curious_cargo.lines import layout
 from domain.curious_cargo.options import Options
-from domain.curious_cargo.rules import check_placement
+from domain.curious_cargo.rules import check_placement, tile_source
 from domain.kernel import AUDITOR, SPECTATOR, CommandError, LocalGame, RuleError, seat
 
 from .support import SEED, at, kinds, refused, send, state
@@ -150,6 +150,17 @@ def test_cleanup_stores_tiles_and_returns_tokens_above_three() -> None:
     assert "TokensReturned" in kinds(events) and s.phase == "trucking"
 
 
+def test_the_splitter_cap_returns_red_first_from_a_loaded_position() -> None:
+    # D26: no game from set-up holds 4 splitters, but a position may; the cap of 3 applies.
+    t = at({"turn": 1, "order": [1, 0],
+            "players": [{"splitters": {"red": 2, "teal": 2}}, {}]})
+    events = send(t, 0, type="end_turn")
+    returned = [e for e in events if isinstance(e, ev.TokensReturned)]
+    assert len(returned) == 1 and returned[0].splitters == {"red": 1}
+    s = state(t)
+    assert s.players[0].splitters == {"red": 1, "teal": 2} and s.supply.splitters["red"] == 1
+
+
 def test_commands_of_the_other_phase_and_step_are_refused() -> None:
     t = at({"players": [{"cards": ["T10"]}, {}]})
     refused(t, 0, "rule.wrong_phase", type="play_truck", card="T10", target=0)
@@ -194,6 +205,45 @@ def test_discarding_a_card_for_tiles_fills_the_hand_and_ends_the_turn() -> None:
     t = at({"phase": "trucking", "bag": ["S2r1"], "players": [{"cards": ["T08"]}, {}]})
     send(t, 0, type="discard_for_tiles", card="T08")
     assert state(t).players[0].hand == ["S2r1"]
+
+
+def test_tiles_got_in_trucking_go_into_storage_at_the_trucking_cleanup() -> None:
+    # Manual §4: "After each phase, perform End of Phase Cleanup"; the cleanup's first line is
+    # "Any Conveyor tiles in hand go into storage". Tiles from action b are stored, not held.
+    t = at({"phase": "trucking", "turn": 1, "order": [1, 0],
+            "bag": ["S2r1", "S2r2", "S3t1", "S3t2"],
+            "players": [{"cards": ["T08"], "tokens": {"trucking": 5}}, {}]})
+    send(t, 0, type="discard_for_tiles", card="T08")
+    s = state(t)
+    assert s.phase == "trucking" and s.step == "cleanup" and G.to_act(s) == [0]
+    first, second, third = s.players[0].hand
+    assert [type(c).__name__ for c in G.legal(s, 0)] == ["Store"] * 3
+    refused(t, 1, "rule.not_your_turn", type="store", placements=[])
+    refused(t, 0, "rule.invalid_store", type="store", placements=[{"tile": first, "stack": 0}])
+    refused(t, 0, "rule.wrong_step", type="end_turn")
+    events = send(t, 0, type="store", placements=[{"tile": third, "stack": 2},
+                                                  {"tile": first, "stack": 0},
+                                                  {"tile": second, "stack": 2}])
+    s = state(t)
+    assert s.players[0].hand == [] and s.players[0].storage == [[first], [], [third, second]]
+    assert s.players[0].trucking == 3  # tokens above 3 go back in the same cleanup
+    assert kinds(events)[-2:] == ["TokensReturned", "PhaseStarted"]
+    assert s.phase == "construction" and s.round == 2 and s.step == "turn"
+    # Only stack tops are playable now: ``third`` lies under ``second``.
+    assert tile_source(s.players[0], third) is None
+    assert tile_source(s.players[0], second) == "2"
+
+
+def test_the_trucking_cleanup_stores_before_the_game_ends() -> None:
+    # The bag runs out in trucking: the tiles drawn are stored, then the game ends (D14's order).
+    t = at({"phase": "trucking", "turn": 1, "order": [1, 0], "bag": ["S2r1"],
+            "players": [{"cards": ["T08"]}, {}]})
+    send(t, 0, type="discard_for_tiles", card="T08")
+    assert state(t).step == "cleanup"
+    events = send(t, 0, type="store", placements=[{"tile": "S2r1", "stack": 1}])
+    s = state(t)
+    assert s.step == "finished" and "bag_empty" in events[-1].triggers
+    assert s.players[0].storage[1] == ["S2r1"] and s.players[0].hand == []
 
 
 def test_trading_needs_stacks_and_a_deck() -> None:

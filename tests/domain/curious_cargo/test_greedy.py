@@ -1,0 +1,120 @@
+"""The greedy bot (``domain/curious_cargo/greedy.py``) plays Curious Cargo to its real endings:
+most games end by shipping or a star (the uniform random bot's all end by the empty bag), and
+every final score is recomputed here from the state by the manual's table, independently of
+``rules.score``. The quick run plays a few games; the slow suite 200 and prints the endings."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from domain.curious_cargo import CURIOUS_CARGO as G
+from domain.curious_cargo import events as ev
+from domain.curious_cargo.greedy import GreedyBot
+from domain.curious_cargo.options import Options
+from domain.curious_cargo.state import Player, State
+from domain.kernel import LocalGame, Rng, play_bot_game
+
+#: The manual's and the components' numbers, written out again (docs/rules/curious-cargo.md).
+SHIPPING_COLUMNS = [1, 2, 3, 5, 7, 10]
+RECEIVING_SLOTS = [1, 2, 4, 7]
+TRACK_POINTS = [0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 5]
+REAL_ENDINGS = {"shipped", "star"}
+
+
+def points(p: Player) -> int:
+    total = 0
+    for colour in ("red", "teal"):
+        if p.shipped[colour]:
+            total += SHIPPING_COLUMNS[p.shipped[colour] - 1]  # the rightmost emptied column
+        if p.received[colour]:
+            total += RECEIVING_SLOTS[p.received[colour] - 1]  # the rightmost filled slot
+    emptied = min(p.shipped["red"], p.shipped["teal"])  # complete columns: both goods gone
+    total += {5: 4, 6: 8}.get(emptied, 0)
+    total += TRACK_POINTS[p.forklift]
+    return total + p.construction + p.trucking + sum(p.splitters.values())
+
+
+def star_count(p: Player) -> int:
+    return sum(p.received[c] == 4 for c in ("red", "teal")) + (p.forklift == 10)
+
+
+def check_ending(table: LocalGame[Any, Any, Any, Any, Any]) -> list[str]:
+    """The ending's triggers, each checked against the state, and the result against the rules."""
+    s: State = table.state
+    ended = [e for e in table.events if isinstance(e, ev.GameEnded)]
+    assert len(ended) == 1 and s.step == "finished" and G.to_act(s) == []
+    triggers = list(ended[0].triggers)
+    holds = {
+        "shipped": any(sum(p.shipped.values()) >= 9 for p in s.players),
+        "star": any(star_count(p) for p in s.players),
+        "bag_empty": not s.bag,
+        "deck_empty": not s.deck,
+    }
+    assert triggers == [t for t, held in holds.items() if held]
+    assert all(p.construction <= 3 and p.trucking <= 3 and p.hand == [] for p in s.players)
+    outcome = G.outcome(s)
+    assert outcome is not None
+    assert outcome.scores == [points(p) for p in s.players]
+    eligible = [
+        seat for seat, p in enumerate(s.players) if p.shipped["red"] >= 2 and p.shipped["teal"] >= 2
+    ]
+    if len(eligible) < 2:
+        assert outcome.winners == eligible
+    else:
+
+        def rank(seat: int) -> tuple[int, int, int, bool]:
+            p = s.players[seat]
+            return star_count(p), points(p), p.forklift, s.top == seat
+
+        assert outcome.winners == [max(eligible, key=rank)]
+    assert G.fold(table.events) == s
+    return triggers
+
+
+def greedy_games(count: int, tag: str) -> Counter[str]:
+    endings: Counter[str] = Counter()
+    for n in range(count):
+        seed = hashlib.sha256(f"curious-cargo/greedy/{tag}/{n}".encode()).digest()
+        options = Options(first_player=[0, 1, None][n % 3], draft=n % 4 != 0)
+        bots = [GreedyBot(Rng(seed, 1_000_000 + k)) for k in (0, 1)]
+        table, _ = play_bot_game(G, seed, bots, options)  # a refused command fails the test
+        triggers = check_ending(table)
+        endings.update(triggers)
+        endings["real"] += bool(REAL_ENDINGS & set(triggers))
+        endings["winner"] += bool(table.state.winners)
+    return endings
+
+
+def test_greedy_games_end_by_shipping_or_a_star() -> None:
+    endings = greedy_games(6, "quick")
+    assert endings["real"] >= 5, endings
+    assert endings["shipped"] >= 3 and endings["winner"] >= 4, endings
+
+
+def test_the_greedy_bot_beats_the_random_bot() -> None:
+    wins = 0
+    for n in range(4):
+        seed = hashlib.sha256(f"curious-cargo/greedy/duel/{n}".encode()).digest()
+        me = n % 2
+        table = LocalGame.new(G, seed, 2, Options())
+        bot, other = GreedyBot(Rng(seed, 1_000_000)), Rng(seed, 2_000_000)
+        while G.to_act(table.state):
+            seat = G.to_act(table.state)[0]
+            if seat == me:
+                table.submit(seat, bot.choose(table.state, seat))
+            else:
+                table.submit(seat, other.choice(G.legal(table.state, seat)))
+        check_ending(table)
+        wins += table.state.winners == [me]
+    assert wins >= 3
+
+
+@pytest.mark.slow
+def test_200_greedy_games_reach_real_endings() -> None:
+    endings = greedy_games(200, "slow")
+    print(f"\nCurious Cargo, 200 greedy games: {dict(endings)}")
+    assert endings["real"] >= 180, endings
