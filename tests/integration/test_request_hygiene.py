@@ -57,6 +57,9 @@ def test_a_malformed_or_out_of_range_cursor_is_400_bad_cursor(server: ServerProc
         for cursor in BAD_CURSORS:
             r = client.get("/v1/games", params={"cursor": cursor})
             assert_problem(r, 400, "request.bad_cursor")
+        # a "+" left unescaped in a query string is a space: no offset, no cursor of ours
+        query = f"cursor=2024-01-01T00:00:00+14:00~{_GID}"
+        assert_problem(client.get(f"/v1/games?{query}"), 400, "request.bad_cursor")
         # the edges of the range that are fine: a cursor the server could have written
         for cursor in (f"0001-01-01T00:00:00Z~{_GID}", f"9999-12-31T23:59:59.999999Z~{_GID}"):
             r = client.get("/v1/games", params={"cursor": cursor})
