@@ -8,7 +8,7 @@ Configuration table lists the same).
 | variable | default | meaning |
 |---|---|---|
 | ``PG_DSN`` | unset | PostgreSQL URL; unset = an embedded PostgreSQL in ``MANIFEST_DATA_DIR`` |
-| ``PG_READ_DSN`` | unset | a streaming read replica for history reads (events, replay, audit) |
+| ``PG_READ_DSN`` | unset | a streaming read replica for history reads (events, replay) |
 | ``REDIS_URL`` | unset | Redis URL; unset = projections kept in-process |
 | ``MANIFEST_REDIS_PREFIX`` | ``mf`` | prefix of every Redis key and channel |
 | ``MANIFEST_DATA_DIR`` | ``.manifest`` | embedded PostgreSQL's data and the server key |

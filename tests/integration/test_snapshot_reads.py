@@ -138,7 +138,9 @@ def test_a_command_committed_between_reads_is_not_shown(
     """Deterministic: the ``keep_card`` commits after the export read the game and its events
     and before it reads the commands. Read one by one (the old ``_material``), the export
     listed it — body and all — to the other seat; read in one snapshot, it is in no part of
-    the document. The dispute file and the audit read through the same snapshot."""
+    the document. The dispute file and the audit read through the same snapshot (in this
+    interleaving the old reads showed nothing wrong in them: only the export case failed
+    there; they check that the snapshot serves them as of its own moment)."""
     asyncio.run(_between(server, document))
 
 
