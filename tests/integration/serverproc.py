@@ -59,6 +59,10 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
             "MANIFEST_QUOTA_QUERIES": "1000000",
             "MANIFEST_QUOTA_AUDIT": "1000000",
             "MANIFEST_QUOTA_READS": "1000000",
+            "MANIFEST_QUOTA_STREAMS": "1000000",
+            # open live streams: far above any test but the caps' own (one address, 127.0.0.1)
+            "MANIFEST_STREAMS_PER_CLIENT": "10000",
+            "MANIFEST_STREAMS_PER_PROCESS": "20000",
         }
     )
     env.pop("MANIFEST_SIGNING_KEY", None)
