@@ -241,24 +241,7 @@ class Subscriptions:
             # supervisor's pings find a dead one).
             reply = await conn.read_response(disconnect_on_error=False, push_request=True)
             self._ping_sent = None  # any answer shows Redis alive
-            if not isinstance(reply, list) or not reply:
-                continue
-            kind = reply[0]
-            if kind == b"message" and len(reply) == 3:
-                try:
-                    version: int | None = int(reply[2])
-                except ValueError:
-                    continue
-                for box in self._listeners.get(reply[1], ()):
-                    box.put(version)
-            elif kind == b"subscribe" and len(reply) == 3:
-                pending = self._pending.get(reply[1])
-                if pending:
-                    future = pending.popleft()
-                    if not future.done():
-                        future.set_result(None)
-                    if not pending:
-                        del self._pending[reply[1]]
+            _dispatch(reply, self._listeners, self._pending)
 
     async def _drop(self, conn: Any, error: Exception | None) -> None:
         """Forget the connection; with ``error``, fail every listener. Subscriptions waiting
@@ -286,6 +269,32 @@ class Subscriptions:
             self._task.cancel()
             with contextlib.suppress(BaseException):
                 await self._task
+
+
+def _dispatch(
+    reply: Any,
+    listeners: dict[bytes, set[Mailbox]],
+    pending: dict[bytes, deque[asyncio.Future[None]]],
+) -> None:
+    """Route one reply of the pub/sub connection: a message to its channel's mailboxes, a
+    subscribe confirmation to the oldest SUBSCRIBE of that channel still waiting for one."""
+    if not isinstance(reply, list) or len(reply) != 3:
+        return  # a PONG, an UNSUBSCRIBE's answer
+    kind, channel, data = reply
+    if kind == b"message":
+        try:
+            version = int(data)
+        except ValueError:
+            return
+        for box in listeners.get(channel, ()):
+            box.put(version)
+    elif kind == b"subscribe" and channel in pending:
+        waiting = pending[channel]
+        future = waiting.popleft()
+        if not future.done():
+            future.set_result(None)
+        if not waiting:
+            del pending[channel]
 
 
 def _consume(future: asyncio.Future[Any]) -> None:
