@@ -117,6 +117,27 @@ def test_a_subscriber_that_does_not_read_holds_a_bounded_backlog_newest_last(
     run(make_store, contract)
 
 
+def test_a_game_left_and_followed_again_at_once_is_still_heard(
+    make_store: Callable[[], ProjectionStore],
+) -> None:
+    """The last subscriber of a game leaves and a new one comes at once (a reconnecting
+    client): its subscription is not undone by the leaving one's, and it hears the next
+    write."""
+
+    async def contract(store: ProjectionStore) -> None:
+        for _ in range(3):
+            changes: AsyncIterator[int | None] = store.subscribe("g1")
+            assert await anext(changes) is None
+            await changes.aclose()  # type: ignore[attr-defined]
+        again: AsyncIterator[int | None] = store.subscribe("g1")
+        assert await anext(again) is None
+        assert await store.write("g1", 7, {"table": b"t"})
+        assert await asyncio.wait_for(anext(again), 10) == 7
+        await again.aclose()  # type: ignore[attr-defined]
+
+    run(make_store, contract)
+
+
 def test_snapshots_are_kept_by_version(make_store: Callable[[], ProjectionStore]) -> None:
     async def contract(store: ProjectionStore) -> None:
         await store.put_snapshots("g1", {})

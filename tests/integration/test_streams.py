@@ -26,6 +26,7 @@ import pytest
 import redis as redis_sync
 
 from projections.redis_store import CHANGES_CLIENT_NAME
+from tests.support.faulty import RedisServer
 from tests.support.servers import local_redis
 
 from .apihelp import assert_problem, auth, bot_step, create_started, tokens_of
@@ -333,3 +334,57 @@ async def _broken_subscription(server: ServerProcess, redis_url: str) -> None:
         assert move is not None and move.status_code == 200, move and move.text
         assert (await again.next())["version"] == move.json()["version"]
     r.close()
+
+
+# --- 4. a stalled Redis ---------------------------------------------------------------------
+def test_a_stalled_redis_ends_open_streams_and_readyz_names_them(fresh_database: str) -> None:
+    """Redis stopped (SIGSTOP: connections stay open, nothing answers). The change
+    subscription's ping goes unanswered, so the open stream ends (not held silent forever)
+    and ``/readyz`` names ``streams``; resumed, a new stream opens and hears a move."""
+    redis = RedisServer().start()
+    server = _server(
+        fresh_database,
+        redis.url,
+        MANIFEST_STREAM_HEARTBEAT="0.5",
+        MANIFEST_REDIS_TIMEOUT="0.5",
+    )
+    try:
+        server.start()
+        asyncio.run(_stalled(server, redis))
+    finally:
+        redis.resume()
+        server.close()
+        redis.close()
+
+
+async def _stalled(server: ServerProcess, redis: RedisServer) -> None:
+    rng = random.Random(9)
+    async with server.async_client() as client, contextlib.AsyncExitStack() as stack:
+        game = await create_started(client)
+        gid, tokens = game["id"], tokens_of(game)
+        stream = await open_stream(stack, client, gid, None)
+        assert isinstance(stream, Stream)
+        redis.pause()
+        try:
+            started = time.monotonic()
+            with pytest.raises((StopAsyncIteration, httpx.HTTPError)):
+                await stream.next()
+            assert time.monotonic() - started < WAIT
+
+            async def streams_down() -> bool:
+                status, checks = await _readyz(client)
+                return status == 503 and not checks["streams"]["ok"]
+
+            await _wait(streams_down, "/readyz did not name the stalled subscription")
+        finally:
+            redis.resume()
+
+        async def ready() -> bool:
+            return (await _readyz(client))[0] == 200
+
+        await _wait(ready, "/readyz did not recover")
+        again = await open_stream(stack, client, gid, tokens[0])
+        assert isinstance(again, Stream)
+        move = await bot_step(client, gid, tokens, rng)
+        assert move is not None and move.status_code == 200, move and move.text
+        assert (await again.next())["version"] == move.json()["version"]
