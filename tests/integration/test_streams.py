@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import random
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -104,7 +105,13 @@ def test_many_idle_streams_take_one_redis_connection_and_a_seat_still_follows_it
     allowed: each stream used to hold one) hold one ``manifest-changes`` pub/sub connection in
     all, and the server's Redis connections stay far below the streams' count; then a seat of
     another game opens its stream (200) and hears the next move."""
-    server = _server(fresh_database, own_redis)
+    server = _server(
+        fresh_database,
+        own_redis,
+        MANIFEST_STREAMS_PER_CLIENT="200",  # 150 streams from one address (127.0.0.1)
+        MANIFEST_STREAMS_PER_PROCESS="400",
+        MANIFEST_STREAMS_SEAT_RESERVE="100",
+    )
     server.start()
     try:
         asyncio.run(_many_idle_streams(server, own_redis))
@@ -249,6 +256,11 @@ async def _caps(server: ServerProcess) -> None:
             move = await bot_step(a, gid, tokens, random.Random(4))
             assert move is not None and move.status_code == 200, move and move.text
             assert (await seat.next())["version"] == move.json()["version"]
+            metrics = (await a.get("/metrics")).text
+            assert 'manifest_streams_open{kind="seat"} 2.0' in metrics, metrics
+            assert 'manifest_streams_open{kind="spectator"} 3.0' in metrics, metrics
+            refused = re.search(r'manifest_streams_refused_total\{cap="client"\} (\S+)', metrics)
+            assert refused is not None and float(refused.group(1)) == 2.0, metrics
 
 
 # --- 3. readyz and a broken subscription ---------------------------------------------------

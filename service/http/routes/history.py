@@ -4,6 +4,7 @@ process: :mod:`service.http.streams`)."""
 
 from __future__ import annotations
 
+import asyncio
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
@@ -96,8 +97,15 @@ async def get_stream(
             await docs.aclose()
 
     events = changes()
-    # A stream whose body never starts (the client left first) still gives its slot back.
-    weakref.finalize(events, slot.release)
+    # A stream whose body never starts (the client left first) still gives its slot back when
+    # the generator is collected — on the loop, not inside whatever the collector interrupted.
+    loop = asyncio.get_running_loop()
+
+    def give_back() -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(slot.release)
+
+    weakref.finalize(events, give_back).atexit = False
     return ServerSentEvent(events)
 
 
