@@ -53,7 +53,7 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
 | ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
 | ``MANIFEST_AUDIT_CACHE`` | ``256`` | audit reports kept per process (one per game) |
-| ``MANIFEST_QUOTA_STREAMS`` | ``120`` | live streams opened per minute per client address |
+| ``MANIFEST_QUOTA_STREAMS`` | ``120`` | live streams opened per minute per token, else address |
 | ``MANIFEST_STREAMS_PER_CLIENT`` | ``16`` | streams open at once per seat token, else address |
 | ``MANIFEST_STREAMS_PER_PROCESS`` | ``1000`` | live streams open at once per process |
 | ``MANIFEST_STREAMS_SEAT_RESERVE`` | ``200`` | of those, kept for seats' own games' streams |

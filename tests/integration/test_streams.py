@@ -263,6 +263,41 @@ async def _caps(server: ServerProcess) -> None:
             assert refused is not None and float(refused.group(1)) == 2.0, metrics
 
 
+def test_opening_streams_has_its_own_quota_not_the_reads_one(
+    fresh_database: str, redis_url: str
+) -> None:
+    """``MANIFEST_QUOTA_STREAMS`` 3 and ``MANIFEST_QUOTA_READS`` 2 per minute: three streams
+    open from one address (more than the reads quota), the fourth is 429 ``quota: "streams"``
+    with ``Retry-After``; a seat's stream still opens (counted against its token, not the
+    address); and the address's reads quota is untouched: two reads answer 200, the third 429
+    ``quota: "reads"``."""
+    server = _server(
+        fresh_database, redis_url, MANIFEST_QUOTA_STREAMS="3", MANIFEST_QUOTA_READS="2"
+    )
+    server.start()
+    try:
+        asyncio.run(_stream_quota(server))
+    finally:
+        server.close()
+
+
+async def _stream_quota(server: ServerProcess) -> None:
+    async with server.async_client() as client, contextlib.AsyncExitStack() as keep:
+        game = await create_started(client)
+        gid, tokens = game["id"], tokens_of(game)
+        for _ in range(3):
+            assert isinstance(await open_stream(keep, client, gid, None), Stream)
+        refused = await open_stream(keep, client, gid, None)
+        assert isinstance(refused, httpx.Response)
+        assert assert_problem(refused, 429, "rate.limited")["quota"] == "streams"
+        assert "retry-after" in refused.headers
+        assert isinstance(await open_stream(keep, client, gid, tokens[0]), Stream)
+        for _ in range(2):
+            assert (await client.get(f"/v1/games/{gid}/events")).status_code == 200
+        r = await client.get(f"/v1/games/{gid}/events")
+        assert assert_problem(r, 429, "rate.limited")["quota"] == "reads"
+
+
 # --- 3. readyz and a broken subscription ---------------------------------------------------
 def test_readyz_names_a_broken_change_subscription_and_streams_come_back(
     fresh_database: str, own_redis: str
