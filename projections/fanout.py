@@ -67,20 +67,8 @@ class Subscriptions:
         self._ping_sent: float | None = None
         #: why the subscription is down ("" while it is up, or before it started)
         self.error = ""
-        #: connections made (the first one and every reconnection)
-        self.connections = 0
 
     # --- state -------------------------------------------------------------------------------
-    @property
-    def up(self) -> bool:
-        return self._up.is_set()
-
-    def channels(self) -> int:
-        return len(self._listeners)
-
-    def listeners(self) -> int:
-        return sum(len(boxes) for boxes in self._listeners.values())
-
     def start(self) -> None:
         if self._task is None and not self._closed:
             self._task = asyncio.get_running_loop().create_task(self._supervise())
@@ -182,7 +170,6 @@ class Subscriptions:
                             future = self._confirmed.get(key)
                             if future is not None:
                                 await asyncio.shield(future)
-                    self.connections += 1
                     self.error = ""
                     self._up.set()
                     if failures:

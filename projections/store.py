@@ -56,8 +56,6 @@ class Mailbox:
         self._items: deque[int | None] = deque()
         self._ready = asyncio.Event()
         self._error: Exception | None = None
-        #: times the mailbox was cut down to its newest version (a slow reader)
-        self.dropped = 0
 
     def __len__(self) -> int:
         return len(self._items)
@@ -65,7 +63,6 @@ class Mailbox:
     def put(self, version: int | None) -> None:
         if len(self._items) >= self.bound:
             self._items.clear()  # only the newest matters: the reader re-reads the document
-            self.dropped += 1
         self._items.append(version)
         self._ready.set()
 
