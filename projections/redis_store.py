@@ -6,14 +6,19 @@ a client connected to any instance hears moves accepted by another.
 Every key and channel of one game carries the hash tag ``{<id>}``: in a Redis Cluster
 (``REDIS_CLUSTER=1``) they all live in one slot, so the write script, which touches the game's
 hash and its channel together, never fails with ``CROSSSLOT``. In a cluster the commands go
-through redis-py's ``RedisCluster``; pub/sub listens with a plain client on the first node of
-``REDIS_URL``: a classic ``PUBLISH`` is broadcast over the cluster bus to every node, so a
+through redis-py's ``RedisCluster``; pub/sub listens with a plain connection to the node named
+by ``REDIS_URL``: a classic ``PUBLISH`` is broadcast over the cluster bus to every node, so a
 subscriber on any node hears every game (see docs/scaling.md for why not sharded pub/sub).
+
+Listening takes **one** pub/sub connection per store (per process), whatever the number of
+live streams: :class:`~projections.fanout.Subscriptions` subscribes a game's channel while some
+local stream follows it and fans each message out to the streams' bounded mailboxes.
 
 Every call has a connect timeout and is bounded as a whole (``MANIFEST_REDIS_CONNECT_TIMEOUT``,
 ``MANIFEST_REDIS_TIMEOUT``), with no automatic retry, and every Redis failure (timeout, refused
 connection, ``OOM`` when full) is raised as :class:`~projections.store.StoreUnavailable`. Pub/sub
-listens on a client of its own without that bound (a quiet channel is not a fault).
+listens on a connection of its own without that bound (a quiet channel is not a fault); a ping
+every ``heartbeat`` seconds finds a dead or stalled one.
 
 The write script declares itself with a ``#!lua`` shebang (Redis 7): Redis then checks
 ``maxmemory`` *before* running it, so a full Redis refuses the whole write (nothing changed)
@@ -33,10 +38,11 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from functools import wraps
 from typing import Any, ParamSpec, TypeVar, cast
 
-from redis.asyncio import Redis, RedisCluster
+from redis.asyncio import ConnectionPool, Redis, RedisCluster
 from redis.exceptions import RedisError, ResponseError
 
 from projections.deadlines import Deadlines
+from projections.fanout import Subscriptions
 from projections.store import ProjectionStore, StoreUnavailable, tag_view
 
 # KEYS[1] = the game's hash, KEYS[2] = its change channel; ARGV[1] = the new version;
@@ -84,6 +90,8 @@ return 1
 """
 
 _FAILURES = (RedisError, OSError, asyncio.TimeoutError)
+#: ``CLIENT SETNAME`` of the change subscription's connection (``CLIENT LIST`` shows it)
+CHANGES_CLIENT_NAME = "manifest-changes"
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -126,7 +134,7 @@ class RedisStore(ProjectionStore):
         self,
         redis: Redis | RedisCluster,
         prefix: str = "mf",
-        listener: Redis | None = None,
+        changes: Subscriptions | None = None,
         cooldown: float = 0,
         timeout: float | None = None,
     ) -> None:
@@ -138,7 +146,19 @@ class RedisStore(ProjectionStore):
         self.down_until = 0.0
         self.last_error = ""
         self.prefix = prefix
-        self.listener: Any = listener or redis
+        if changes is None and isinstance(redis, Redis):
+            pool = redis.connection_pool
+            changes = Subscriptions(
+                _connector(
+                    ConnectionPool(
+                        **{**pool.connection_kwargs, "socket_timeout": None, "protocol": 2}
+                    )
+                ),
+                timeout=timeout or 1.0,
+                cooldown=cooldown or 1.0,
+            )
+        #: the one pub/sub connection of this store and its listeners (None: no pub/sub)
+        self.changes = changes
         # redis-py types register_script for Redis only; RedisCluster has it too (same script
         # object, run on the node that owns the keys' slot).
         scripting: Any = redis
@@ -158,6 +178,8 @@ class RedisStore(ProjectionStore):
         connect_timeout: float = 1.0,
         timeout: float = 1.0,
         cluster: bool = False,
+        heartbeat: float = 5.0,
+        mailbox: int = 16,
     ) -> RedisStore:
         redis: Redis | RedisCluster
         if cluster:
@@ -179,13 +201,25 @@ class RedisStore(ProjectionStore):
                 socket_timeout=None,
                 retry=None,
             )
-        listener = Redis.from_url(
-            url,
-            decode_responses=False,
-            socket_connect_timeout=connect_timeout,
-            health_check_interval=30,
+        changes = Subscriptions(
+            _connector(
+                ConnectionPool.from_url(
+                    url,
+                    decode_responses=False,
+                    socket_connect_timeout=connect_timeout,
+                    socket_timeout=None,  # a quiet channel is not a fault: pings find dead ones
+                    health_check_interval=0,
+                    client_name=CHANGES_CLIENT_NAME,
+                    protocol=2,  # pub/sub replies as plain arrays (RESP3 pushes them)
+                )
+            ),
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            heartbeat=heartbeat,
+            cooldown=timeout,
+            bound=mailbox,
         )
-        return cls(redis, prefix, listener, cooldown=timeout, timeout=timeout)
+        return cls(redis, prefix, changes, cooldown=timeout, timeout=timeout)
 
     def _key(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:game"
@@ -233,21 +267,15 @@ class RedisStore(ProjectionStore):
             raw = await pipe.execute()
         return [None if v is None else int(v) for v in raw]
 
-    async def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
-        pubsub = self.listener.pubsub()
-        try:
-            await pubsub.subscribe(self._channel(game_id))
-        except _FAILURES as error:
-            await pubsub.aclose()
-            raise StoreUnavailable(f"redis: {type(error).__name__}: {error}") from error
-        try:
-            yield None
-            async for message in pubsub.listen():
-                if message.get("type") == "message":
-                    yield int(message["data"])
-        finally:
-            await pubsub.unsubscribe()
-            await pubsub.aclose()
+    def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
+        if self.changes is None:
+            raise StoreUnavailable("redis: this store has no pub/sub connection")
+        return self.changes.listen(self._channel(game_id))
+
+    async def listening(self) -> None:
+        if self.changes is None:
+            raise StoreUnavailable("redis: this store has no pub/sub connection")
+        await self.changes.ready()
 
     def _snapshots(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:snap"
@@ -301,6 +329,13 @@ class RedisStore(ProjectionStore):
         await self.redis.set(f"{self.prefix}:probe", b"1", px=10_000)
 
     async def close(self) -> None:
+        if self.changes is not None:
+            await self.changes.close()
         await self.redis.aclose()
-        if self.listener is not self.redis:
-            await self.listener.aclose()
+
+
+def _connector(pool: ConnectionPool) -> Callable[[], Any]:
+    """New, unconnected connections with ``pool``'s settings (the pool itself is not used:
+    the subscription's connection is owned, reconnected and closed by
+    :class:`~projections.fanout.Subscriptions`)."""
+    return pool.make_connection

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import AsyncIterator, Mapping
 
 
@@ -36,6 +37,46 @@ def split_view(raw: bytes) -> tuple[int | None, bytes]:
     if not space or not number.isdigit():
         return None, raw
     return int(number), body
+
+
+#: Versions one listener may have waiting before it is cut down to the newest.
+MAILBOX_BOUND = 16
+
+
+class Mailbox:
+    """A listener's waiting versions (at most ``bound``), or the error that ended it.
+
+    Only the newest version matters (a stream re-reads the game's document when it wakes
+    up), so a mailbox that fills because its reader is slow is cut down to the newest
+    version: a slow client costs at most ``bound`` integers, never memory that grows with the
+    game's moves. ``None`` is a version too: "re-read, something may have been missed"."""
+
+    def __init__(self, bound: int = MAILBOX_BOUND) -> None:
+        self.bound = bound
+        self._items: deque[int | None] = deque()
+        self._ready = asyncio.Event()
+        self._error: Exception | None = None
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def put(self, version: int | None) -> None:
+        if len(self._items) >= self.bound:
+            self._items.clear()  # only the newest matters: the reader re-reads the document
+        self._items.append(version)
+        self._ready.set()
+
+    def fail(self, error: Exception) -> None:
+        self._error = error
+        self._ready.set()
+
+    async def get(self) -> int | None:
+        while not self._items:
+            if self._error is not None:
+                raise self._error
+            self._ready.clear()
+            await self._ready.wait()
+        return self._items.popleft()
 
 
 class StoreUnavailable(Exception):
@@ -73,7 +114,15 @@ class ProjectionStore(ABC):
 
     @abstractmethod
     def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
-        """``None`` once subscribed, then every version published for ``game_id``."""
+        """``None`` once subscribed, then the versions published for ``game_id``, oldest
+        first; a reader that falls behind skips to the newest (:class:`Mailbox`), and ``None``
+        again means "re-read, changes may have been missed". Raises
+        :class:`StoreUnavailable` when changes can no longer be heard (the stream ends)."""
+
+    async def listening(self) -> None:
+        """Return if :meth:`subscribe` can be served now, else raise
+        :class:`StoreUnavailable` saying why (``/readyz``)."""
+        return None
 
     @abstractmethod
     async def put_snapshots(self, game_id: str, snapshots: Mapping[int, bytes]) -> None:
@@ -106,7 +155,7 @@ class MemoryStore(ProjectionStore):
     def __init__(self) -> None:
         self._records: dict[str, dict[str, bytes]] = {}
         self._snapshots: dict[str, dict[int, bytes]] = {}
-        self._subscribers: dict[str, set[asyncio.Queue[int]]] = {}
+        self._subscribers: dict[str, set[Mailbox]] = {}
 
     async def version(self, game_id: str) -> int | None:
         record = self._records.get(game_id)
@@ -127,8 +176,8 @@ class MemoryStore(ProjectionStore):
         if record is not None and int(record["version"]) >= version:
             return False
         self._records[game_id] = {**fields, "version": str(version).encode()}
-        for queue in self._subscribers.get(game_id, ()):
-            queue.put_nowait(version)
+        for box in self._subscribers.get(game_id, ()):
+            box.put(version)
         return True
 
     async def put_view(self, game_id: str, name: str, version: int, body: bytes) -> bool:
@@ -145,14 +194,17 @@ class MemoryStore(ProjectionStore):
         return [await self.version(g) for g in game_ids]
 
     async def subscribe(self, game_id: str) -> AsyncIterator[int | None]:
-        queue: asyncio.Queue[int] = asyncio.Queue()
-        self._subscribers.setdefault(game_id, set()).add(queue)
+        box = Mailbox()
+        self._subscribers.setdefault(game_id, set()).add(box)
         try:
             yield None
             while True:
-                yield await queue.get()
+                yield await box.get()
         finally:
-            self._subscribers[game_id].discard(queue)
+            boxes = self._subscribers[game_id]
+            boxes.discard(box)
+            if not boxes:
+                del self._subscribers[game_id]
 
     async def put_snapshots(self, game_id: str, snapshots: Mapping[int, bytes]) -> None:
         self._snapshots.setdefault(game_id, {}).update(snapshots)

@@ -57,6 +57,11 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_REFUSALS_PER_CLIENT`` | ``60`` | refusals stored per minute per client address |
 | ``MANIFEST_REFUSAL_BYTES`` | ``262144`` | bytes of refusals stored per minute per process |
 | ``MANIFEST_AUDIT_CACHE`` | ``256`` | audit reports kept per process (one per game) |
+| ``MANIFEST_QUOTA_STREAMS`` | ``120`` | live streams opened per minute per token, else address |
+| ``MANIFEST_STREAMS_PER_CLIENT`` | ``16`` | streams open at once per seat token, else address |
+| ``MANIFEST_STREAMS_PER_PROCESS`` | ``1000`` | live streams open at once per process |
+| ``MANIFEST_STREAMS_SEAT_RESERVE`` | ``200`` | of those, kept for seats' own games' streams |
+| ``MANIFEST_STREAM_HEARTBEAT`` | ``5`` | seconds between pings of the change subscription |
 """
 
 from __future__ import annotations
@@ -208,6 +213,12 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "refusals_per_client": ("MANIFEST_REFUSALS_PER_CLIENT", "60", _int(0, 10**9)),
     "refusal_bytes": ("MANIFEST_REFUSAL_BYTES", "262144", _int(0, 10**12)),
     "audit_cache": ("MANIFEST_AUDIT_CACHE", "256", _int(0, 10**6)),
+    # live streams (service/http/streams.py): opens per minute, open at once, the pub/sub ping
+    "quota_streams": ("MANIFEST_QUOTA_STREAMS", "120", _int(0, 10**9)),
+    "streams_per_client": ("MANIFEST_STREAMS_PER_CLIENT", "16", _int(1, 10**6)),
+    "streams_per_process": ("MANIFEST_STREAMS_PER_PROCESS", "1000", _int(1, 10**6)),
+    "streams_seat_reserve": ("MANIFEST_STREAMS_SEAT_RESERVE", "200", _int(0, 10**6)),
+    "stream_heartbeat": ("MANIFEST_STREAM_HEARTBEAT", "5", _seconds(0.1, 3600)),
 }
 
 
@@ -256,6 +267,11 @@ class Settings(msgspec.Struct, frozen=True):
     refusals_per_client: int = _default("refusals_per_client")
     refusal_bytes: int = _default("refusal_bytes")
     audit_cache: int = _default("audit_cache")
+    quota_streams: int = _default("quota_streams")
+    streams_per_client: int = _default("streams_per_client")
+    streams_per_process: int = _default("streams_per_process")
+    streams_seat_reserve: int = _default("streams_seat_reserve")
+    stream_heartbeat: float = _default("stream_heartbeat")
     signing_key_source: str = "database"
 
     @classmethod
@@ -267,6 +283,12 @@ class Settings(msgspec.Struct, frozen=True):
             field: parse(name, e.get(name) or default)
             for field, (name, default, parse) in SPECS.items()
         }
+        if values["streams_seat_reserve"] >= values["streams_per_process"]:
+            raise SettingsError(
+                "MANIFEST_STREAMS_SEAT_RESERVE must be below MANIFEST_STREAMS_PER_PROCESS "
+                f"({values['streams_per_process']}), not {values['streams_seat_reserve']}: "
+                "spectators would get no stream at all"
+            )
         if not values["signing_key_source"]:  # production (PG_DSN set) needs a configured key
             values["signing_key_source"] = "config" if values["pg_dsn"] else "database"
         return cls(**values)

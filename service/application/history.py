@@ -5,7 +5,7 @@ nothing but replay snapshots."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import msgspec
@@ -218,16 +218,25 @@ class History:
         )
 
     # --- live --------------------------------------------------------------------------------
-    async def changes(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
-        """The caller's game document now, then again after every accepted change."""
+    async def changes(self, game_id: str, token: str | None) -> AsyncGenerator[bytes, None]:
+        """The caller's game document now, then again after every accepted change (a
+        version heard, or ``None``: changes may have been missed, re-read). Subscribed before
+        the first document is read, so no change falls between. Raises
+        :class:`StoreUnavailable` when changes can no longer be heard."""
         seat = await self.manifest.viewer(game_id, token)
         field = "doc:spectator" if seat is None else f"doc:seat:{seat}"
         sent = -1
-        async for version in self.manifest.projector.store.subscribe(game_id):
-            if version is not None and version <= sent:
-                continue
-            doc = await self.manifest.document(game_id, field)
-            current = int(msgspec.json.decode(doc)["version"])
-            if current > sent:
-                sent = current
-                yield doc
+        versions = self.manifest.projector.store.subscribe(game_id)
+        try:
+            async for version in versions:
+                if version is not None and version <= sent:
+                    continue
+                doc = await self.manifest.document(game_id, field)
+                current = int(msgspec.json.decode(doc)["version"])
+                if current > sent:
+                    sent = current
+                    yield doc
+        finally:
+            closing = getattr(versions, "aclose", None)
+            if closing is not None:
+                await closing()

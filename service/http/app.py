@@ -63,6 +63,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
             connect_timeout=settings.redis_connect_timeout,
             timeout=settings.redis_timeout,
             cluster=settings.redis_cluster,
+            heartbeat=settings.stream_heartbeat,
         )
         if settings.redis_url
         else MemoryStore()
@@ -150,6 +151,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             "queries": settings.quota_queries,
             "audit": settings.quota_audit,
             "reads": settings.quota_reads,
+            "streams": settings.quota_streams,
         }
     )
 

@@ -11,6 +11,7 @@ the client (decided where the API text is silent, and documented in ``docs/api.m
 | ``messages`` | ``POST /v1/games/{id}/messages`` | the bearer token, else the address |
 | ``queries`` | ``POST /v1/games/{id}/queries`` | the bearer token, else the address |
 | ``audit`` | ``GET /v1/games/{id}/audit``, ``/audit/{n}`` and ``/export`` | the client address |
+| ``streams`` | ``GET /v1/games/{id}/stream`` opened | the bearer token, else the address |
 | ``reads`` | every other request (not ``/healthz``, ``/readyz``, ``/metrics``) | the address |
 
 Tokens key only the kinds whose handlers refuse a forged token (401), and only tokens this process
@@ -48,9 +49,10 @@ _KINDS = {
     "get_audit": "audit",
     "get_dispute": "audit",
     "get_export": "audit",
+    "get_stream": "streams",  # opens; open streams are capped apart (service/http/streams.py)
 }
 _UNLIMITED = frozenset({"healthz", "readyz", "metrics"})
-_BY_TOKEN = frozenset({"commands", "messages", "queries"})
+_BY_TOKEN = frozenset({"commands", "messages", "queries", "streams"})
 
 
 class Quotas:

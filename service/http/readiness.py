@@ -6,7 +6,10 @@ named in the answer; an exception is a failing check (with its message), never "
   read-only or stalled) — only with ``REDIS_URL`` set;
 - ``projections``: the oldest change this process committed and has not yet written to the
   projections is younger than ``MANIFEST_PROJECTION_LAG`` seconds, and the catch-up worker's
-  last pass succeeded.
+  last pass succeeded;
+- ``streams``: the process's one change subscription (Redis pub/sub, fanned out to every live
+  stream of the process: :mod:`projections.fanout`) is up; while it is down no stream can be
+  opened (503) — only with ``REDIS_URL`` set.
 """
 
 from __future__ import annotations
@@ -40,9 +43,15 @@ async def _redis(manifest: Manifest) -> bool:
     return True
 
 
+async def _streams(manifest: Manifest) -> None:
+    await manifest.projector.store.listening()
+
+
 async def readiness(manifest: Manifest, max_lag: float) -> tuple[bool, dict[str, Any]]:
     """(ready, checks): every check by name, ``{"ok": bool, "error"?: str, ...}``."""
-    postgres, redis = await asyncio.gather(_check(manifest.store.ping()), _check(_redis(manifest)))
+    postgres, redis, streams = await asyncio.gather(
+        _check(manifest.store.ping()), _check(_redis(manifest)), _check(_streams(manifest))
+    )
     projector = manifest.projector
     lag = round(projector.lag(), 3)
     projections: dict[str, Any] = {"ok": True, "lag_seconds": lag}
@@ -58,5 +67,5 @@ async def readiness(manifest: Manifest, max_lag: float) -> tuple[bool, dict[str,
             "lag_seconds": lag,
             "error": f"catch-up failed: {projector.last_pass_error}",
         }
-    checks = {"postgres": postgres, "redis": redis, "projections": projections}
+    checks = {"postgres": postgres, "redis": redis, "projections": projections, "streams": streams}
     return all(c["ok"] for c in checks.values()), checks

@@ -1,7 +1,7 @@
 """The application objects the handlers work with, handed to them by litestar's dependency
-injection: a handler names ``manifest``, ``history``, ``audits`` or ``settings`` as a parameter and
-gets it (:meth:`Services.dependencies`, installed on the app by
-:func:`service.http.app.create_app`).
+injection: a handler names ``manifest``, ``history``, ``audits``, ``streams`` (the history and
+the caps on open live streams) or ``settings`` as a parameter and gets it
+(:meth:`Services.dependencies`, installed on the app by :func:`service.http.app.create_app`).
 The caller's token is read from the request by :func:`token_of`: not a dependency, because
 litestar resolves two dependencies of one handler in an anyio task group (a task per
 dependency per request: ~8% of a worker's CPU under load, py-spy), and a handler needs one
@@ -21,6 +21,7 @@ from service.application.auditcache import AuditCache
 from service.application.gameplay import Manifest
 from service.application.history import History
 from service.application.tokens import bearer
+from service.http.streams import LiveStreams, StreamCaps
 from service.settings import Settings
 
 
@@ -41,6 +42,13 @@ class Services:
         self._manifest: Manifest | None = None
         self._history: History | None = None
         self._audits: AuditCache | None = None
+        self._streams: LiveStreams | None = None
+        self.stream_caps = StreamCaps(
+            settings.streams_per_client,
+            settings.streams_per_process,
+            settings.streams_seat_reserve,
+            settings.retry_after,
+        )
 
     def start(self, manifest: Manifest) -> None:
         self._manifest = manifest
@@ -48,6 +56,7 @@ class Services:
         self._audits = AuditCache(
             self._history, self.settings.audit_cache, self.settings.rejected_cap
         )
+        self._streams = LiveStreams(self._history, self.stream_caps)
 
     @property
     def started(self) -> Manifest | None:
@@ -69,6 +78,11 @@ class Services:
             raise NotStarted("the application has not started")
         return self._audits
 
+    def streams(self) -> LiveStreams:
+        if self._streams is None:
+            raise NotStarted("the application has not started")
+        return self._streams
+
     def current_settings(self) -> Settings:
         return self.settings
 
@@ -78,5 +92,6 @@ class Services:
             "manifest": Provide(self.manifest, sync_to_thread=False),
             "history": Provide(self.history, sync_to_thread=False),
             "audits": Provide(self.audits, sync_to_thread=False),
+            "streams": Provide(self.streams, sync_to_thread=False),
             "settings": Provide(self.current_settings, sync_to_thread=False),
         }

@@ -1011,6 +1011,7 @@ def test_operations_catalogue_and_receipts(server: ServerProcess) -> None:
             "postgres": True,
             "redis": True,
             "projections": True,
+            "streams": True,
         }
         metrics = client.get("/metrics")
         assert metrics.status_code == 200

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from projections.redis_store import RedisStore
-from projections.store import MemoryStore, ProjectionStore
+from projections.store import MAILBOX_BOUND, MemoryStore, ProjectionStore
 
 pytestmark = pytest.mark.integration
 
@@ -84,6 +84,56 @@ def test_subscribers_hear_every_accepted_write_and_nothing_else(
         heard = [await asyncio.wait_for(anext(changes), 10) for _ in range(2)]
         assert heard == [1, 4]
         await changes.aclose()  # type: ignore[attr-defined]
+
+    run(make_store, contract)
+
+
+def test_a_subscriber_that_does_not_read_holds_a_bounded_backlog_newest_last(
+    make_store: Callable[[], ProjectionStore],
+) -> None:
+    """A stream whose client reads slowly never grows memory with the game: its mailbox keeps
+    at most ``MAILBOX_BOUND`` versions, cut down to the newest when full (a stream re-reads
+    the document, so only the newest matters). An eager subscriber on the same game shows
+    when every version has been dispatched; the slow one then holds a short, increasing
+    backlog that ends with the newest version."""
+
+    async def contract(store: ProjectionStore) -> None:
+        slow: AsyncIterator[int | None] = store.subscribe("g1")
+        eager: AsyncIterator[int | None] = store.subscribe("g1")
+        assert await anext(slow) is None and await anext(eager) is None
+        last = 40 * MAILBOX_BOUND
+        for version in range(1, last + 1):
+            assert await store.write("g1", version, {"table": b"t"})
+        while await asyncio.wait_for(anext(eager), 10) != last:
+            pass
+        backlog: list[int | None] = []
+        while not backlog or backlog[-1] != last:
+            backlog.append(await asyncio.wait_for(anext(slow), 10))
+        assert len(backlog) <= MAILBOX_BOUND, backlog
+        assert backlog == sorted(backlog) and len(set(backlog)) == len(backlog), backlog
+        for stream in (slow, eager):
+            await stream.aclose()  # type: ignore[attr-defined]
+
+    run(make_store, contract)
+
+
+def test_a_game_left_and_followed_again_at_once_is_still_heard(
+    make_store: Callable[[], ProjectionStore],
+) -> None:
+    """The last subscriber of a game leaves and a new one comes at once (a reconnecting
+    client): its subscription is not undone by the leaving one's, and it hears the next
+    write."""
+
+    async def contract(store: ProjectionStore) -> None:
+        for _ in range(3):
+            changes: AsyncIterator[int | None] = store.subscribe("g1")
+            assert await anext(changes) is None
+            await changes.aclose()  # type: ignore[attr-defined]
+        again: AsyncIterator[int | None] = store.subscribe("g1")
+        assert await anext(again) is None
+        assert await store.write("g1", 7, {"table": b"t"})
+        assert await asyncio.wait_for(anext(again), 10) == 7
+        await again.aclose()  # type: ignore[attr-defined]
 
     run(make_store, contract)
 

@@ -60,6 +60,19 @@ def test_a_bad_value_names_the_variable(name: str, value: str, says: str) -> Non
     assert says in str(caught.value)
 
 
+def test_the_seat_reserve_of_live_streams_leaves_room_for_spectators() -> None:
+    s = Settings()
+    assert (s.streams_per_client, s.streams_per_process, s.streams_seat_reserve) == (16, 1000, 200)
+    with pytest.raises(SettingsError, match="MANIFEST_STREAMS_SEAT_RESERVE"):
+        Settings.from_env(
+            {"MANIFEST_STREAMS_PER_PROCESS": "10", "MANIFEST_STREAMS_SEAT_RESERVE": "10"}
+        )
+    ok = Settings.from_env(
+        {"MANIFEST_STREAMS_PER_PROCESS": "10", "MANIFEST_STREAMS_SEAT_RESERVE": "9"}
+    )
+    assert (ok.streams_per_process, ok.streams_seat_reserve) == (10, 9)
+
+
 def test_every_setting_has_a_variable_and_is_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text()
     for field, (variable, _, _) in SPECS.items():

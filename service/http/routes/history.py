@@ -1,20 +1,28 @@
 """A game's past: its events page by page, the view after any event, the whole game as NDJSON,
-and the live stream of the caller's view (Server-Sent Events)."""
+and the live stream of the caller's view (Server-Sent Events; capped per client and per
+process: :mod:`service.http.streams`)."""
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
+import structlog
 from litestar import Request, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
+from projections.store import StoreUnavailable
 from service.application.history import History
 from service.http.schemas import EventsPage, ReplayView
 from service.http.services import token_of
+from service.http.streams import LiveStreams
+
+log = structlog.get_logger("manifest")
 
 
 @get("/v1/games/{game_id:str}/events", summary="The game's events (redacted while it is live)")
@@ -56,22 +64,49 @@ async def get_replay(
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
 async def get_stream(
-    game_id: FromPath[str], history: NamedDependency[History], request: Request[Any, Any, Any]
+    game_id: FromPath[str], streams: NamedDependency[LiveStreams], request: Request[Any, Any, Any]
 ) -> ServerSentEvent:
+    history = streams.history
     token = token_of(request)
-    await history.manifest.viewer(game_id, token)  # 401/403 before streaming
+    seat = await history.manifest.viewer(game_id, token)  # 401/403 before streaming
     await history.manifest.game_document(game_id, token)  # 404 before streaming
+    slot = streams.caps.acquire(request.scope, token, seat)  # 429 / 503 past a cap
     docs = history.changes(game_id, token)
-    first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts
+    try:
+        first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts
+    except BaseException:
+        slot.release()
+        await docs.aclose()
+        raise
 
     async def changes() -> AsyncIterator[ServerSentEventMessage]:
-        doc: bytes | None = first
-        while doc is not None:
-            version = msgspec.json.decode(doc)["version"]
-            yield ServerSentEventMessage(data=doc.decode(), event="change", id=version)
-            doc = await anext(docs, None)
+        try:
+            doc: bytes | None = first
+            while doc is not None:
+                version = msgspec.json.decode(doc)["version"]
+                yield ServerSentEventMessage(data=doc.decode(), event="change", id=version)
+                try:
+                    doc = await anext(docs, None)
+                except StoreUnavailable as error:
+                    # The change subscription was lost: the stream ends (an SSE client
+                    # reconnects, and its first document is current).
+                    log.info("live stream ended", game=game_id, reason=str(error))
+                    doc = None
+        finally:
+            slot.release()
+            await docs.aclose()
 
-    return ServerSentEvent(changes())
+    events = changes()
+    # A stream whose body never starts (the client left first) still gives its slot back when
+    # the generator is collected — on the loop, not inside whatever the collector interrupted.
+    loop = asyncio.get_running_loop()
+
+    def give_back() -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(slot.release)
+
+    weakref.finalize(events, give_back).atexit = False
+    return ServerSentEvent(events)
 
 
 ROUTES: list[Any] = [get_events, get_replay_at, get_replay, get_stream]
