@@ -9,10 +9,14 @@ from domain.jolly_cargo.commands import EndTurn, Move, Step
 from domain.kernel import (
     AUDITOR,
     SPECTATOR,
+    BotGameStalled,
     CommandError,
     LocalGame,
+    Rng,
     RuleError,
     UnknownGame,
+    best_by_trial,
+    play_bot_game,
     play_random_game,
     seat,
 )
@@ -94,6 +98,45 @@ def test_bot_games_are_reproducible() -> None:
     b, result_b = play_random_game(game, bytes([7]) * 32, 3)
     assert result_a == result_b
     assert [r.event for r in a.records] == [r.event for r in b.records]
+
+
+class _Refused:
+    """A bot that sends a command the rules refuse: seat 1 acting out of turn's first command."""
+
+    def choose(self, state: object, seat: int) -> object:
+        return EndTurn()
+
+
+def test_bot_tables_play_per_seat_bots_and_refuse_what_the_rules_refuse() -> None:
+    from domain.jolly_cargo.greedy import GreedyBot
+
+    game = get_game("jolly-cargo")
+    seed = bytes([9]) * 32
+    a, result_a = play_bot_game(game, seed, [GreedyBot(Rng(seed, 10)), GreedyBot(Rng(seed, 11))])
+    b, result_b = play_bot_game(game, seed, [GreedyBot(Rng(seed, 10)), GreedyBot(Rng(seed, 11))])
+    assert result_a == result_b  # seeded: the same game again
+    assert [r.event for r in a.records] == [r.event for r in b.records]
+    with pytest.raises(RuleError):  # a crate is placed first: end_turn is refused
+        play_bot_game(game, seed, [_Refused(), _Refused()])
+
+
+def test_best_by_trial_skips_refused_commands_and_breaks_ties_by_the_rng() -> None:
+    game = get_game("jolly-cargo")
+    table = LocalGame.new(game, bytes(32), 2)
+    legal = game.legal(table.state, 0)
+    trial = Rng(bytes(32), 1)
+    picks = {
+        repr(best_by_trial(game, table.state, 0, [EndTurn(), *legal], lambda s: 0.0,
+                           Rng(bytes([n]) * 32, 0), trial))
+        for n in range(8)
+    }
+    assert len(picks) > 1 and repr(EndTurn()) not in picks  # all tie; end_turn is refused
+    first = legal[0]
+    assert best_by_trial(game, table.state, 0, legal,
+                         lambda s: 1.0 if s.crates.get(first.square) else 0.0,  # type: ignore[attr-defined]
+                         Rng(bytes(32), 0), trial) == first
+    with pytest.raises(BotGameStalled):
+        best_by_trial(game, table.state, 0, [EndTurn()], lambda s: 0.0, Rng(bytes(32), 0), trial)
 
 
 def test_a_state_round_trips_through_json() -> None:
