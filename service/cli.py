@@ -108,9 +108,12 @@ def serve(args: argparse.Namespace) -> None:
     from service.observability import configure_logging
 
     configure_logging(settings.log_level)
+    url = f"http://{_url_host(args.host)}:{args.port}"
     structlog.get_logger("manifest").info(
         "manifest listening",
-        url=f"http://{_url_host(args.host)}:{args.port}",
+        url=url,
+        viewer=f"{url}/viewer/",
+        api_docs=f"{url}/schema",
         host=args.host,
         port=args.port,
         workers=args.workers,
