@@ -87,7 +87,7 @@ def test_a_port_in_use_stops_the_server_at_once(fresh_database: str, redis_url: 
         )
     finally:
         taken.close()
-    assert done.returncode == 1
+    assert done.returncode == 7  # service.cli.EXIT_PORT
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
 
 
