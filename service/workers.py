@@ -22,9 +22,12 @@ requests: uvicorn's graceful shutdown).
 from __future__ import annotations
 
 import multiprocessing
+import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -104,6 +107,33 @@ def serve(
         sys.exit(STARTUP_FAILURE)
 
 
+def _metrics_dir() -> tuple[str, bool]:
+    """Prometheus multiprocess mode for the workers: each writes its metrics to files in one
+    directory, and ``/metrics`` (any worker) sums them (:func:`service.observability.metrics_body`).
+    ``PROMETHEUS_MULTIPROC_DIR`` if set (emptied of an earlier run's files), else a new
+    temporary directory, removed at exit. Returns (directory, made here)."""
+    from service.observability import MULTIPROC_ENV
+
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        os.makedirs(given, exist_ok=True)
+        for name in os.listdir(given):
+            if name.endswith(".db"):
+                os.unlink(os.path.join(given, name))
+        return given, False
+    made = tempfile.mkdtemp(prefix="manifest-metrics-")
+    os.environ[MULTIPROC_ENV] = made  # the workers are spawned with this environment
+    return made, True
+
+
+def _forget_worker(pid: int | None) -> None:
+    """A dead worker's live gauges leave /metrics (its counters stay: they happened)."""
+    if pid is not None:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
 def run(
     app: str,
     host: str,
@@ -121,6 +151,7 @@ def run(
     plain_socket(host, port).close()  # taken, even by SO_REUSEPORT listeners: OSError now
     holder = reuseport_socket(host, port)
     port = holder.getsockname()[1]
+    metrics_dir, made = _metrics_dir()
     bound()
     context = multiprocessing.get_context("spawn")
     stopping = failed = False
@@ -147,6 +178,7 @@ def run(
                     print(f"manifest: worker {proc.pid} failed to start", file=sys.stderr)
                     stopping = failed = True
                 elif not proc.is_alive() and not stopping:
+                    _forget_worker(proc.pid)
                     print(
                         f"manifest: worker {proc.pid} exited ({proc.exitcode}); starting another",
                         file=sys.stderr,
@@ -163,5 +195,7 @@ def run(
                 proc.kill()
                 proc.join()
         holder.close()
+        if made:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
     if failed:
         sys.exit(STARTUP_FAILURE)
