@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from domain.kernel.svg import Picture, colour, seat_colour, side_panel
+from domain.kernel.svg import Picture, colour, seat_colour, seat_name, side_panel
 
 MAP_W = 640
 HEIGHT = 620
@@ -270,7 +270,7 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
         pic.add(
             "rect", x=x, y=y, width=14, height=14, rx=2, fill=seat_colour(seat), stroke="#1d1d1d"
         )
-        name = f"seat {seat}" + (" ★" if seat in winners else "")
+        name = seat_name(view, seat) + (" ★ winner" if seat in winners else "")
         pic.text(x + 22, y + 12, name, font_size=13, font_weight="bold", text_anchor="start")
         if seat < len(scores):
             pic.text(

@@ -15,6 +15,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from domain.kernel import SpectatorViewer
+from domain.kernel.svg import seat_name
 
 from .components import (
     COLOURS,
@@ -68,11 +69,11 @@ def _street_y(street: int) -> int:
     return 40 + (RANKS - street) * CELL
 
 
-def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any]) -> None:
+def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any], name: str) -> None:
     squares: Mapping[str, Mapping[str, Any]] = p["squares"]
     docks: Mapping[str, Mapping[str, Any]] = p["docks"]
     out.append(_open("g", data_seat=seat))
-    title = f"Seat {seat}: forklift {p['forklift']}, stars {p['stars']}, scaffolds {p['scaffolds']}"
+    title = f"{name}: forklift {p['forklift']}, stars {p['stars']}, scaffolds {p['scaffolds']}"
     out.append(_el("text", title, x=ox + LANE, y=24, font_size=14))
     for r in range(1, RANKS + 1):
         for f in FILES:
@@ -251,7 +252,8 @@ def svg(view: Mapping[str, Any]) -> str:
         _el("rect", width=WIDTH, height=HEIGHT, fill="#fff"),
     ]
     for p in view["players"]:
-        _board(out, 10 + p["seat"] * (BOARD_W + 40), p["seat"], p)
+        name = seat_name(view, p["seat"], unnamed="Seat {}")
+        _board(out, 10 + p["seat"] * (BOARD_W + 40), p["seat"], p, name)
     footer = (
         f"round {view['round']}, {view['phase']}; bag {view['bag_size']}, deck {view['deck_size']}"
     )

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from domain.kernel.svg import seat_name
+
 from .board import MAJOR, MAP, MAP_HASH, MEDIUM, MOUNTAIN, SMALL, edge_ends
 
 SCALE = 22.0
@@ -52,11 +54,15 @@ def svg(view: Mapping[str, Any]) -> str | None:
     players = view["players"]
     trains = [(p["seat"], p["train"], p["loads"]) for p in players if p["train"] is not None]
     lines = [
-        f"Seat {p['seat']}: {p['money']}M, loads: {', '.join(p['loads']) or '-'}"
+        f"{seat_name(view, p['seat'], unnamed='Seat {}')}: {p['money']}M, "
+        f"loads: {', '.join(p['loads']) or '-'}"
         f"{'' if p['train'] is not None else ', train not placed'}"
         for p in players
     ]
     lines.append(f"phase {view['phase']}, turn {view['turn_number']}")
+    if view["phase"] == "finished":  # the winners, by name, and why the game ended
+        won = " and ".join(seat_name(view, w) for w in view.get("winners", [])) or "nobody"
+        lines.append(f"won by {won} ({view.get('reason') or 'the end'})")
     return _draw(sections, trains, lines)
 
 
