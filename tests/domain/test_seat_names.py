@@ -60,3 +60,49 @@ def test_a_finished_empire_builder_picture_names_its_winners() -> None:
     assert drawn is not None
     won = " and ".join(seat_name(named({}, ["Ann", "Bo"]), w) for w in outcome.winners)
     assert f"won by {won or 'nobody'} (" in drawn
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def _distance(a: str, b: str) -> float:
+    """A perceptual-enough distance between two colours ("redmean" weighted RGB, 0-765)."""
+    (r1, g1, b1), (r2, g2, b2) = _rgb(a), _rgb(b)
+    mean = (r1 + r2) / 2
+    dr, dg, db = r1 - r2, g1 - g2, b1 - b2
+    return float(((2 + mean / 256) * dr**2 + 4 * dg**2 + (2 + (255 - mean) / 256) * db**2) ** 0.5)
+
+
+def test_empire_builder_seat_colours_are_far_from_water_and_each_other() -> None:
+    from domain.empire_builder import render
+
+    # the old seat 1 (#1f77b4) was 77 from the rivers' blue: the bound below would catch it
+    assert _distance("#1f77b4", render.WATER[1]) < 150
+    for seat, colour in enumerate(render.PLAYER_COLOURS):
+        for water in render.WATER:
+            assert _distance(colour, water) >= 150, (seat, colour, water)
+    colours = render.PLAYER_COLOURS
+    for i, a in enumerate(colours):
+        for b in colours[i + 1 :]:
+            assert _distance(a, b) >= 120, (a, b)
+
+
+def test_empire_builder_city_names_are_readable_at_the_viewers_size() -> None:
+    from domain.empire_builder import render
+
+    svg = render.render()
+    sizes = [int(s) for s in re.findall(r'class="city-name"[^>]*font-size="(\d+)"', svg)]
+    assert len(sizes) == 66
+    # drawn about 0.75 of their size in the viewer: no label under 7.5 px there, majors 11
+    assert min(sizes) >= 10 and sizes.count(15) == 7
+
+
+def test_empire_builder_legend_gives_each_player_their_colour() -> None:
+    from domain.empire_builder import render
+
+    table = _mid_game(EMPIRE_BUILDER, 3)
+    drawn = EMPIRE_BUILDER.svg(named(EMPIRE_BUILDER.view(table.state, SPECTATOR), NAMES[:3]))
+    assert drawn is not None
+    swatches = re.findall(r'<rect class="legend" data-seat="(\d)"[^>]*fill="(#[0-9a-f]{6})"', drawn)
+    assert swatches == [(str(s), render.PLAYER_COLOURS[s]) for s in range(3)]
