@@ -246,9 +246,13 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
     side_panel(pic, x)
     pic.text(x, y, "Cargo Empire", font_size=20, font_weight="bold", text_anchor="start")
     status = f"{view.get('phase', '')} · round {view.get('round', 1)}/{view.get('rounds', '?')}"
-    status += f" · turn {view.get('turn', 0)}/{view.get('turns_per_round', '?')}"
+    # `turn` counts the turns of all seats together; turns_per_round is each seat's share
+    per = view.get("turns_per_round", 0) * len(view.get("players", []))
+    status += f" · turns played {view.get('turn', 0)}/{per or '?'}"
     pic.text(x, y + 20, status, font_size=12, text_anchor="start", fill="#444444")
-    y += 44
+    key = "key: blue dashed ring = port (Ships sail port to port) · L1-L3 = city level"
+    pic.text(x, y + 34, key, font_size=9.5, text_anchor="start", fill="#666666", class_="key")
+    y += 48
     current, winners = view.get("current"), set(view.get("winners") or [])
     scores = view.get("scores") or []
     for p in view.get("players", []):

@@ -277,6 +277,18 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
         pic.text(
             x + 4, y + 12, f"Out of the game: {len(removed)}", font_size=11, text_anchor="start"
         )
+        y += 18
+    # what the letters on the workers mean
+    pic.text(x + 4, y + 12, "Workers", font_size=13, font_weight="bold", text_anchor="start")
+    for i, (name, letter) in enumerate(_LETTER.items()):
+        pic.text(
+            x + 4 + (i % 2) * 110,
+            y + 30 + (i // 2) * 16,
+            f"{letter} = {name}",
+            font_size=11,
+            text_anchor="start",
+            class_="key",
+        )
 
 
 def _holding(

@@ -106,3 +106,25 @@ def test_empire_builder_legend_gives_each_player_their_colour() -> None:
     assert drawn is not None
     swatches = re.findall(r'<rect class="legend" data-seat="(\d)"[^>]*fill="(#[0-9a-f]{6})"', drawn)
     assert swatches == [(str(s), render.PLAYER_COLOURS[s]) for s in range(3)]
+
+
+def test_cargo_empire_says_turns_played_of_all_and_what_rings_mean() -> None:
+    from domain.cargo_empire import CARGO_EMPIRE
+
+    table = _mid_game(CARGO_EMPIRE, 2)
+    view = CARGO_EMPIRE.view(table.state, SPECTATOR)
+    drawn = CARGO_EMPIRE.svg(view)
+    assert drawn is not None
+    per = view["turns_per_round"] * 2
+    assert f"turns played {view['turn']}/{per}" in drawn  # never "turn 7/4"
+    assert "blue dashed ring = port" in drawn
+
+
+def test_cargo_says_what_the_worker_letters_mean() -> None:
+    from domain.jolly_cargo import JOLLY_CARGO
+
+    table = _mid_game(JOLLY_CARGO, 2)
+    drawn = JOLLY_CARGO.svg(JOLLY_CARGO.view(table.state, SPECTATOR))
+    assert drawn is not None
+    for key in ("D = dockhand", "B = burly", "M = mule", "E = elephant"):
+        assert key in drawn
