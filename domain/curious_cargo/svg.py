@@ -41,7 +41,7 @@ LANE = 30
 INK = {"red": "#d1362f", "teal": "#138f87"}
 BOARD_W = LANE + len(FILES) * CELL + LANE
 WIDTH = 2 * BOARD_W + 60
-HEIGHT = 60 + RANKS * CELL + 170
+HEIGHT = 60 + RANKS * CELL + 142
 
 
 def _attrs(attrs: dict[str, object]) -> str:
@@ -230,15 +230,18 @@ def _shipping_board(out: list[str], ox: int, p: Mapping[str, Any]) -> None:
                         **data,
                     )
                 )
-    storage = " | ".join(",".join(s) or "-" for s in p["storage"])
+    storage = " · ".join(
+        f"{i}: {', '.join(s) or 'empty'}" for i, s in enumerate(p["storage"], 1)
+    )
     tokens, splitters = p["tokens"], p["splitters"]
     # truck cards by name only where this view shows them; hidden ones as a count
-    cards = p["card_count"] if p.get("cards") is None else ", ".join(p["cards"]) or "-"
+    cards = p["card_count"] if p.get("cards") is None else ", ".join(p["cards"]) or "none"
     lines = [
-        f"tokens: construction {tokens['construction']}, trucking {tokens['trucking']}; "
-        f"splitters red {splitters['red']}, teal {splitters['teal']}",
-        f"hand: {', '.join(p['hand']) or '-'}; cards: {cards}",
-        f"storage: {storage}",
+        "circles: goods shipped (left, emptied) and received (right, filled)",
+        f"tokens: construction {tokens['construction']} · trucking {tokens['trucking']}"
+        f"; splitters: red {splitters['red']} · teal {splitters['teal']}",
+        f"tiles in hand: {', '.join(p['hand']) or 'none'}; truck cards: {cards}",
+        f"storage stacks: {storage}",
     ]
     for i, text in enumerate(lines):
         out.append(_el("text", text, x=ox, y=y0 + 64 + i * 16, font_size=11))

@@ -128,3 +128,13 @@ def test_cargo_says_what_the_worker_letters_mean() -> None:
     assert drawn is not None
     for key in ("D = dockhand", "B = burly", "M = mule", "E = elephant"):
         assert key in drawn
+
+
+def test_curious_cargo_panel_reads_as_words() -> None:
+    from domain.curious_cargo import CURIOUS_CARGO
+
+    table = _mid_game(CURIOUS_CARGO, 2)
+    drawn = CURIOUS_CARGO.svg(CURIOUS_CARGO.view(table.state, SPECTATOR))
+    assert drawn is not None
+    assert "storage: - | - | -" not in drawn and "storage stacks: 1: " in drawn
+    assert "circles: goods shipped" in drawn and "truck cards: " in drawn
