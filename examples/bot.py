@@ -1,9 +1,14 @@
-"""A bot that plays any game on a Manifest server through ``GET /legal``: whichever seat is to
-act picks one of its legal commands at random and sends it with ``expected_version``.
+"""A bot that plays any game on a Manifest server: it creates a game with one bot per seat and
+plays it to the end, printing its progress and the result.
 
-    python -m examples.bot http://127.0.0.1:8000 jolly-cargo --seats 3 [--delay 0.2]
+    .venv/bin/python -m examples.bot http://127.0.0.1:8000 jolly-cargo --seats 3 [--delay 0.2]
 
-It creates the game with one bot per seat and plays it to the end, printing the result.
+(from the repository's root: ``examples/`` is not in the installed package). Whichever seat is
+to act sends a command with ``expected_version``: for Empire Builder the scripted greedy player
+of ``domain/empire_builder/greedy.py`` picks it from the seat's own view (random play there
+runs thousands of turns without a winner), and the game gets a turn limit (``--turns``,
+default 40) after which the richest wins; for the other games one of ``GET /legal``'s commands
+at random.
 """
 
 from __future__ import annotations
@@ -11,8 +16,74 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
+from typing import Any
 
-from .client import ApiError, Created, GameDoc, ManifestClient
+from .client import JSON, ApiError, Created, GameDoc, ManifestClient
+
+#: (the seat's client, the game id, the seat) -> the command to send and the version it is for
+Chooser = Callable[[ManifestClient, str, int], tuple[JSON | None, int]]
+
+
+def random_chooser(rng: random.Random) -> Chooser:
+    def choose(me: ManifestClient, game_id: str, seat: int) -> tuple[JSON | None, int]:
+        legal = me.legal(game_id)
+        return (rng.choice(legal.commands) if legal.commands else None), legal.version
+
+    return choose
+
+
+def empire_builder_chooser() -> Chooser:
+    """The greedy player (one per seat, it keeps a plan), fed the state its seat's view shows."""
+    import msgspec
+
+    from domain.empire_builder.board import edge_key
+    from domain.empire_builder.greedy import GreedyBot
+    from domain.empire_builder.options import Options
+    from domain.empire_builder.state import Effect, Player, State, Turn
+
+    bots: dict[int, GreedyBot] = {}
+
+    def state_of(view: Any) -> State:
+        players = [
+            Player(
+                p["money"],
+                [c["id"] if c else -1 for c in p["cards"]],
+                list(p["loads"]),
+                p["train"],
+                p["speed"],
+                p["capacity"],
+                p["turns"],
+                p["debt"],
+                p["face"],
+                p["skip"],
+            )
+            for p in view["players"]
+        ]
+        tracks = enumerate(view["tracks"])
+        track = {edge_key(a, b): seat for seat, edges in tracks for a, b in edges}
+        return State(
+            seats=len(players),
+            options=msgspec.convert(view["options"], Options),
+            phase=view["phase"],
+            order=list(view["order"]),
+            players=players,
+            track=track,
+            deck=[],
+            discard=list(view["discard"]),
+            turn_number=view["turn_number"],
+            turn=msgspec.convert(view["turn"], Turn),
+            effects=[Effect(x["card"], x["drawer"], x["turns_left"]) for x in view["effects"]],
+            pending=list(view["pending"]),
+        )
+
+    def choose(me: ManifestClient, game_id: str, seat: int) -> tuple[JSON | None, int]:
+        doc = me.game(game_id)
+        command = bots.setdefault(seat, GreedyBot()).choose(state_of(doc.view), seat)
+        sent: JSON = msgspec.to_builtins(command)
+        return sent, doc.version
+
+    return choose
 
 
 def play(
@@ -22,25 +93,34 @@ def play(
     rng: random.Random | None = None,
     delay: float = 0.0,
     max_commands: int = 20_000,
+    chooser: Chooser | None = None,
+    say: Callable[[str], None] = lambda line: None,
+    every: int = 100,
 ) -> GameDoc:
-    """Play ``created`` (every seat held by this bot) to its end; returns the final document."""
+    """Play ``created`` (every seat held by this bot) to its end; returns the final document.
+    ``say`` is told the progress every ``every`` commands sent."""
     rng = rng or random.Random()
+    choose = chooser or random_chooser(rng)
     seats = [api.seat(created, s.seat) for s in created.seats]
+    sent = 0
     for _ in range(max_commands):
         doc = api.game(created.id)
         if doc.status == "finished":
             return doc
         if not doc.to_act:
             raise RuntimeError(f"game {created.id} is {doc.status} with nobody to act")
-        me = seats[rng.choice(doc.to_act)]
-        legal = me.legal(created.id)
-        if not legal.commands:
+        seat = rng.choice(doc.to_act)
+        command, version = choose(seats[seat], created.id, seat)
+        if command is None:
             continue  # the turn moved on between the two reads
         try:
-            me.command(created.id, rng.choice(legal.commands), expected_version=legal.version)
+            seats[seat].command(created.id, command, expected_version=version)
         except ApiError as error:
             if error.code != "version.conflict":
                 raise
+        sent += 1
+        if sent % every == 0:
+            say(f"{sent} commands sent, version {version + 1}, to act {doc.to_act}")
         if delay:
             time.sleep(delay)
     raise RuntimeError(f"game {created.id} did not end in {max_commands} commands")
@@ -53,11 +133,25 @@ def main() -> None:
     parser.add_argument("--seats", type=int, default=2)
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--turns", type=int, default=40, help="Empire Builder's turn limit")
     args = parser.parse_args()
+    rng = random.Random(args.seed)
+    options: JSON | None = None
+    chooser = None
+    if args.game == "empire-builder":
+        options, chooser = {"turn_limit": args.turns}, empire_builder_chooser()
     with ManifestClient(args.url) as api:
-        created = api.create(args.game, players=[f"bot{i}" for i in range(args.seats)])
-        print(f"game {created.id}: {args.url}/viewer/#/games/{created.id}")
-        doc = play(api, created, rng=random.Random(args.seed), delay=args.delay)
+        players = [f"bot{i}" for i in range(args.seats)]
+        created = api.create(args.game, players=players, options=options)
+        print(f"game {created.id}: {args.url}/viewer/#/games/{created.id}", flush=True)
+        doc = play(
+            api,
+            created,
+            rng=rng,
+            delay=args.delay,
+            chooser=chooser,
+            say=lambda line: print(line, flush=True),
+        )
         print(f"finished at version {doc.version}: {doc.result}")
 
 

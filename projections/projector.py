@@ -50,11 +50,18 @@ FAILURES = Counter(
     "Projection writes that failed (view, snapshots: after a commit; catchup: the worker)",
     ["stage"],
 )
+#: With several workers (multiprocess mode) /metrics shows the worst lag of the live workers and
+#: the sum of their pending games.
 LAG = Gauge(
     "manifest_projection_lag_seconds",
     "Age of the oldest change this process committed that its projection does not show yet",
+    multiprocess_mode="livemax",
 )
-PENDING = Gauge("manifest_projection_pending_games", "Games whose projection write is pending")
+PENDING = Gauge(
+    "manifest_projection_pending_games",
+    "Games whose projection write is pending",
+    multiprocess_mode="livesum",
+)
 
 #: Writers kept waiting for the next game once theirs is written (a move then hands its game
 #: to one of them instead of starting a task of its own).

@@ -14,5 +14,6 @@ its own layer or the layers after it. Beside the layers: :mod:`service.settings`
 configuration, read once at start), :mod:`service.problems` (the error every layer raises),
 :mod:`service.observability` (logs, metrics), :mod:`service.lru`, :mod:`service.collector` (the
 garbage collector's threshold), and the process entry points
-:mod:`service.cli` and :mod:`service.workers`.
+:mod:`service.cli` (with :mod:`service.terminal`, what it tells a person) and
+:mod:`service.workers`.
 """

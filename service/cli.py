@@ -13,6 +13,12 @@
 With no ``PG_DSN``, ``serve`` (and the others) start an embedded PostgreSQL in
 ``MANIFEST_DATA_DIR/postgres`` (the ``pgserver`` package) and use it, so one command works on a
 fresh machine. See :mod:`service.settings` for every setting.
+
+A mistake (an unknown game, a missing or malformed file, a port in use, a database that does
+not answer) is one line on standard error, ``manifest: ...``, and an exit status of its own
+(:data:`service.terminal.EXIT_CODES`), never a traceback. ``export``, ``audit``, ``verify``
+and ``rebuild`` draw a progress bar (rich) on standard error when it is a terminal, and
+nothing otherwise.
 """
 
 from __future__ import annotations
@@ -30,6 +36,18 @@ import msgspec
 import structlog
 
 from service.settings import Settings, SettingsError
+from service.terminal import (
+    EXIT_BAD_FILE,
+    EXIT_CODES,
+    EXIT_FILE,
+    EXIT_INTERRUPTED,
+    EXIT_NO_GAME,
+    EXIT_PORT,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    Bar,
+    Failure,
+)
 
 
 class Embedded:
@@ -95,11 +113,10 @@ def serve(args: argparse.Namespace) -> None:
     os.environ["PG_DSN"] = settings.pg_dsn or ""
     os.environ["MANIFEST_SIGNING_KEY_SOURCE"] = settings.signing_key_source
     if args.workers > 1 and not settings.redis_url:
-        print(
-            "manifest: several workers need REDIS_URL (in-process projections are per process)",
-            file=sys.stderr,
+        raise Failure(
+            EXIT_USAGE,
+            "several workers need REDIS_URL (in-process projections are per process)",
         )
-        sys.exit(2)
     # uvicorn shuts down on SIGTERM, restores the handler it found and raises the signal
     # again: make that handler an orderly exit, so the embedded PostgreSQL is stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -108,29 +125,40 @@ def serve(args: argparse.Namespace) -> None:
     from service.observability import configure_logging
 
     configure_logging(settings.log_level)
-    structlog.get_logger("manifest").info(
-        "manifest listening",
-        url=f"http://{_url_host(args.host)}:{args.port}",
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-    )
+    url = f"http://{_url_host(args.host)}:{args.port}"
+
+    def bound() -> None:  # the address is ours: only now say so
+        structlog.get_logger("manifest").info(
+            "manifest listening",
+            url=url,
+            viewer=f"{url}/viewer/",
+            api_docs=f"{url}/schema",
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+        )
+
     # uvicorn.run's arguments; several workers each listen on their own SO_REUSEPORT socket.
-    workers.serve(
-        "service.http.app:create_app",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        log_level="warning",
-        access_log=False,
-        # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
-        http="service.http.hardening:BoundedHttpToolsProtocol",
-        # X-Forwarded-For/-Proto name the client only when the peer is a proxy named in
-        # MANIFEST_TRUSTED_PROXIES (uvicorn's own default trusts 127.0.0.1 and its
-        # FORWARDED_ALLOW_IPS: every forged value from this host would be a quota bucket)
-        **proxy_options(settings.trusted_proxies),
-    )
+    try:
+        workers.serve(
+            "service.http.app:create_app",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            bound=bound,
+            log_level="warning",
+            access_log=False,
+            # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
+            http="service.http.hardening:BoundedHttpToolsProtocol",
+            # X-Forwarded-For/-Proto name the client only when the peer is a proxy named in
+            # MANIFEST_TRUSTED_PROXIES (uvicorn's own default trusts 127.0.0.1 and its
+            # FORWARDED_ALLOW_IPS: every forged value from this host would be a quota bucket)
+            **proxy_options(settings.trusted_proxies),
+        )
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise Failure(EXIT_PORT, f"cannot listen on {args.host}:{args.port}: {reason}") from None
 
 
 def proxy_options(trusted: tuple[str, ...]) -> dict[str, Any]:
@@ -171,11 +199,11 @@ async def _rebuild(settings: Settings) -> int:
     try:
         games = [g async for g in _all_games(manifest)]
         await projections.clear()
-        for done, game_id in enumerate(games, 1):
-            await manifest.projector.catch_up(game_id)
-            _progress(done, len(games))
-        if not games:
-            _progress(0, 0)
+        with Bar("rebuild (games)") as bar:
+            bar(0, len(games))
+            for done, game_id in enumerate(games, 1):
+                await manifest.projector.catch_up(game_id)
+                bar(done, len(games))
         return len(games)
     finally:
         await projections.close()
@@ -189,31 +217,49 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
     manifest, pool, projections = await build_manifest(settings)
     try:
         history = History.of(manifest)
-        if what == "audit":
-            return await history.audit(game_id)
-        return await history.export(game_id)
+        with Bar(f"{what} {game_id} (events)") as bar:
+            if what == "audit":
+                return await history.audit(game_id, progress=bar)
+            return await history.export(game_id, progress=bar)
     finally:
         await projections.close()
         await manifest.store.close_replica()
         await pool.close()
 
 
+def _read(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise Failure(EXIT_FILE, f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _json(path: str) -> Any:
+    try:
+        return msgspec.json.decode(_read(path))
+    except msgspec.DecodeError as error:
+        raise Failure(EXIT_BAD_FILE, f"{path} is not JSON: {error}") from None
+
+
 def _verify(path: str) -> dict[str, Any]:
     from service.audit.audit import verify_export
     from service.audit.exportfile import decode_export
 
-    return verify_export(decode_export(Path(path).read_bytes()))
+    raw = _read(path)
+    try:
+        exported = decode_export(raw)
+    except msgspec.ValidationError as error:
+        raise Failure(EXIT_BAD_FILE, f"{path} is not a Manifest export: {error}") from None
+    except msgspec.DecodeError as error:
+        raise Failure(EXIT_BAD_FILE, f"{path} is not JSON: {error}") from None
+    with Bar("verify (events)") as bar:
+        return verify_export(exported, bar)
 
 
 def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
     from service.audit.treeheads import verify_dispute
 
-    try:
-        documents = [msgspec.json.decode(Path(p).read_bytes()) for p in (path, keys)]
-    except (OSError, msgspec.DecodeError) as error:
-        detail = f"cannot read the files as JSON: {error}"
-        return {"ok": False, "checks": [{"check": "format", "ok": False, "detail": detail}]}
-    return verify_dispute(*documents)
+    return verify_dispute(_json(path), _json(keys))
 
 
 def _report(report: dict[str, Any]) -> None:
@@ -232,13 +278,6 @@ async def _all_games(manifest: Any) -> Any:
             if version > 0:
                 yield game_id
         cursor = page[-1][0]
-
-
-def _progress(done: int, total: int, width: int = 40) -> None:
-    filled = width if total == 0 else width * done // total
-    bar = "#" * filled + "-" * (width - filled)
-    end = "\n" if done >= total else ""
-    print(f"\rrebuild [{bar}] {done}/{total} games", end=end, file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -260,19 +299,50 @@ def main(argv: list[str] | None = None) -> None:
     dispute = sub.add_parser("verify-dispute", help="check a dispute file offline")
     dispute.add_argument("file")
     dispute.add_argument("--keys", required=True, help="the server's GET /v1/keys answer")
+    parser.epilog = "exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items())
     args = parser.parse_args(argv)
-    from service.audit.receipts import SigningKeyMissing
-
     try:
         _run(args)
-    except (SigningKeyMissing, SettingsError) as error:  # a bad setting or no key stops the start
-        print(f"manifest: {error}", file=sys.stderr)
-        sys.exit(2)
+    except Failure as failure:
+        print(f"manifest: {failure.message}", file=sys.stderr)
+        sys.exit(failure.status)
+    except KeyboardInterrupt:
+        print("manifest: interrupted", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
     finally:
         Embedded.stop()
 
 
 def _run(args: argparse.Namespace) -> None:
+    """:func:`_command`, with what goes wrong told in one line (:class:`Failure`)."""
+    import socket
+
+    from redis.exceptions import RedisError
+
+    from projections.store import StoreUnavailable
+    from service.audit.receipts import SigningKeyMissing
+    from service.problems import Problem
+
+    try:
+        _command(args)
+    except (SigningKeyMissing, SettingsError) as error:  # a bad setting or no key stops the start
+        raise Failure(EXIT_USAGE, str(error)) from None
+    except Problem as problem:
+        status = {404: EXIT_NO_GAME, 503: EXIT_UNAVAILABLE}.get(problem.status, EXIT_USAGE)
+        raise Failure(status, f"{problem.detail} ({problem.code})") from None
+    except (RedisError, StoreUnavailable) as error:
+        raise Failure(EXIT_UNAVAILABLE, f"Redis does not answer: {error}") from None
+    except (ConnectionError, socket.gaierror, TimeoutError) as error:  # asyncpg's connect
+        raise Failure(EXIT_UNAVAILABLE, f"PostgreSQL does not answer: {error}") from None
+    except Exception as error:
+        import asyncpg  # type: ignore[import-untyped]
+
+        if isinstance(error, asyncpg.PostgresError | asyncpg.InterfaceError):
+            raise Failure(EXIT_UNAVAILABLE, f"PostgreSQL refused: {error}") from None
+        raise
+
+
+def _command(args: argparse.Namespace) -> None:
     if args.command == "serve":
         serve(args)
     elif args.command == "verify":
@@ -289,15 +359,42 @@ def _run(args: argparse.Namespace) -> None:
 
         data = encode_export(exported)
         if args.output:
-            Path(args.output).write_bytes(data)
+            try:
+                Path(args.output).write_bytes(data)
+            except OSError as error:
+                reason = error.strerror or error
+                raise Failure(EXIT_FILE, f"cannot write {args.output}: {reason}") from None
+            events = len(exported.events)
+            print(f"exported {args.game_id} ({events} events) to {args.output}", file=sys.stderr)
         else:
             sys.stdout.buffer.write(data + b"\n")
     elif args.command == "migrate":
         applied = asyncio.run(_migrate(resolve_database(Settings.from_env())))
         print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
     else:
-        count = asyncio.run(_rebuild(resolve_database(Settings.from_env())))
-        print(f"rebuilt projections of {count} games")
+        settings = Settings.from_env()
+        if not settings.redis_url:
+            raise Failure(
+                EXIT_USAGE,
+                "rebuild needs REDIS_URL: without it each server keeps its projections in its "
+                "own memory and builds them from PostgreSQL as it starts; there is nothing to "
+                "rebuild",
+            )
+        count = asyncio.run(_rebuild(resolve_database(settings)))
+        print(
+            f"rebuilt projections of {count} games in Redis at {_redis_place(settings)} "
+            f"(key prefix {settings.redis_prefix!r}), from PostgreSQL"
+        )
+
+
+def _redis_place(settings: Settings) -> str:
+    """The Redis URL without its password."""
+    from urllib.parse import urlsplit
+
+    url = urlsplit(settings.redis_url or "")
+    host = url.hostname or ""
+    where = f"{_url_host(host)}:{url.port}" if url.port else _url_host(host)
+    return f"{url.scheme}://{where}{url.path}"
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import re
 import secrets
 import time
@@ -74,7 +75,21 @@ def _observers(method: str, route: str, status: int) -> tuple[Any, Any]:
     return REQUESTS.labels(method, route, str(status)), LATENCY.labels(route)
 
 
+#: The directory where every worker of ``manifest serve --workers N`` keeps its metrics
+#: (prometheus_client's multiprocess mode; :func:`service.workers.run` sets it).
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
 def metrics_body() -> tuple[bytes, str]:
+    """``/metrics``: this process's metrics, or — when several workers serve (multiprocess
+    mode) — every worker's, summed (counters, histograms), the highest lag and the pending
+    games of the live workers (gauges), so that one scrape sees the whole server."""
+    if os.environ.get(MULTIPROC_ENV):
+        from prometheus_client import CollectorRegistry, multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(), CONTENT_TYPE_LATEST
 
 

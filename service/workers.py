@@ -13,18 +13,23 @@ that listen by a hash of the connection's addresses — independent of which pro
 ``ss -ltn sport = :PORT`` lists one listening socket per serving worker (``bench.e2e`` waits for
 all of them before it connects). Linux ≥ 3.9; every worker runs under the same user.
 
-The supervisor binds the address first (also with ``SO_REUSEPORT``, never listening) so that a
-port in use fails at once, restarts a worker that dies, and on SIGTERM/SIGINT stops them all
-(each finishes its requests: uvicorn's graceful shutdown).
+The supervisor binds the address first (also with ``SO_REUSEPORT``, never listening, after a
+plain bind that fails if anything listens there) so that a port in use fails at once,
+restarts a worker that dies, and on SIGTERM/SIGINT stops them all (each finishes its
+requests: uvicorn's graceful shutdown).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
 
 #: Seconds a stopping worker gets for its graceful shutdown before it is killed.
@@ -44,6 +49,21 @@ def reuseport_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def plain_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port) with SO_REUSEADDR only, not listening: binding it
+    fails (``OSError``) when anything listens on the port — another Manifest's
+    ``SO_REUSEPORT`` workers included, which a ``SO_REUSEPORT`` bind would join instead."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def _worker(app: str, host: str, port: int, options: dict[str, Any]) -> None:
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
@@ -56,30 +76,83 @@ def _worker(app: str, host: str, port: int, options: dict[str, Any]) -> None:
         sys.exit(STARTUP_FAILURE)
 
 
-def serve(app: str, *, host: str, port: int, workers: int = 1, **options: Any) -> None:
-    """``uvicorn.run(app, host=..., port=..., workers=..., **options)``, except that several
-    workers each listen on their own socket (:func:`run`). ``options`` go to
-    ``uvicorn.Config`` (``factory``, ``log_level``, ``http``, ...)."""
+def serve(
+    app: str,
+    *,
+    host: str,
+    port: int,
+    workers: int = 1,
+    bound: Callable[[], None] = lambda: None,
+    **options: Any,
+) -> None:
+    """``uvicorn.run(app, host=..., port=..., workers=..., **options)``, except that the
+    address is bound first — ``OSError`` at once if it is taken, then ``bound()`` (where the
+    CLI says it listens) — and that several workers each listen on their own socket
+    (:func:`run`). ``options`` go to ``uvicorn.Config`` (``factory``, ``log_level``, ``http``,
+    ...)."""
     import uvicorn
-
-    if workers <= 1:
-        uvicorn.run(app, host=host, port=port, **options)
-    else:
-        run(app, host, port, workers, **options)
-
-
-def run(app: str, host: str, port: int, workers: int, **options: Any) -> None:
-    """Run ``workers`` processes serving ``app`` (an import string; ``options`` go to
-    ``uvicorn.Config``) on host:port until SIGTERM or SIGINT. A worker whose application fails
-    to start stops them all (exit status 3, as uvicorn's)."""
     from uvicorn.config import STARTUP_FAILURE
 
+    if workers > 1:
+        run(app, host, port, workers, bound=bound, **options)
+        return
+    sock = plain_socket(host, port)
+    bound()
+    server = uvicorn.Server(uvicorn.Config(app, **options))
     try:
-        holder = reuseport_socket(host, port)  # fails now if the port is taken
-    except OSError as error:
-        print(f"manifest: cannot listen on {host}:{port}: {error}", file=sys.stderr)
-        sys.exit(1)
+        server.run(sockets=[sock])  # listens once the application has started
+    finally:
+        sock.close()
+    if not server.started:  # the application did not start (its lifespan failed)
+        sys.exit(STARTUP_FAILURE)
+
+
+def _metrics_dir() -> tuple[str, bool]:
+    """Prometheus multiprocess mode for the workers: each writes its metrics to files in one
+    directory, and ``/metrics`` (any worker) sums them (:func:`service.observability.metrics_body`).
+    ``PROMETHEUS_MULTIPROC_DIR`` if set (emptied of an earlier run's files), else a new
+    temporary directory, removed at exit. Returns (directory, made here)."""
+    from service.observability import MULTIPROC_ENV
+
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        os.makedirs(given, exist_ok=True)
+        for name in os.listdir(given):
+            if name.endswith(".db"):
+                os.unlink(os.path.join(given, name))
+        return given, False
+    made = tempfile.mkdtemp(prefix="manifest-metrics-")
+    os.environ[MULTIPROC_ENV] = made  # the workers are spawned with this environment
+    return made, True
+
+
+def _forget_worker(pid: int | None) -> None:
+    """A dead worker's live gauges leave /metrics (its counters stay: they happened)."""
+    if pid is not None:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+def run(
+    app: str,
+    host: str,
+    port: int,
+    workers: int,
+    bound: Callable[[], None] = lambda: None,
+    **options: Any,
+) -> None:
+    """Run ``workers`` processes serving ``app`` (an import string; ``options`` go to
+    ``uvicorn.Config``) on host:port until SIGTERM or SIGINT: ``OSError`` at once if the port
+    is taken, else ``bound()``. A worker whose application fails to start stops them all (exit
+    status 3, as uvicorn's)."""
+    from uvicorn.config import STARTUP_FAILURE
+
+    plain_socket(host, port).close()  # taken, even by SO_REUSEPORT listeners: OSError now
+    holder = reuseport_socket(host, port)
     port = holder.getsockname()[1]
+    metrics_dir, made = _metrics_dir()
+    bound()
     context = multiprocessing.get_context("spawn")
     stopping = failed = False
 
@@ -105,6 +178,7 @@ def run(app: str, host: str, port: int, workers: int, **options: Any) -> None:
                     print(f"manifest: worker {proc.pid} failed to start", file=sys.stderr)
                     stopping = failed = True
                 elif not proc.is_alive() and not stopping:
+                    _forget_worker(proc.pid)
                     print(
                         f"manifest: worker {proc.pid} exited ({proc.exitcode}); starting another",
                         file=sys.stderr,
@@ -121,5 +195,7 @@ def run(app: str, host: str, port: int, workers: int, **options: Any) -> None:
                 proc.kill()
                 proc.join()
         holder.close()
+        if made:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
     if failed:
         sys.exit(STARTUP_FAILURE)

@@ -20,7 +20,7 @@ SHARED = [
     "service.lru",
     "service.collector",
 ]
-ENTRY = ["service.cli", "service.workers"]
+ENTRY = ["service.cli", "service.terminal", "service.workers"]
 
 
 def _module(path: Path) -> str:

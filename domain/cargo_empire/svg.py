@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from domain.kernel.svg import Picture, colour, seat_colour, side_panel
+from domain.kernel.svg import Picture, colour, seat_colour, seat_name, side_panel
 
 MAP_W = 640
 HEIGHT = 620
@@ -246,9 +246,13 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
     side_panel(pic, x)
     pic.text(x, y, "Cargo Empire", font_size=20, font_weight="bold", text_anchor="start")
     status = f"{view.get('phase', '')} · round {view.get('round', 1)}/{view.get('rounds', '?')}"
-    status += f" · turn {view.get('turn', 0)}/{view.get('turns_per_round', '?')}"
+    # `turn` counts the turns of all seats together; turns_per_round is each seat's share
+    per = view.get("turns_per_round", 0) * len(view.get("players", []))
+    status += f" · turns played {view.get('turn', 0)}/{per or '?'}"
     pic.text(x, y + 20, status, font_size=12, text_anchor="start", fill="#444444")
-    y += 44
+    key = "key: blue dashed ring = port (Ships sail port to port) · L1-L3 = city level"
+    pic.text(x, y + 34, key, font_size=9.5, text_anchor="start", fill="#666666", class_="key")
+    y += 48
     current, winners = view.get("current"), set(view.get("winners") or [])
     scores = view.get("scores") or []
     for p in view.get("players", []):
@@ -270,7 +274,7 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
         pic.add(
             "rect", x=x, y=y, width=14, height=14, rx=2, fill=seat_colour(seat), stroke="#1d1d1d"
         )
-        name = f"seat {seat}" + (" ★" if seat in winners else "")
+        name = seat_name(view, seat) + (" ★ winner" if seat in winners else "")
         pic.text(x + 22, y + 12, name, font_size=13, font_weight="bold", text_anchor="start")
         if seat < len(scores):
             pic.text(

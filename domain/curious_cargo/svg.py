@@ -15,6 +15,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from domain.kernel import SpectatorViewer
+from domain.kernel.svg import seat_name
 
 from .components import (
     COLOURS,
@@ -40,7 +41,7 @@ LANE = 30
 INK = {"red": "#d1362f", "teal": "#138f87"}
 BOARD_W = LANE + len(FILES) * CELL + LANE
 WIDTH = 2 * BOARD_W + 60
-HEIGHT = 60 + RANKS * CELL + 170
+HEIGHT = 60 + RANKS * CELL + 142
 
 
 def _attrs(attrs: dict[str, object]) -> str:
@@ -68,11 +69,11 @@ def _street_y(street: int) -> int:
     return 40 + (RANKS - street) * CELL
 
 
-def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any]) -> None:
+def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any], name: str) -> None:
     squares: Mapping[str, Mapping[str, Any]] = p["squares"]
     docks: Mapping[str, Mapping[str, Any]] = p["docks"]
     out.append(_open("g", data_seat=seat))
-    title = f"Seat {seat}: forklift {p['forklift']}, stars {p['stars']}, scaffolds {p['scaffolds']}"
+    title = f"{name}: forklift {p['forklift']}, stars {p['stars']}, scaffolds {p['scaffolds']}"
     out.append(_el("text", title, x=ox + LANE, y=24, font_size=14))
     for r in range(1, RANKS + 1):
         for f in FILES:
@@ -229,15 +230,18 @@ def _shipping_board(out: list[str], ox: int, p: Mapping[str, Any]) -> None:
                         **data,
                     )
                 )
-    storage = " | ".join(",".join(s) or "-" for s in p["storage"])
+    storage = " · ".join(
+        f"{i}: {', '.join(s) or 'empty'}" for i, s in enumerate(p["storage"], 1)
+    )
     tokens, splitters = p["tokens"], p["splitters"]
     # truck cards by name only where this view shows them; hidden ones as a count
-    cards = p["card_count"] if p.get("cards") is None else ", ".join(p["cards"]) or "-"
+    cards = p["card_count"] if p.get("cards") is None else ", ".join(p["cards"]) or "none"
     lines = [
-        f"tokens: construction {tokens['construction']}, trucking {tokens['trucking']}; "
-        f"splitters red {splitters['red']}, teal {splitters['teal']}",
-        f"hand: {', '.join(p['hand']) or '-'}; cards: {cards}",
-        f"storage: {storage}",
+        "circles: goods shipped (left, emptied) and received (right, filled)",
+        f"tokens: construction {tokens['construction']} · trucking {tokens['trucking']}"
+        f"; splitters: red {splitters['red']} · teal {splitters['teal']}",
+        f"tiles in hand: {', '.join(p['hand']) or 'none'}; truck cards: {cards}",
+        f"storage stacks: {storage}",
     ]
     for i, text in enumerate(lines):
         out.append(_el("text", text, x=ox, y=y0 + 64 + i * 16, font_size=11))
@@ -251,7 +255,8 @@ def svg(view: Mapping[str, Any]) -> str:
         _el("rect", width=WIDTH, height=HEIGHT, fill="#fff"),
     ]
     for p in view["players"]:
-        _board(out, 10 + p["seat"] * (BOARD_W + 40), p["seat"], p)
+        name = seat_name(view, p["seat"], unnamed="Seat {}")
+        _board(out, 10 + p["seat"] * (BOARD_W + 40), p["seat"], p, name)
     footer = (
         f"round {view['round']}, {view['phase']}; bag {view['bag_size']}, deck {view['deck_size']}"
     )

@@ -16,15 +16,23 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from domain.kernel.svg import seat_name
+
 from .board import MAJOR, MAP, MAP_HASH, MEDIUM, MOUNTAIN, SMALL, edge_ends
 
 SCALE = 22.0
-PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+#: Seat colours, each far from the water's blues (sea, rivers, inlets: WATER) and from the
+#: others; seat 1 was a blue (#1f77b4) that read as a river (tests/domain/test_seat_names.py).
+PLAYER_COLOURS = ("#d62728", "#e7298a", "#2ca02c", "#9467bd", "#ff7f0e", "#1a1a1a")
+#: City labels by the city's terrain: (font size, weight).
+CITY_LABEL = {MAJOR: (15, "bold"), MEDIUM: (11, "normal"), SMALL: (10, "normal")}
+#: The map's water: the sea, rivers, inlets.
+WATER = ("#dbe9f4", "#3a7bd5", "#7fb2e5")
 _WEST = min(lon for lon, _ in MAP.lonlat) - 0.6
 _NORTH = max(lat for _, lat in MAP.lonlat) + 0.6
 _COS = math.cos(math.radians(40.0))
@@ -52,12 +60,16 @@ def svg(view: Mapping[str, Any]) -> str | None:
     players = view["players"]
     trains = [(p["seat"], p["train"], p["loads"]) for p in players if p["train"] is not None]
     lines = [
-        f"Seat {p['seat']}: {p['money']}M, loads: {', '.join(p['loads']) or '-'}"
+        f"{seat_name(view, p['seat'], unnamed='Seat {}')}: {p['money']}M, "
+        f"loads: {', '.join(p['loads']) or '-'}"
         f"{'' if p['train'] is not None else ', train not placed'}"
         for p in players
     ]
     lines.append(f"phase {view['phase']}, turn {view['turn_number']}")
-    return _draw(sections, trains, lines)
+    if view["phase"] == "finished":  # the winners, by name, and why the game ended
+        won = " and ".join(seat_name(view, w) for w in view.get("winners", [])) or "nobody"
+        lines.append(f"won by {won} ({view.get('reason') or 'the end'})")
+    return _draw(sections, trains, lines, [p["seat"] for p in players])
 
 
 @functools.cache
@@ -68,7 +80,7 @@ def _layers() -> tuple[list[tuple[float, float]], float, float, str, str]:
     width = max(x for x, _ in xs) + 20
     map_height = max(y for _, y in xs) + 20
     under = [
-        f'<rect width="{width:.0f}" height="{map_height:.0f}" fill="#dbe9f4"/>',
+        f'<rect width="{width:.0f}" height="{map_height:.0f}" fill="{WATER[0]}"/>',
         '<g stroke="#f4efe1" stroke-width="15" stroke-linecap="round">',
     ]
     for a in range(MAP.size):
@@ -81,7 +93,7 @@ def _layers() -> tuple[list[tuple[float, float]], float, float, str, str]:
                 (x1, y1), (x2, y2) = xs[a], xs[b]
                 under.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
     under.append("</g>")
-    for key, colour in [(k, "#3a7bd5") for k in MAP.river] + [(k, "#7fb2e5") for k in MAP.inlet]:
+    for key, colour in [(k, WATER[1]) for k in MAP.river] + [(k, WATER[2]) for k in MAP.inlet]:
         a, b = edge_ends(key)
         (x1, y1), (x2, y2) = xs[a], xs[b]
         mx, my, dx, dy = (x1 + x2) / 2, (y1 + y2) / 2, (y2 - y1) / 2.5, (x1 - x2) / 2.5
@@ -105,9 +117,14 @@ def _layers() -> tuple[list[tuple[float, float]], float, float, str, str]:
         else:
             fill = "#f28c28" if MAP.terrain[city.mileposts[0]] == MEDIUM else "#f5d142"
             over.append(f'<circle cx="{x}" cy="{y}" r="5" fill="{fill}" stroke="#555"/>')
-        size = 11 if MAP.terrain[city.mileposts[0]] == MAJOR else 8
-        over.append(f'<text x="{x + 6}" y="{y - 6}" font-family="sans-serif" font-size="{size}"'
-                    f' fill="#222">{city.name}</text>')
+        # Readable where the viewer shows the map at ~0.75: majors 15 px bold, others 10-11 px,
+        # on a white halo over track and terrain.
+        terrain = MAP.terrain[city.mileposts[0]]
+        size, weight = CITY_LABEL.get(terrain, (10, "normal"))
+        over.append(f'<text class="city-name" x="{x + 6}" y="{y - 6}" font-family="sans-serif"'
+                    f' font-size="{size}" font-weight="{weight}" fill="#222" stroke="#fff"'
+                    f' stroke-width="3" stroke-opacity="0.85" paint-order="stroke">'
+                    f'{city.name}</text>')
     return xs, width, map_height, "\n".join(under), "\n".join(over)
 
 
@@ -115,9 +132,11 @@ def _draw(
     sections: Iterable[tuple[int, int, int]],
     trains: Iterable[tuple[int, int, list[str]]],
     lines: list[str],
+    keys: Sequence[int | None] = (),
 ) -> str:
     """The map, then track ``sections`` (seat, milepost, milepost), ``trains`` (seat, milepost,
-    loads) and text ``lines`` in a panel below the map."""
+    loads) and text ``lines`` in a panel below the map, each after a swatch of the colour of
+    the seat ``keys`` gives for it (the legend of the tracks and trains)."""
     xs, width, map_height, under, over = _layers()
     height = map_height + (16 * len(lines) + 10 if lines else 0)
     out = [
@@ -141,7 +160,14 @@ def _draw(
                        f' font-family="sans-serif" font-size="8" fill="#000">'
                        f"{escape(', '.join(loads))}</text>")
     for i, line in enumerate(lines):
-        out.append(f'<text class="panel" x="10" y="{map_height + 16 * (i + 1):.0f}"'
+        y = map_height + 16 * (i + 1)
+        key = keys[i] if i < len(keys) else None
+        x = 10 if key is None else 26
+        if key is not None:
+            out.append(f'<rect class="legend" data-seat="{key}" x="10" y="{y - 10:.0f}"'
+                       f' width="11" height="11" stroke="#000"'
+                       f' fill="{PLAYER_COLOURS[key % 6]}"/>')
+        out.append(f'<text class="panel" x="{x}" y="{y:.0f}"'
                    f' font-family="sans-serif" font-size="12" fill="#222">{escape(line)}</text>')
     out.append("</svg>\n")
     return "\n".join(out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.kernel.svg import Picture, colour, side_panel
+from domain.kernel.svg import Picture, colour, seat_name, side_panel
 
 from . import board
 from .pieces import kind
@@ -76,7 +76,7 @@ def _ships(pic: Picture, view: Mapping[str, Any]) -> None:
             stroke="#1d1d1d",
             stroke_width=2,
         )
-        label = ship["colour"] if seat is None else f"seat {seat}"
+        label = ship["colour"] if seat is None else seat_name(view, seat, 10)
         ink = "#1d1d1d" if ship["colour"] == "yellow" else "#ffffff"
         if side in ("N", "S"):
             pic.text(x + w / 2, y + h / 2 + 5, label, font_size=14, fill=ink)
@@ -241,7 +241,7 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
             fill=colour(p.get("colour")),
             stroke="#1d1d1d",
         )
-        name = f"seat {seat}" + (" ★" if seat in winners else "")
+        name = seat_name(view, seat) + (" ★ winner" if seat in winners else "")
         pic.text(x + 22, y + 12, name, font_size=13, font_weight="bold", text_anchor="start")
         pic.text(
             x + WIDTH - x - 20, y + 12, f"{p.get('score', 0)} pts", font_size=13, text_anchor="end"
@@ -269,13 +269,25 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
     y += 26
     held = view.get("held") or []
     if held:
-        text = ", ".join(f"{h['colour']} (seat {h['seat']})" for h in held)
+        text = ", ".join(f"{h['colour']} ({seat_name(view, h['seat'])})" for h in held)
         pic.text(x + 4, y + 12, f"Held: {text}", font_size=11, text_anchor="start")
         y += 18
     removed = view.get("removed") or []
     if removed:
         pic.text(
             x + 4, y + 12, f"Out of the game: {len(removed)}", font_size=11, text_anchor="start"
+        )
+        y += 18
+    # what the letters on the workers mean
+    pic.text(x + 4, y + 12, "Workers", font_size=13, font_weight="bold", text_anchor="start")
+    for i, (name, letter) in enumerate(_LETTER.items()):
+        pic.text(
+            x + 4 + (i % 2) * 110,
+            y + 30 + (i // 2) * 16,
+            f"{letter} = {name}",
+            font_size=11,
+            text_anchor="start",
+            class_="key",
         )
 
 

@@ -9,7 +9,7 @@ scripts can read a picture back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
@@ -94,6 +94,38 @@ def seat_colour(seat: int | None) -> str:
     if seat is None:
         return "#999999"
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+#: The key under which the service adds the players' names to a view it draws: a view holds no
+#: names (the lobby does), and a picture that has them says "ann" where it would say "seat 0".
+NAMES = "_names"
+
+
+def named(view: Mapping[str, Any], names: Sequence[str | None]) -> dict[str, Any]:
+    """``view`` with the players' names by seat, for :func:`seat_name`."""
+    return {**view, NAMES: list(names)}
+
+
+def seat_name(
+    view: Mapping[str, Any], seat: int, limit: int = 16, unnamed: str = "seat {}"
+) -> str:
+    """A seat's player's name as the picture shows it (at most ``limit`` characters), or
+    ``unnamed`` with the seat's number when the view carries no name for it.
+
+    >>> seat_name(named({}, ["ann", None, "a very long name indeed"]), 0)
+    'ann'
+    >>> seat_name(named({}, ["ann", None, "a very long name indeed"]), 1)
+    'seat 1'
+    >>> seat_name(named({}, ["ann", None, "a very long name indeed"]), 2)
+    'a very long nam…'
+    >>> seat_name({}, 3), seat_name({}, 3, unnamed="Seat {}")
+    ('seat 3', 'Seat 3')
+    """
+    names = view.get(NAMES) or []
+    name = names[seat] if 0 <= seat < len(names) else None
+    if not isinstance(name, str) or not name:
+        return unnamed.format(seat)
+    return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
 def side_panel(pic: Picture, x: float) -> None:

@@ -25,6 +25,7 @@ from service.application.answers import (
 from service.application.disputes import dispute_file, disputed
 from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
+from service.audit.adjudication import Progress
 from service.audit.audit import audit
 from service.audit.commitments import shown
 from service.audit.evidence import Evidence
@@ -150,13 +151,15 @@ class History:
             raise Problem(404, "game.not_found", f"no game {game_id}")
         return snapshot.row, snapshot.events, snapshot.commands, snapshot.seed
 
-    async def audit(self, game_id: str) -> dict[str, Any]:
+    async def audit(self, game_id: str, progress: Progress | None = None) -> dict[str, Any]:
         row, events, commands, seed = await self._material(game_id)
         keys = await self.manifest.keys(game_id)
         evidence = Evidence(game_id, events, commands, seed, row.head, keys.messages)
-        return audit(evidence)
+        return audit(evidence, progress)
 
-    async def export(self, game_id: str, token: str | None = None) -> ExportFile:
+    async def export(
+        self, game_id: str, token: str | None = None, progress: Progress | None = None
+    ) -> ExportFile:
         """The whole game as the caller may read it (``token``: a seat's; None: anyone's):
         the events' public forms, their data with what the caller may read in the clear and
         its openings, the commands redacted alike, and the seed once revealed."""
@@ -174,6 +177,8 @@ class History:
                 withheld.append(e.version)  # canonical form 1: the bytes hashed are not shown
             out.append(msgspec.structs.replace(e, data=data))
             openings += [Opening(e.version, o["path"], o["salt"]) for o in opened]
+            if progress is not None:  # manifest export's bar
+                progress(e.version, len(events))
         by_id = {e.command_id: e for e in out if e.command_id is not None}
         secret = secret_commands(events, rules, seat, finished)
         return ExportFile(

@@ -5,7 +5,7 @@ byte for byte; platform events are checked against their commands too."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -17,8 +17,11 @@ from service.audit.commitments import MESSAGE
 from service.audit.evidence import Case, canon
 from service.eventstore.records import StoredEvent
 
+#: Told (events done, events in all) as an audit goes (the CLI's progress bar).
+Progress = Callable[[int, int], None]
 
-def check_adjudication(case: Case) -> dict[str, Any]:
+
+def check_adjudication(case: Case, progress: Progress | None = None) -> dict[str, Any]:
     seed = case.adjudication_seed()
     if seed is None or len(seed) != 32:
         return {"ok": None, "reason": "the seed is not available (the game is still live)"}
@@ -46,6 +49,8 @@ def check_adjudication(case: Case) -> dict[str, Any]:
             case.problem(first.version, "adjudication", "adjudication.unfoldable", str(error))
             first_bad = first.version if first_bad is None else first_bad
             break
+        if progress is not None:
+            progress(group[-1].version, len(case.events))
     return {"ok": first_bad is None, "commands": commands_checked, "first_bad": first_bad}
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from service.audit.adjudication import check_adjudication
+from service.audit.adjudication import Progress, check_adjudication
 from service.audit.evidence import Case, Evidence
 from service.audit.exportfile import ExportFile
 from service.audit.openings import check_commitments
@@ -94,11 +94,14 @@ def check_seed(case: Case) -> dict[str, Any]:
     return out
 
 
-def audit(evidence: Evidence) -> dict[str, Any]:
-    """The audit report: each check's findings, every problem, and ``ok``."""
+def audit(evidence: Evidence, progress: Progress | None = None) -> dict[str, Any]:
+    """The audit report: each check's findings, every problem, and ``ok``. ``progress``
+    (``manifest audit``/``verify``'s bar) is told each event re-adjudicated, of how many."""
     case = Case(evidence)
+    if progress is not None:
+        progress(0, len(case.events))
     chain = check_chain(case)
-    adjudication = check_adjudication(case)
+    adjudication = check_adjudication(case, progress)
     seed = check_seed(case)
     commitments = check_commitments(case)
     ok = (
@@ -107,6 +110,8 @@ def audit(evidence: Evidence) -> dict[str, Any]:
         and seed["ok"] is not False
         and commitments["ok"] is not False
     )
+    if progress is not None:  # every event checked (a live game's are not re-adjudicated)
+        progress(len(case.events), len(case.events))
     return {
         "ok": bool(ok),
         "game": case.game_id,
@@ -119,7 +124,7 @@ def audit(evidence: Evidence) -> dict[str, Any]:
     }
 
 
-def verify_export(exported: ExportFile) -> dict[str, Any]:
+def verify_export(exported: ExportFile, progress: Progress | None = None) -> dict[str, Any]:
     """``manifest verify``: audit an exported file, with no database."""
     return audit(
         Evidence(
@@ -130,7 +135,8 @@ def verify_export(exported: ExportFile) -> dict[str, Any]:
             exported.game.head,
             openings=exported.openings,
             withheld=exported.withheld,
-        )
+        ),
+        progress,
     )
 
 

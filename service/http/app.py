@@ -2,7 +2,8 @@
 (:mod:`service.http.routes`, :mod:`service.http.pictures`), the application objects they are
 given (:mod:`service.http.services`, built by the lifespan), the middleware (access log, quotas,
 input hardening), problem JSON for every error (:mod:`service.http.errors`), and the OpenAPI
-document at ``/schema`` (:mod:`service.http.openapi`)."""
+document at ``/schema`` (:mod:`service.http.openapi`) with its page
+(:mod:`service.http.apidocs`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from projections.projector import Projector
 from projections.redis_store import RedisStore
@@ -27,7 +27,7 @@ from service.collector import tune_collector
 from service.eventstore.migrate import migrate
 from service.eventstore.rejections import Budget
 from service.eventstore.store import EventStore
-from service.http import openapi, pictures
+from service.http import apidocs, openapi, pictures
 from service.http.errors import exception_handlers
 from service.http.hardening import HardeningMiddleware
 from service.http.limits import QuotaMiddleware, Quotas
@@ -166,7 +166,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         return HardeningMiddleware(app, max_json_depth=settings.max_json_depth)
 
     app = Litestar(
-        route_handlers=[*ROUTES, *pictures.ROUTES],
+        route_handlers=[*ROUTES, *pictures.ROUTES, *apidocs.ROUTES],
         dependencies=services.dependencies(),
         before_request=pictures.negotiator(services),
         lifespan=[lifespan],
@@ -177,8 +177,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
             title="Manifest",
             version="1",
             description="Event-sourced server for four cargo board games. See docs/api.md.",
-            path="/schema",
-            render_plugins=[SwaggerRenderPlugin()],
+            path=apidocs.DOCS_PATH,
+            render_plugins=[apidocs.OfflineSwagger()],
         ),
         debug=False,
     )

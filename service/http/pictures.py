@@ -15,7 +15,7 @@ A picture shows exactly the view the JSON would: hidden things stay hidden.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
-from domain.kernel.svg import SVG_MEDIA_TYPE, notice
+from domain.kernel.svg import SVG_MEDIA_TYPE, named, notice
 from domain.registry import get_game
 from service.application.gameplay import Manifest
 from service.application.history import History
@@ -38,12 +38,13 @@ _GAME_PATH = "/v1/games/{game_id:str}"
 _REPLAY_PATH = "/v1/games/{game_id:str}/replay/{n:int}"
 
 
-def picture(game: str, view: Any, status: str) -> str:
-    """The SVG of one view of a ``game``; a notice while the game has no board yet."""
+def picture(game: str, view: Any, status: str, names: Sequence[str | None] = ()) -> str:
+    """The SVG of one view of a ``game``, its players called by their ``names`` (by seat); a
+    notice while the game has no board yet."""
     rules = get_game(game)
     if not view:
         return notice(rules.title, "waiting for players" if status == "open" else "no board")
-    svg = rules.svg(view)
+    svg = rules.svg(named(view, names) if names else view)
     if svg is None:
         raise Problem(406, "picture.unavailable", f"{game} has no board picture yet")
     return svg
@@ -59,7 +60,8 @@ def _svg(body: str) -> Response[bytes]:
 
 async def _board_now(manifest: Manifest, game_id: str, token: str | None) -> Response[bytes]:
     doc = msgspec.json.decode(await manifest.game_document(game_id, token))
-    return _svg(picture(doc["game"], doc.get("view"), doc.get("status", "")))
+    names = [s.get("name") for s in sorted(doc.get("seats") or [], key=lambda s: s["seat"])]
+    return _svg(picture(doc["game"], doc.get("view"), doc.get("status", ""), names))
 
 
 async def _board_at(history: History, game_id: str, n: int, token: str | None) -> Response[bytes]:
@@ -67,7 +69,7 @@ async def _board_at(history: History, game_id: str, n: int, token: str | None) -
     row = await history.store.get_game(game_id)
     if row is None:
         raise Problem(404, "game.not_found", f"no game {game_id}")
-    return _svg(picture(row.game, doc.view, doc.status))
+    return _svg(picture(row.game, doc.view, doc.status, row.players))
 
 
 @get(

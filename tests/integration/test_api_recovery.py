@@ -276,10 +276,8 @@ async def _flushed(server: ServerProcess) -> None:
             result = await asyncio.to_thread(server.run_cli, "rebuild")
             assert result.returncode == 0, result.stderr
             total = len(ids)
-            assert f"rebuilt projections of {total} games" in result.stdout
-            assert "rebuild [" in result.stderr
-            assert f"] {total}/{total} games" in result.stderr
-            assert "#" * 40 in result.stderr
+            assert f"rebuilt projections of {total} games in Redis at " in result.stdout
+            assert result.stderr == ""  # the bar is drawn on a terminal only (test_cli.py)
             _same_hashes(await _hashes(redis, server.prefix, ids), hashes)
             await asyncio.to_thread(server.start)
             assert await _snapshot(client, games) == snapshot

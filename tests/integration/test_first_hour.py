@@ -33,6 +33,9 @@ def test_serve_logs_the_address_it_listens_on(fresh_database: str, redis_url: st
     listening = [line for line in lines if line.get("event") == "manifest listening"]
     assert len(listening) == 1, lines
     assert listening[0]["url"] == proc.url
+    # where a person goes next: the viewer and the API docs (issue 29)
+    assert listening[0]["viewer"] == proc.url + "/viewer/"
+    assert listening[0]["api_docs"] == proc.url + "/schema"
     assert listening[0]["port"] == proc.port and listening[0]["level"] == "info"
 
 

@@ -14,6 +14,7 @@ import pytest
 from domain.curious_cargo import CURIOUS_CARGO
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.jolly_cargo import JOLLY_CARGO
+from domain.kernel.svg import named
 from service.http.pictures import picture, wants_svg
 from service.problems import Problem
 
@@ -95,7 +96,9 @@ async def _live(server: ServerProcess) -> None:
             expected = 0 if not view else len(view["crates"])
             assert len(classes(picture.text, "face-down")) == expected
             if view:
-                assert picture.text == JOLLY_CARGO.svg(view)
+                # the players called by name (issue 29)
+                assert picture.text == JOLLY_CARGO.svg(named(view, ["a", "b", "c"]))
+                assert ">a</text>" in picture.text and "seat 0" not in picture.text
             ET.fromstring(picture.text)
 
         # errors are problem documents, whatever the Accept header
@@ -206,7 +209,8 @@ def test_curious_cargo_and_empire_builder_pictures(server: ServerProcess) -> Non
                     picture = await client.get(base + "/board.svg", headers=headers)
                     assert picture.status_code == 200, (game, picture.text)
                     assert picture.headers["content-type"].startswith(SVG)
-                    assert picture.text == rules.svg(doc["view"])
+                    assert picture.text == rules.svg(named(doc["view"], ["a", "b"]))
+                    assert "a:" in picture.text and "eat 0" not in picture.text
                     negotiated = await client.get(base, headers={**headers, "Accept": SVG})
                     assert negotiated.text == picture.text
                     ET.fromstring(picture.text)

@@ -87,7 +87,7 @@ def test_a_port_in_use_stops_the_server_at_once(fresh_database: str, redis_url: 
         )
     finally:
         taken.close()
-    assert done.returncode == 1
+    assert done.returncode == 7  # service.cli.EXIT_PORT
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
 
 
@@ -117,3 +117,36 @@ def test_workers_that_cannot_start_stop_the_server(redis_url: str) -> None:
     )
     assert done.returncode == 3, done.stderr[-2000:]
     assert "failed to start" in done.stderr
+
+
+def _healthz_served(metrics: str) -> float:
+    """The count of answered ``GET /healthz`` in a /metrics body."""
+    prefix = 'manifest_http_requests_total{method="GET",route="/healthz",status="200"} '
+    return sum(
+        float(line[len(prefix) :]) for line in metrics.splitlines() if line.startswith(prefix)
+    )
+
+
+def test_metrics_sum_every_worker(server_two_workers: ServerProcess) -> None:
+    """Prometheus multiprocess mode (issue 29): one scrape of /metrics counts the requests of
+    both workers, not only those of the worker that answers the scrape."""
+    port = server_two_workers.port
+    _wait_listeners(port, 2)
+    scrape = server_two_workers.url + "/metrics"
+    before = _healthz_served(httpx.get(scrape, timeout=10).text)
+    clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(32)]
+    try:
+        for c in clients:  # one request per connection: the kernel spreads them over both
+            c.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        for c in clients:
+            assert c.recv(4096).startswith(b"HTTP/1.1 200")
+        spread = connections_by_process(port, _workers(server_two_workers))
+        assert len(spread) == 2, spread  # both workers answered some (all on one: 2^-31)
+    finally:
+        for c in clients:
+            c.close()
+    # every scrape, whichever worker answers it, sees all 32
+    for _ in range(4):
+        with httpx.Client(timeout=10) as fresh:  # a new connection: either worker
+            body = fresh.get(scrape).text
+        assert _healthz_served(body) == before + 32, body[-2000:]

@@ -116,8 +116,9 @@ def test_render_draws_tracks_and_trains_of_a_position(tmp_path: object) -> None:
     raw = json.dumps({"players": [{"cards": [0, 1, 2], "track": [[start, step]], "train": step},
                                   {"cards": [3, 4, 5]}]}).encode()
     svg = render.render_position(raw)
-    assert svg.count(render.PLAYER_COLOURS[0]) == 2  # one section, one train
-    assert render.PLAYER_COLOURS[1] not in svg
+    board = "\n".join(line for line in svg.splitlines() if 'class="legend"' not in line)
+    assert board.count(render.PLAYER_COLOURS[0]) == 2  # one section, one train
+    assert render.PLAYER_COLOURS[1] not in board  # (the legend names both seats' colours)
     assert svg.startswith("<svg") and svg.endswith("</svg>\n")
     out = Path(str(tmp_path)) / "game.svg"
     source = Path(str(tmp_path)) / "position.json"

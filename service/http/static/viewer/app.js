@@ -148,6 +148,46 @@ async function gamePage(id) {
   const disputeBox = h("div", { id: "dispute" });
   const disputeButton = h("button", { id: "dispute-open" }, "dispute file of this event");
   const viewer = token() ? "as the seat of the given token" : "as a spectator";
+  const players = h("div", { id: "players" });
+
+  // Who plays, and once the game is over its scores and winners (the game's `result`).
+  function showPlayers(result) {
+    const winners = new Set(result ? result.winners : []);
+    const head = ["seat", "player", ...(result ? ["score", ""] : [])];
+    const outcome = !result
+      ? null
+      : winners.size
+        ? `won by ${[...winners].map((w) => names.get(w) ?? `seat ${w}`).join(" and ")}`
+        : "no winner";
+    players.replaceChildren(
+      h(
+        "table",
+        { class: "players" },
+        h("thead", {}, h("tr", {}, head.map((t) => h("th", {}, t)))),
+        h(
+          "tbody",
+          {},
+          doc.seats.map((s) =>
+            h(
+              "tr",
+              { "data-seat": s.seat, class: winners.has(s.seat) ? "winner" : "" },
+              h("td", {}, String(s.seat)),
+              h("td", { class: "name" }, s.name ?? "open"),
+              ...(result
+                ? [
+                    h("td", { class: "score" }, String(result.scores[s.seat] ?? "")),
+                    h("td", {}, winners.has(s.seat) ? badge("winner", "ok") : ""),
+                  ]
+                : []),
+            ),
+          ),
+        ),
+      ),
+      outcome ? h("p", { id: "outcome" }, `Finished: ${outcome}.`) : "",
+    );
+    players.dataset.finished = String(Boolean(result));
+  }
+  showPlayers(doc.status === "finished" ? doc.result : null);
 
   app.replaceChildren(
     h(
@@ -158,8 +198,9 @@ async function gamePage(id) {
       h("span", { class: "id" }, id),
       statusBadge,
       auditBox,
-      h("span", { class: "muted" }, `${doc.seats.map((s) => s.name ?? "open").join(" · ")} — viewed ${viewer}`),
+      h("span", { class: "muted" }, `viewed ${viewer}`),
     ),
+    players,
     h(
       "div",
       { class: "layout" },
@@ -308,7 +349,10 @@ async function gamePage(id) {
           if (live.status !== doc.status) {
             doc.status = live.status;
             statusBadge.replaceChildren(badge(live.status));
-            if (live.status === "finished") showAudit();
+            if (live.status === "finished") {
+              showAudit();
+              showPlayers(live.result);
+            }
             else statusBadge.append(" ", badge("live", "live"));
           }
           await select(wasFollowing ? events.length : selected);
