@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.audit.merkle import Tree
@@ -12,6 +13,7 @@ from service.audit.receipts import Signer
 from service.audit.treeheads import CACHE_FROM, TreeCache, inclusion, verify_dispute
 from service.cli import _verify_dispute
 from service.eventstore.chain import link
+from service.terminal import EXIT_BAD_FILE, EXIT_FILE, Failure
 
 GAME = "0b0e4a8e-6a43-4b8a-9a51-7d6d1c2b9a11"
 
@@ -67,8 +69,13 @@ def test_a_genuine_dispute_verifies_and_garbage_does_not(tmp_path: Path) -> None
     genuine = _dispute(signer, hashes, 5)
     assert verify_dispute(genuine, {"keys": "none"})["ok"] is False
     assert verify_dispute({**genuine, "inclusion": {"path": 5}}, keys)["ok"] is False
-    # the CLI's reading: unreadable or non-JSON files are a failed check, not a traceback
+    # the CLI's reading: an unreadable or non-JSON file is a user's mistake, told in one line
+    # with its own exit status (service/terminal.py), never a traceback
     (tmp_path / "bad.json").write_text("{not json")
     (tmp_path / "keys.json").write_text("{}")
-    assert _verify_dispute(str(tmp_path / "bad.json"), str(tmp_path / "keys.json"))["ok"] is False
-    assert _verify_dispute(str(tmp_path / "missing"), str(tmp_path / "keys.json"))["ok"] is False
+    with pytest.raises(Failure) as bad:
+        _verify_dispute(str(tmp_path / "bad.json"), str(tmp_path / "keys.json"))
+    assert bad.value.status == EXIT_BAD_FILE
+    with pytest.raises(Failure) as missing:
+        _verify_dispute(str(tmp_path / "missing"), str(tmp_path / "keys.json"))
+    assert missing.value.status == EXIT_FILE
