@@ -96,8 +96,9 @@ def build_starts(state: State, seat: int) -> list[int]:
     if state.turn.major_starts < MAJOR_STARTS:
         own |= _MAJOR_MILEPOSTS
     else:  # the free zone of a major city own track reaches joins all its mileposts
-        own |= {x for m in own & _MAJOR_MILEPOSTS
-                for x in MAP.cities[MAP.city_at[m] or ""].mileposts}
+        own |= {
+            x for m in own & _MAJOR_MILEPOSTS for x in MAP.cities[MAP.city_at[m] or ""].mileposts
+        }
     return sorted(own)
 
 

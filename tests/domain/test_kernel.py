@@ -178,8 +178,11 @@ def test_a_question_from_a_seat_the_game_does_not_have_is_a_rule_error(game_id: 
     game = get_game(game_id)
     seats = max(game.min_seats, 2) if game.max_seats > 1 else 1
     table = LocalGame.new(game, bytes([5]) * 32, seats)
-    asked = [{"type": "auto_move", "toward": 0}, {"type": "plan", "to": 0},
-             {"type": "survey", "path": [0, 1]}]  # Empire Builder's; other games answer none
+    asked = [
+        {"type": "auto_move", "toward": 0},
+        {"type": "plan", "to": 0},
+        {"type": "survey", "path": [0, 1]},
+    ]  # Empire Builder's; other games answer none
     queries = [game.decode_query(q) for q in asked] if game.query_type else [None]
     for query in queries:
         for bad in (seats, seats + 3, -1):
