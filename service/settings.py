@@ -53,6 +53,9 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
 | ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
 | ``MANIFEST_AUDIT_CACHE`` | ``256`` | audit reports kept per process (one per game) |
+| ``MANIFEST_QUOTA_HEAVY`` | ``120`` | replays (``GET …/replay``) per minute per address |
+| ``MANIFEST_HEAVY_PER_CLIENT`` | ``2`` | heavy reads one address runs at once per process |
+| ``MANIFEST_HEAVY_PER_PROCESS`` | ``4`` | heavy reads running at once per process |
 """
 
 from __future__ import annotations
@@ -178,6 +181,10 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "quota_reads": ("MANIFEST_QUOTA_READS", "12000", _int(0, 10**9)),
     "rejected_cap": ("MANIFEST_REJECTED_CAP", "1000", _int(0, 10**9)),
     "audit_cache": ("MANIFEST_AUDIT_CACHE", "256", _int(0, 10**6)),
+    # heavy reads (whole replay, export, audit, dispute files): docs/api.md, "Limits"
+    "quota_heavy": ("MANIFEST_QUOTA_HEAVY", "120", _int(0, 10**9)),
+    "heavy_per_client": ("MANIFEST_HEAVY_PER_CLIENT", "2", _int(1, 10**6)),
+    "heavy_per_process": ("MANIFEST_HEAVY_PER_PROCESS", "4", _int(1, 10**6)),
 }
 
 
@@ -222,6 +229,9 @@ class Settings(msgspec.Struct, frozen=True):
     quota_reads: int = _default("quota_reads")
     rejected_cap: int = _default("rejected_cap")
     audit_cache: int = _default("audit_cache")
+    quota_heavy: int = _default("quota_heavy")
+    heavy_per_client: int = _default("heavy_per_client")
+    heavy_per_process: int = _default("heavy_per_process")
     signing_key_source: str = "database"
 
     @classmethod

@@ -1,6 +1,6 @@
 """The application objects the handlers work with, handed to them by litestar's dependency
-injection: a handler names ``manifest``, ``history``, ``audits`` or ``settings`` as a parameter and
-gets it (:meth:`Services.dependencies`, installed on the app by
+injection: a handler names ``manifest``, ``history``, ``audits``, ``heavy`` or ``settings`` as a
+parameter and gets it (:meth:`Services.dependencies`, installed on the app by
 :func:`service.http.app.create_app`).
 The caller's token is read from the request by :func:`token_of`: not a dependency, because
 litestar resolves two dependencies of one handler in an anyio task group (a task per
@@ -20,7 +20,9 @@ from litestar.di import Provide
 from service.application.auditcache import AuditCache
 from service.application.gameplay import Manifest
 from service.application.history import History
+from service.application.kept import Kept
 from service.application.tokens import bearer
+from service.http.bulkhead import Bulkhead, HeavyReads
 from service.settings import Settings
 
 
@@ -41,6 +43,7 @@ class Services:
         self._manifest: Manifest | None = None
         self._history: History | None = None
         self._audits: AuditCache | None = None
+        self._heavy: HeavyReads | None = None
 
     def start(self, manifest: Manifest) -> None:
         self._manifest = manifest
@@ -48,6 +51,12 @@ class Services:
         self._audits = AuditCache(
             self._history, self.settings.audit_cache, self.settings.rejected_cap
         )
+        bulkhead = Bulkhead(
+            self.settings.heavy_per_client,
+            self.settings.heavy_per_process,
+            self.settings.retry_after,
+        )
+        self._heavy = HeavyReads(self._history, Kept(self._history), self._audits, bulkhead)
 
     @property
     def started(self) -> Manifest | None:
@@ -69,6 +78,11 @@ class Services:
             raise NotStarted("the application has not started")
         return self._audits
 
+    def heavy(self) -> HeavyReads:
+        if self._heavy is None:
+            raise NotStarted("the application has not started")
+        return self._heavy
+
     def current_settings(self) -> Settings:
         return self.settings
 
@@ -78,5 +92,6 @@ class Services:
             "manifest": Provide(self.manifest, sync_to_thread=False),
             "history": Provide(self.history, sync_to_thread=False),
             "audits": Provide(self.audits, sync_to_thread=False),
+            "heavy": Provide(self.heavy, sync_to_thread=False),
             "settings": Provide(self.current_settings, sync_to_thread=False),
         }
