@@ -31,12 +31,19 @@ import hashlib
 import uuid
 from collections.abc import Awaitable, Callable
 
+from prometheus_client import Counter
+
 from service.application.auditcache import FINGERPRINT
 from service.application.history import History, ReplayPlan
 from service.audit.exportfile import encode_export
 from service.eventstore import kept
 from service.problems import Problem
 
+KEPT = Counter(
+    "manifest_kept_documents_total",
+    "Finished games' replays and exports: read back from kept_documents, or computed (and kept)",
+    ["kind", "outcome"],
+)
 #: the replay's line format (docs/api.md): part of every replay ETag
 REPLAY_FORMAT = "keyframes-1"
 
@@ -120,9 +127,11 @@ class Kept:
         pool = self.history.store.pool
         body = await kept.get(pool, plan.game_id, "replay", [kept.EVERYONE, plan.key], stamp)
         if body is not None:
+            KEPT.labels("replay", "read").inc()
             return body
         body, private = await self.history.replay_body(plan)
         self.computed += 1
+        KEPT.labels("replay", "computed").inc()
         await kept.put(
             pool, plan.game_id, "replay", plan.key if private else kept.EVERYONE, stamp, body
         )
@@ -148,6 +157,7 @@ class Kept:
         pool = self.history.store.pool
         body = await kept.get(pool, game_id, "export", [klass], fingerprint)
         if body is not None:
+            KEPT.labels("export", "read").inc()
             return body, True
 
         async def compute() -> bytes:
@@ -160,5 +170,6 @@ class Kept:
         after = await pool.fetchval(FINGERPRINT, uuid.UUID(game_id))
         same = after is not None and bytes(after) == fingerprint
         if same and finished:
+            KEPT.labels("export", "computed").inc()
             await kept.put(pool, game_id, "export", klass, fingerprint, body)
         return body, same

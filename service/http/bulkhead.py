@@ -23,12 +23,20 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from litestar import Request, Response
+from prometheus_client import Counter, Gauge
 
 from service.application.auditcache import AuditCache
 from service.application.history import History
 from service.application.kept import Kept
 from service.http.limits import client_of
 from service.problems import Problem
+
+REFUSED = Counter(
+    "manifest_heavy_reads_refused_total",
+    "Heavy reads refused at once: 429 (the client's cap), 503 (the process's)",
+    ["status"],
+)
+RUNNING = Gauge("manifest_heavy_reads_running", "Heavy reads running in this process")
 
 
 class Bulkhead:
@@ -47,6 +55,7 @@ class Bulkhead:
         mine = self._by_client.get(client, 0)
         if mine >= self.per_client:
             self.refused[429] += 1
+            REFUSED.labels("429").inc()
             problem = Problem(
                 429,
                 "rate.limited",
@@ -59,6 +68,7 @@ class Bulkhead:
             raise problem
         if self.running >= self.per_process:
             self.refused[503] += 1
+            REFUSED.labels("503").inc()
             problem = Problem(
                 503,
                 "service.unavailable",
@@ -68,11 +78,13 @@ class Bulkhead:
             problem.headers["Retry-After"] = str(self.retry_after)
             raise problem
         self.running += 1
+        RUNNING.inc()
         self._by_client[client] = mine + 1
         try:
             yield
         finally:
             self.running -= 1
+            RUNNING.dec()
             left = self._by_client[client] - 1
             if left:
                 self._by_client[client] = left

@@ -306,6 +306,10 @@ async def _caps(server: ServerProcess) -> None:
         finally:
             await lock.close()
         first, second = await held_a, await held_b
+        metrics = (await c.get("/metrics")).text
+        assert 'manifest_heavy_reads_refused_total{status="429"} 5.0' in metrics
+        assert 'manifest_heavy_reads_refused_total{status="503"} 4.0' in metrics
+        assert "manifest_heavy_reads_running 0.0" in metrics
         assert first.status_code == second.status_code == 200, (first.text, second.text)
         assert first.content.split(b"\n", 1)[1] == second.content
         # The heavy quota (6 a minute, and 2 were spent above): replays only.
