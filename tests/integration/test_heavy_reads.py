@@ -179,7 +179,7 @@ async def _finished(server: ServerProcess) -> None:
 
         async def get(path: str, token: str | None, **headers: str) -> httpx.Response:
             r = await client.get(base + path, headers={**auth(token), **headers})
-            assert r.status_code in (200, 304), (path, r.status_code, r.text[:300])
+            assert r.status_code in (200, 206, 304), (path, r.status_code, r.text[:300])
             return r
 
         first = {}
@@ -215,6 +215,12 @@ async def _finished(server: ServerProcess) -> None:
             assert (await get(path, tokens[0])).content == first[kind]
         replay = _lines(first["replay"])
         assert replay[-1]["event"]["data"]["text"] == SECRET and "view" in replay[-1]
+        # Pages and ranges of the kept replay are slices of it.
+        raw = first["replay"].splitlines(keepends=True)
+        page = await get("/replay?from=2&limit=3", tokens[0])
+        assert page.content == b"".join(raw[1:4])
+        part = await get("/replay", tokens[0], Range="bytes=10-19")
+        assert part.status_code == 206 and part.content == first["replay"][10:20]
 
         # No private talk: one replay for everyone.
         for who in (None, tokens_of(quiet)[0]):
