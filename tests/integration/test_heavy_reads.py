@@ -264,17 +264,15 @@ def _from(server: ServerProcess, address: str) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=server.url, timeout=60, transport=transport)
 
 
-async def _waiting_on_lock(server: ServerProcess, count: int) -> None:
-    async with _db(server) as conn:
+async def _running(server: ServerProcess, count: int) -> None:
+    """Wait until the server runs ``count`` heavy reads (its ``/metrics`` gauge)."""
+    async with server.async_client() as client:
         for _ in range(600):
-            waiting = await conn.fetchval(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                " AND datname = current_database()"
-            )
-            if waiting >= count:
+            metrics = (await client.get("/metrics")).text
+            if f"manifest_heavy_reads_running {count:.1f}" in metrics.splitlines():
                 return
             await asyncio.sleep(0.05)
-    raise AssertionError(f"{count} requests never waited on the lock")
+    raise AssertionError(f"{count} heavy reads never ran at once")
 
 
 async def _caps(server: ServerProcess) -> None:
@@ -295,14 +293,14 @@ async def _caps(server: ServerProcess) -> None:
             await tx.start()
             await lock.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
             held_a = asyncio.create_task(a.get(base + "/replay"))
-            await _waiting_on_lock(server, 1)
+            await _running(server, 1)
             for path in ("/replay", "/export", "/audit", "/audit/3", "/replay?from=2"):
                 r = await a.get(base + path)
                 body = assert_problem(r, 429, "rate.limited")
                 assert int(r.headers["retry-after"]) >= 1 and body["retry_after"] >= 1, path
             # another page: not the computation under way (the same one is shared, not run twice)
             held_b = asyncio.create_task(b.get(base + "/replay?from=2"))
-            await _waiting_on_lock(server, 2)
+            await _running(server, 2)
             for path in ("/replay", "/export", "/audit", "/audit/3"):
                 r = await c.get(base + path)
                 assert_problem(r, 503, "service.unavailable")
