@@ -174,8 +174,9 @@ class History:
         after = start - 1
         folded = 0
         while after < last:
+            # read KEYFRAME_EVERY at a time: decoding the rows is one slice of work too
             events = await self.store.read_history(
-                game_id, after=after, limit=min(500, last - after), through=last
+                game_id, after=after, limit=min(KEYFRAME_EVERY, last - after), through=last
             )
             if not events:
                 break
