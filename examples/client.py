@@ -234,6 +234,32 @@ class ManifestClient:
         doc: JSON = self._call("GET", f"/v1/games/{game_id}/replay/{n}")
         return doc
 
+    def replay(self, game_id: str, start: int = 1, limit: int | None = None) -> Iterator[JSON]:
+        """The replay's lines (docs/api.md, "Replay"): ``{"version", "event"}`` for every
+        event, plus ``"view"`` on keyframes (every 100th event and the game's last), read as
+        they arrive. ``start``/``limit``: a page of it."""
+        params: JSON = {"from": start} | ({} if limit is None else {"limit": limit})
+        with self.http.stream(
+            "GET", f"/v1/games/{game_id}/replay", headers=self._headers(), params=params
+        ) as r:
+            if r.status_code >= 400:
+                r.read()
+                raise ApiError(r.status_code, r.json())
+            for line in r.iter_lines():
+                if line:
+                    yield json.loads(line)
+
+    def view_at(self, game_id: str, n: int, lines: dict[int, JSON] | None = None) -> JSON:
+        """The view after event ``n``: a keyframe's, when ``lines`` (the replay's lines by
+        version) has one there, else asked of the server (``GET /replay/{n}``: the server folds;
+        a client never folds events itself)."""
+        line = None if lines is None else lines.get(n)
+        if line is not None and "view" in line:
+            view: JSON = line["view"]
+            return view
+        view = self.replay_at(game_id, n)["view"]
+        return view
+
     def events(self, game_id: str) -> Iterator[JSON]:
         after: int | None = 0
         while after is not None:

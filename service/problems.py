@@ -22,6 +22,7 @@ _TITLES = {
     409: "Conflict",
     413: "Request body too large",
     415: "Unsupported media type",
+    416: "Range not satisfiable",
     422: "Unprocessable command",
     429: "Too many requests",
     500: "Internal server error",

@@ -9,7 +9,9 @@ re-adjudicating a game (re-running ``decide`` for every command) is what it save
 against 300 ms for a 2,000-event game (``python -m bench.audit``). Reports are kept per game
 (an LRU of ``MANIFEST_AUDIT_CACHE`` games per process), concurrent requests for the same
 fingerprint wait for one computation, and the answer's ``ETag`` is the fingerprint: a client
-sending it in ``If-None-Match`` gets 304 without anything being computed.
+sending it in ``If-None-Match`` gets 304 without anything being computed. A finished game's
+report is also kept in PostgreSQL under its fingerprint (``migrations/0008_kept_documents.sql``),
+so another process, or this one after a restart, reads it instead of re-adjudicating.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 import msgspec
 
 from service.application.history import History
-from service.eventstore import rejections
+from service.eventstore import kept, rejections
 from service.lru import LRU
 from service.problems import Problem
 
@@ -43,6 +45,8 @@ SELECT sha256(convert_to(concat_ws('|',
 ), 'UTF8'))
   FROM games g WHERE g.id = $1
 """
+#: the same, for the documents keyed by it (:mod:`service.application.kept`)
+FINGERPRINT = _FINGERPRINT
 
 
 class AuditCache:
@@ -90,11 +94,22 @@ class AuditCache:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._running[key] = future
         try:
+            pool = self.history.store.pool
+            stored = await kept.get(pool, game_id, "audit", [kept.EVERYONE], fingerprint)
+            if stored is not None:  # a finished game's report, kept in PostgreSQL
+                report = msgspec.json.decode(stored, type=dict[str, Any])
+                self._reports.put(game_id, (fingerprint, report))
+                future.set_result(report)
+                return report
             report = await self.history.audit(game_id)
             self.computed += 1
             after = await self.history.store.pool.fetchval(_FINGERPRINT, uuid.UUID(game_id))
             if after is not None and bytes(after) == fingerprint:  # nothing moved meanwhile
                 self._reports.put(game_id, (fingerprint, report))
+                row = await self.history.store.get_game(game_id)
+                if row is not None and row.status == "finished":
+                    body = msgspec.json.encode(report)
+                    await kept.put(pool, game_id, "audit", kept.EVERYONE, fingerprint, body)
             future.set_result(report)
             return report
         except BaseException as error:

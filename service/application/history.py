@@ -5,6 +5,7 @@ nothing but replay snapshots."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
@@ -35,6 +36,35 @@ from service.eventstore.records import CommandRecord, GameRow, StoredEvent
 from service.problems import Problem
 
 MAX_PAGE = 1000
+#: A replay line carries the view after its event every KEYFRAME_EVERY events (and on the
+#: game's last event): docs/api.md, "Replay". The replay snapshots' spacing, so a page that
+#: starts after a keyframe seeks from a snapshot without folding.
+KEYFRAME_EVERY = SNAPSHOT_EVERY
+#: events folded (a view counts as KEYFRAME_EVERY) between two turns given to the event loop
+YIELD_EVERY = 16
+
+
+class ReplayPlan(msgspec.Struct, frozen=True):
+    """A replay as one caller reads it: the game's version and head when asked, the caller's
+    seat and document key, whether everything is shown (a finished game)."""
+
+    game_id: str
+    seat: int | None
+    key: str
+    everything: bool
+    finished: bool
+    version: int
+    head: bytes
+
+
+def _has_private_talk(lines: list[bytes]) -> bool:
+    """Whether a replay's lines hold a private table message (one not ``to`` everyone)."""
+    for raw in lines:
+        if b'"type":"table.message"' in raw:
+            data = msgspec.json.decode(raw)["event"]["data"]
+            if data.get("to") != "all":
+                return True
+    return False
 
 
 class History:
@@ -111,30 +141,73 @@ class History:
             folded=folded,
         )
 
-    async def replay_lines(self, game_id: str, token: str | None) -> AsyncIterator[bytes]:
-        """The whole game as NDJSON: one line per event, with the view after it."""
+    async def replay_plan(self, game_id: str, token: str | None) -> ReplayPlan:
+        """What ``GET /replay`` of ``game_id`` is for this caller: checks the caller (401, 403,
+        404) and names the state replayed, without reading a single event."""
         row, seat, viewer = await self._caller(game_id, token)
-        key = key_of(seat)
-        everything = viewer == AUDITOR
+        return ReplayPlan(
+            game_id=game_id,
+            seat=seat,
+            key=key_of(seat),
+            everything=viewer == AUDITOR,
+            finished=row.status == "finished",
+            version=row.version,
+            head=bytes(row.head),
+        )
+
+    async def replay_lines(
+        self, plan: ReplayPlan, start: int = 1, last: int | None = None
+    ) -> AsyncIterator[bytes]:
+        """Lines ``start``..``last`` (default: the plan's version) of the game's NDJSON replay
+        (docs/api.md, "Replay"): every line ``{"version", "event"}``, and the view after the
+        event (``"view"``) on the keyframes — every :data:`KEYFRAME_EVERY`-th event and the
+        game's last (``plan.version``). Folds cooperatively: the loop gets a turn after every
+        :data:`YIELD_EVERY` events, so a long replay is many small slices of work between which
+        commands are answered, never one blocking computation."""
+        game_id = plan.game_id
+        last = plan.version if last is None else min(last, plan.version)
+        if start > last:
+            return
         keys = await self.manifest.keys(game_id)
         table: Table | None = None
-        after = 0
-        while after < row.version:
+        if start > 1:  # from the snapshot at or below, folding at most 99 events
+            table, _ = await self.replayer.table_at(game_id, start - 1)
+        after = start - 1
+        folded = 0
+        while after < last:
+            # read KEYFRAME_EVERY at a time: decoding the rows is one slice of work too
             events = await self.store.read_history(
-                game_id, after=after, limit=500, through=row.version
+                game_id, after=after, limit=min(KEYFRAME_EVERY, last - after), through=last
             )
             if not events:
                 break
             for event in events:
                 table = fold_stream(table, [event], game_id)
-                doc = game_document(table, key, everything=everything)
-                line = {
+                line: dict[str, Any] = {
                     "version": event.version,
-                    "event": event_for(table.rules, event, seat, everything, keys),
-                    "view": doc["view"],
+                    "event": event_for(table.rules, event, plan.seat, plan.everything, keys),
                 }
+                if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:
+                    doc = game_document(table, plan.key, everything=plan.everything)
+                    line["view"] = doc["view"]
+                    folded += KEYFRAME_EVERY  # a view costs about as much as many folds
                 yield msgspec.json.encode(line) + b"\n"
+                folded += 1
+                if folded >= YIELD_EVERY:
+                    folded = 0
+                    await asyncio.sleep(0)  # let the loop answer what is waiting
             after = events[-1].version
+
+    async def replay_body(
+        self, plan: ReplayPlan, start: int = 1, last: int | None = None
+    ) -> tuple[bytes, bool]:
+        """Lines ``start``..``last`` as one body, and whether the game has private table talk
+        (then the lines depend on who reads them: :mod:`service.application.kept`)."""
+        parts: list[bytes] = []
+        async for line in self.replay_lines(plan, start, last):
+            parts.append(line)
+        body = b"".join(parts)
+        return body, b'"type":"table.message"' in body and _has_private_talk(parts)
 
     # --- audit -------------------------------------------------------------------------------
     async def _material(
@@ -155,7 +228,9 @@ class History:
         row, events, commands, seed = await self._material(game_id)
         keys = await self.manifest.keys(game_id)
         evidence = Evidence(game_id, events, commands, seed, row.head, keys.messages)
-        return audit(evidence, progress)
+        # Re-adjudicating is pure Python (~0.1 s for 1,600 events): in a thread, the loop keeps
+        # the GIL's turns (every 5 ms) instead of waiting for the whole of it (issue 25).
+        return await asyncio.to_thread(audit, evidence, progress)
 
     async def export(
         self, game_id: str, token: str | None = None, progress: Progress | None = None

@@ -150,6 +150,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             "messages": settings.quota_messages,
             "queries": settings.quota_queries,
             "audit": settings.quota_audit,
+            "heavy": settings.quota_heavy,
             "reads": settings.quota_reads,
             "streams": settings.quota_streams,
         }

@@ -12,6 +12,7 @@ the client (decided where the API text is silent, and documented in ``docs/api.m
 | ``queries`` | ``POST /v1/games/{id}/queries`` | the bearer token, else the address |
 | ``audit`` | ``GET /v1/games/{id}/audit``, ``/audit/{n}`` and ``/export`` | the client address |
 | ``streams`` | ``GET /v1/games/{id}/stream`` opened | the bearer token, else the address |
+| ``heavy`` | ``GET /v1/games/{id}/replay`` (the whole game, or a page of it) | the address |
 | ``reads`` | every other request (not ``/healthz``, ``/readyz``, ``/metrics``) | the address |
 
 Tokens key only the kinds whose handlers refuse a forged token (401), and only tokens this process
@@ -50,6 +51,7 @@ _KINDS = {
     "get_dispute": "audit",
     "get_export": "audit",
     "get_stream": "streams",  # opens; open streams are capped apart (service/http/streams.py)
+    "get_replay": "heavy",
 }
 _UNLIMITED = frozenset({"healthz", "readyz", "metrics"})
 _BY_TOKEN = frozenset({"commands", "messages", "queries", "streams"})

@@ -36,6 +36,7 @@ SVG = "image/svg+xml"
 REF = "#/components/schemas/{name}"
 
 _REASONS = {
+    206: "The byte range the Range header names (Content-Range says which)",
     304: "Not modified: the ETag sent in If-None-Match is current",
     400: "The request is malformed: bad bytes, JSON, types, names or parameters",
     401: "A token is missing or is not a token of this server",
@@ -46,8 +47,10 @@ _REASONS = {
     413: "The body is larger than MANIFEST_MAX_BODY",
     415: "A body not sent as Content-Type: application/json (or application/*+json), UTF-8 "
     "(code request.unsupported_media_type)",
+    416: "The Range header names no byte of the body (code request.range_not_satisfiable)",
     422: "The rules (or the lobby's) forbid it; the detail says why",
-    429: "Past this client's quota: retry after Retry-After seconds",
+    429: "Past this client's quota, or its heavy reads running at once: retry after "
+    "Retry-After seconds",
     503: "A dependency (PostgreSQL, Redis) is down, stalled or full, this game has too many "
     "writers waiting, or it kept changing while the command was decided: retry after "
     "Retry-After seconds (code service.unavailable). A command answered 503 may have been "
@@ -113,7 +116,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         "application/x-ndjson",
         None,
         "optional",
-        _TOKEN,
+        (*_TOKEN, 206, 304, 416),
     ),
     ("get", "/v1/games/{game_id}/audit"): (200, JSON, schemas.AuditReport, None, (304, 404)),
     ("get", "/v1/games/{game_id}/audit/{n}"): (
@@ -123,7 +126,13 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         "optional",
         _TOKEN,
     ),
-    ("get", "/v1/games/{game_id}/export"): (200, JSON, dict[str, Any], "optional", _TOKEN),
+    ("get", "/v1/games/{game_id}/export"): (
+        200,
+        JSON,
+        dict[str, Any],
+        "optional",
+        (*_TOKEN, 304),
+    ),
     ("post", "/v1/games/{game_id}/queries"): (
         200,
         JSON,
@@ -181,7 +190,9 @@ _RETRY_AFTER_503 = {
 }
 _ETAG = {
     "ETag": {
-        "description": "A fingerprint of the game's stored rows the report was computed from",
+        "description": "The answer's entity tag (for If-None-Match): of the audit and the "
+        "export, a fingerprint of the game's stored rows they were computed from; of the "
+        "replay, of the game's version and head, the caller and the page",
         "schema": {"type": "string"},
         "required": True,
     }
@@ -220,7 +231,19 @@ _LOCATION = {
     }
 }
 
-_ETAGGED = {("get", "/v1/games/{game_id}/audit"), ("get", "/v1/rules/{game}/assets/{name}")}
+_ETAGGED = {
+    ("get", "/v1/games/{game_id}/audit"),
+    ("get", "/v1/rules/{game}/assets/{name}"),
+    ("get", "/v1/games/{game_id}/replay"),
+    ("get", "/v1/games/{game_id}/export"),
+}
+_CONTENT_RANGE = {
+    "Content-Range": {
+        "description": "bytes FIRST-LAST/SIZE (on 206), bytes */SIZE (on 416)",
+        "schema": {"type": "string"},
+        "required": True,
+    }
+}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -276,6 +299,12 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             answer: dict[str, Any] = {"description": _REASONS[code]}
             if code == 304:
                 answer["headers"] = _ETAG
+            elif code == 206:
+                answer["content"] = {media: {"schema": body_schema}}
+                answer["headers"] = {**_ETAG, **_CONTENT_RANGE}
+            elif code == 416:
+                answer["content"] = problem
+                answer["headers"] = _CONTENT_RANGE
             else:
                 answer["content"] = problem
             if code == 429:

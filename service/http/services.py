@@ -1,7 +1,8 @@
 """The application objects the handlers work with, handed to them by litestar's dependency
 injection: a handler names ``manifest``, ``history``, ``audits``, ``streams`` (the history and
-the caps on open live streams) or ``settings`` as a parameter and gets it
-(:meth:`Services.dependencies`, installed on the app by :func:`service.http.app.create_app`).
+the caps on open live streams), ``heavy`` (the bulkheaded heavy reads) or ``settings`` as a
+parameter and gets it (:meth:`Services.dependencies`, installed on the app by
+:func:`service.http.app.create_app`).
 The caller's token is read from the request by :func:`token_of`: not a dependency, because
 litestar resolves two dependencies of one handler in an anyio task group (a task per
 dependency per request: ~8% of a worker's CPU under load, py-spy), and a handler needs one
@@ -20,7 +21,9 @@ from litestar.di import Provide
 from service.application.auditcache import AuditCache
 from service.application.gameplay import Manifest
 from service.application.history import History
+from service.application.kept import Kept
 from service.application.tokens import bearer
+from service.http.bulkhead import Bulkhead, HeavyReads
 from service.http.streams import LiveStreams, StreamCaps
 from service.settings import Settings
 
@@ -49,6 +52,7 @@ class Services:
             settings.streams_seat_reserve,
             settings.retry_after,
         )
+        self._heavy: HeavyReads | None = None
 
     def start(self, manifest: Manifest) -> None:
         self._manifest = manifest
@@ -57,6 +61,12 @@ class Services:
             self._history, self.settings.audit_cache, self.settings.rejected_cap
         )
         self._streams = LiveStreams(self._history, self.stream_caps)
+        bulkhead = Bulkhead(
+            self.settings.heavy_per_client,
+            self.settings.heavy_per_process,
+            self.settings.retry_after,
+        )
+        self._heavy = HeavyReads(self._history, Kept(self._history), self._audits, bulkhead)
 
     @property
     def started(self) -> Manifest | None:
@@ -83,6 +93,11 @@ class Services:
             raise NotStarted("the application has not started")
         return self._streams
 
+    def heavy(self) -> HeavyReads:
+        if self._heavy is None:
+            raise NotStarted("the application has not started")
+        return self._heavy
+
     def current_settings(self) -> Settings:
         return self.settings
 
@@ -93,5 +108,6 @@ class Services:
             "history": Provide(self.history, sync_to_thread=False),
             "audits": Provide(self.audits, sync_to_thread=False),
             "streams": Provide(self.streams, sync_to_thread=False),
+            "heavy": Provide(self.heavy, sync_to_thread=False),
             "settings": Provide(self.current_settings, sync_to_thread=False),
         }

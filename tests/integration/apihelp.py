@@ -238,3 +238,22 @@ def check_accepted(body: dict[str, Any], stored: list[StoredEvent], seat_no: int
     for event in body["events"]:
         row = by_version[event["version"]]
         assert event["data"] == seat_event_view(row, seat_no, finished), event
+
+
+#: the replay's keyframe spacing (docs/api.md, "Replay"), written out: a change of it is a
+#: change of the API, and should fail here
+KEYFRAME_EVERY = 100
+
+
+def check_replay_line(
+    line: dict[str, Any], n: int, version: int, table: Table, key: str = "spectator"
+) -> None:
+    """A line of ``GET /replay`` (docs/api.md, "Replay"): event ``n``; the view after it
+    exactly on the keyframes (every 100th event and the game's last, ``version``), equal to
+    the view folded from the stored events (a finished game: everything shown)."""
+    assert line["version"] == n
+    assert line["event"]["version"] == n
+    keyframe = n % KEYFRAME_EVERY == 0 or n == version
+    assert ("view" in line) == keyframe, (n, sorted(line))
+    if keyframe:
+        assert line["view"] == game_document(table, key, everything=True)["view"], n

@@ -11,10 +11,10 @@ import random
 import pytest
 
 from domain.empire_builder.board import MAP_BYTES, MAP_HASH
-from domain.platform.table import fold_stream, game_document
+from domain.platform.table import fold_stream
 from domain.registry import get_game
 
-from .apihelp import auth, pg
+from .apihelp import auth, check_replay_line, pg
 from .serverproc import ServerProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
@@ -114,9 +114,6 @@ async def _play(server: ServerProcess, seats: int) -> None:
             table = None
             for n, (line, event) in enumerate(zip(lines, events, strict=True), start=1):
                 table = fold_stream(table, [event], created["id"])
-                replayed = json.loads(line)
-                assert replayed["version"] == n
-                expected = game_document(table, "spectator", everything=True)["view"]
-                assert replayed["view"] == expected
+                check_replay_line(json.loads(line), n, version, table)
         assert table is not None
         assert get_game(GAME).outcome(table.state) is not None

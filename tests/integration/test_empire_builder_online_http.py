@@ -13,10 +13,10 @@ import pytest
 
 from domain.empire_builder.board import MAP
 from domain.empire_builder.cards import EVENTS
-from domain.platform.table import fold_stream, game_document
+from domain.platform.table import fold_stream
 from domain.registry import get_game
 
-from .apihelp import assert_problem, auth, pg
+from .apihelp import assert_problem, auth, check_replay_line, pg
 from .serverproc import ServerProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
@@ -125,8 +125,5 @@ async def _play(server: ServerProcess) -> None:
             table = None
             for k, (line, event) in enumerate(zip(lines, stored, strict=True), start=1):
                 table = fold_stream(table, [event], created["id"])
-                replayed = json.loads(line)
-                assert replayed["version"] == k
-                expected = game_document(table, "spectator", everything=True)["view"]
-                assert replayed["view"] == expected
+                check_replay_line(json.loads(line), k, version, table)
         assert table is not None and get_game(GAME).outcome(table.state) is not None

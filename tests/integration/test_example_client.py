@@ -38,6 +38,14 @@ def test_bot_plays_a_whole_game_through_the_client(
         events = list(api.events(created.id))
         assert [e["version"] for e in events] == list(range(1, done.version + 1))
         assert api.replay_at(created.id, done.version)["view"] == done.view
+        # the replay's lines: every event once, views on keyframes; view_at uses them or asks
+        lines = {line["version"]: line for line in api.replay(created.id)}
+        assert [lines[v]["event"] for v in sorted(lines)] == events
+        assert "view" in lines[done.version] and "view" not in lines[done.version - 1]
+        for n in {1, done.version // 2, done.version - 1, done.version}:
+            assert api.view_at(created.id, n, lines) == api.replay_at(created.id, n)["view"]
+        page = list(api.replay(created.id, start=2, limit=3))
+        assert page == [lines[2], lines[3], lines[4]]
         root = ET.fromstring(api.board_svg(created.id))
         assert root.tag.endswith("svg")
         listed = api.games(game=game, status="finished")

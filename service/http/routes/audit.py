@@ -1,5 +1,6 @@
 """Checking a game: the audit report (cached, with an ``ETag``), the dispute file of one event,
-the export file for ``manifest verify``, and the server's public keys."""
+the export file for ``manifest verify`` (with an ``ETag``; kept once the game is over), and the
+server's public keys. All but the keys are heavy reads (:mod:`service.http.bulkhead`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
-from service.application.auditcache import AuditCache
 from service.application.gameplay import Manifest
-from service.application.history import History
-from service.audit.exportfile import encode_export
 from service.audit.receipts import published_keys
+from service.http.bulkhead import HeavyReads, not_modified
 from service.http.schemas import DisputeFile, Keys
 from service.http.services import token_of
 
@@ -22,14 +21,15 @@ JSON = "application/json"
 
 @get("/v1/games/{game_id:str}/audit", summary="Verify the chain, re-adjudicate, check the seed")
 async def get_audit(
-    request: Request[Any, Any, Any], game_id: FromPath[str], audits: NamedDependency[AuditCache]
+    request: Request[Any, Any, Any], game_id: FromPath[str], heavy: NamedDependency[HeavyReads]
 ) -> Response[bytes]:
-    etag, fingerprint, unrecorded = await audits.state(game_id)
-    headers = {"etag": etag, "cache-control": "no-cache"}
-    sent = request.headers.get("if-none-match", "")
-    if sent.strip() == "*" or etag in (t.strip().removeprefix("W/") for t in sent.split(",")):
-        return Response(content=b"", status_code=304, headers=headers)
-    body = await audits.report(game_id, fingerprint, unrecorded)
+    audits = heavy.audits
+    async with heavy.slot(request, "audit"):  # the fingerprint reads every row of the game
+        etag, fingerprint, unrecorded = await audits.state(game_id)
+        headers = {"etag": etag, "cache-control": "no-cache"}
+        if not_modified(request, etag):
+            return Response(content=b"", status_code=304, headers=headers)
+        body = await audits.report(game_id, fingerprint, unrecorded)
     return Response(content=body, media_type=JSON, headers=headers)
 
 
@@ -37,10 +37,11 @@ async def get_audit(
 async def get_dispute(
     game_id: FromPath[str],
     n: FromPath[int],
-    history: NamedDependency[History],
+    heavy: NamedDependency[HeavyReads],
     request: Request[Any, Any, Any],
 ) -> DisputeFile:
-    return await history.dispute(game_id, n, token_of(request))
+    async with heavy.slot(request, "dispute file"):
+        return await heavy.history.dispute(game_id, n, token_of(request))
 
 
 @get(
@@ -48,11 +49,19 @@ async def get_dispute(
     summary="The whole game as one file for `manifest verify` (redacted for the caller)",
 )
 async def get_export(
-    game_id: FromPath[str], history: NamedDependency[History], request: Request[Any, Any, Any]
+    game_id: FromPath[str], heavy: NamedDependency[HeavyReads], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
-    exported = await history.export(game_id, token_of(request))
-    # the bytes `manifest export` writes: hashes and seed in hex, as everywhere in the API
-    return Response(content=encode_export(exported), media_type=JSON)
+    token = token_of(request)
+    async with heavy.slot(request, "export"):  # the fingerprint reads every row of the game
+        klass, etag, fingerprint = await heavy.kept.export_tag(game_id, token)
+        headers = {"etag": etag, "cache-control": "no-cache", "vary": "Authorization"}
+        if not_modified(request, etag):
+            return Response(content=b"", status_code=304, headers=headers)
+        # the bytes `manifest export` writes: hashes and seed in hex, as everywhere in the API
+        body, tagged = await heavy.kept.export(game_id, token, klass, fingerprint)
+    if not tagged:  # the rows moved while it was computed: these bytes are of no one state
+        headers = {"cache-control": "no-cache", "vary": "Authorization"}
+    return Response(content=body, media_type=JSON, headers=headers)
 
 
 @get("/v1/keys", summary="The server's public key(s) for checking receipts")

@@ -1,28 +1,33 @@
-"""A game's past: its events page by page, the view after any event, the whole game as NDJSON,
-and the live stream of the caller's view (Server-Sent Events; capped per client and per
-process: :mod:`service.http.streams`)."""
+"""A game's past: its events page by page, the view after any event, the whole game as NDJSON
+(a heavy read: :mod:`service.http.bulkhead`; kept once the game is over,
+:mod:`service.application.kept`), and the live stream of the caller's view (Server-Sent
+Events; capped per client and per process: :mod:`service.http.streams`)."""
 
 from __future__ import annotations
 
 import asyncio
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import structlog
-from litestar import Request, get
+from litestar import Request, Response, get
 from litestar.di import NamedDependency
-from litestar.params import FromPath, Parameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
+from litestar.params import FromPath, Parameter, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from projections.store import StoreUnavailable
 from service.application.history import History
+from service.application.kept import replay_etag
+from service.http.bulkhead import HeavyReads, not_modified, ranged
 from service.http.schemas import EventsPage, ReplayView
 from service.http.services import token_of
 from service.http.streams import LiveStreams
 
 log = structlog.get_logger("manifest")
+
+NDJSON = "application/x-ndjson"
 
 
 @get("/v1/games/{game_id:str}/events", summary="The game's events (redacted while it is live)")
@@ -46,20 +51,30 @@ async def get_replay_at(
     return await history.replay(game_id, token_of(request), n)
 
 
-@get("/v1/games/{game_id:str}/replay", summary="The whole game as NDJSON, one line per event")
+@get(
+    "/v1/games/{game_id:str}/replay",
+    summary="The whole game (or a page of it) as NDJSON: every event, and a view every 100",
+)
 async def get_replay(
-    game_id: FromPath[str], history: NamedDependency[History], request: Request[Any, Any, Any]
-) -> Stream:
-    lines = history.replay_lines(game_id, token_of(request))
-    first = await anext(lines, None)  # errors (unknown game, bad token) before the 200 starts
-
-    async def body() -> AsyncIterator[bytes]:
-        if first is not None:
-            yield first
-            async for line in lines:
-                yield line
-
-    return Stream(body(), media_type="application/x-ndjson")
+    game_id: FromPath[str],
+    heavy: NamedDependency[HeavyReads],
+    request: Request[Any, Any, Any],
+    start: Annotated[int, QueryParameter(name="from", ge=1, le=2**31 - 1)] = 1,
+    limit: int | None = Parameter(default=None, ge=1, le=2**31 - 1),
+) -> Response[bytes]:
+    plan = await heavy.history.replay_plan(game_id, token_of(request))  # 401/403/404 first
+    etag = replay_etag(plan, start, limit)
+    headers = {
+        "etag": etag,
+        "cache-control": "no-cache",
+        "vary": "Authorization",
+        "accept-ranges": "bytes",
+    }
+    if not_modified(request, etag):  # from the game's row alone: no slot, no event read
+        return Response(content=b"", status_code=304, headers=headers)
+    async with heavy.slot(request, "replay"):
+        body = await heavy.kept.replay(plan, start, limit)
+    return ranged(request, body, NDJSON, headers)
 
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")

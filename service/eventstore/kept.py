@@ -1,0 +1,41 @@
+"""Kept documents (``migrations/0008_kept_documents.sql``): a finished game's whole replay,
+export and audit report, stored once as the bytes served, each with the stamp of what it was
+computed from. A cache in PostgreSQL (shared by every process and instance, surviving
+restarts), not evidence: rows may be deleted at any time."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg  # type: ignore[import-untyped]
+
+#: the class of a document every caller reads alike
+EVERYONE = "all"
+
+_GET = """
+SELECT class, body FROM kept_documents
+ WHERE game_id = $1 AND kind = $2 AND class = ANY($3::text[]) AND stamp = $4
+"""
+
+_PUT = """
+INSERT INTO kept_documents (game_id, kind, class, stamp, body) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (game_id, kind, class)
+DO UPDATE SET stamp = EXCLUDED.stamp, body = EXCLUDED.body, kept_at = now()
+"""
+
+
+async def get(
+    pool: asyncpg.Pool, game_id: str, kind: str, classes: list[str], stamp: bytes
+) -> bytes | None:
+    """The kept body of ``kind`` for the first of ``classes`` kept under ``stamp`` (None:
+    none is)."""
+    rows = await pool.fetch(_GET, uuid.UUID(game_id), kind, classes, stamp)
+    by_class = {r["class"]: bytes(r["body"]) for r in rows}
+    return next((by_class[c] for c in classes if c in by_class), None)
+
+
+async def put(
+    pool: asyncpg.Pool, game_id: str, kind: str, klass: str, stamp: bytes, body: bytes
+) -> None:
+    """Keep ``body`` (replacing what was kept for the same game, kind and class)."""
+    await pool.execute(_PUT, uuid.UUID(game_id), kind, klass, stamp, body)
