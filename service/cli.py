@@ -147,6 +147,7 @@ def serve(args: argparse.Namespace) -> None:
             port=args.port,
             workers=args.workers,
             bound=bound,
+            metrics=settings.metrics_dir,
             log_level="warning",
             access_log=False,
             # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
