@@ -66,14 +66,20 @@ def resolve_database(settings: Settings) -> Settings:
     """Settings with ``pg_dsn`` set, starting the embedded PostgreSQL when none is configured."""
     if settings.pg_dsn:
         return settings
-    import pgserver
+    import warnings
 
     directory = (settings.data_dir / "postgres").resolve()
     directory.mkdir(parents=True, exist_ok=True)
     _forget_dead_holders(directory)
-    server: Any = pgserver.get_server(  # type: ignore[attr-defined]
-        directory, cleanup_mode="stop"
-    )
+    with warnings.catch_warnings():
+        # platformdirs (under pgserver) warns in two lines, with a source line, that
+        # XDG_RUNTIME_DIR is unset (as under sudo, cron, a container): noise, not a problem
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        import pgserver
+
+        server: Any = pgserver.get_server(  # type: ignore[attr-defined]
+            directory, cleanup_mode="stop"
+        )
     Embedded.server = server
     print(f"manifest: embedded PostgreSQL in {directory}", file=sys.stderr)
     return msgspec.structs.replace(settings, pg_dsn=server.get_uri())
@@ -147,6 +153,7 @@ def serve(args: argparse.Namespace) -> None:
             port=args.port,
             workers=args.workers,
             bound=bound,
+            metrics=settings.metrics_dir,
             log_level="warning",
             access_log=False,
             # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import re
 import secrets
 import time
@@ -75,20 +74,32 @@ def _observers(method: str, route: str, status: int) -> tuple[Any, Any]:
     return REQUESTS.labels(method, route, str(status)), LATENCY.labels(route)
 
 
-#: The directory where every worker of ``manifest serve --workers N`` keeps its metrics
-#: (prometheus_client's multiprocess mode; :func:`service.workers.run` sets it).
+#: The variable prometheus_client reads for multiprocess mode (``Settings.metrics_dir``).
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+class _Metrics:
+    #: Where every worker of ``manifest serve --workers N`` keeps its metrics (multiprocess
+    #: mode: :func:`service.workers.run` makes it), or None: one process, its own registry.
+    directory: str | None = None
+
+
+def configure_metrics(directory: str | None) -> None:
+    """Called by each worker's app with ``Settings.metrics_dir``."""
+    _Metrics.directory = directory
 
 
 def metrics_body() -> tuple[bytes, str]:
     """``/metrics``: this process's metrics, or — when several workers serve (multiprocess
     mode) — every worker's, summed (counters, histograms), the highest lag and the pending
     games of the live workers (gauges), so that one scrape sees the whole server."""
-    if os.environ.get(MULTIPROC_ENV):
+    if _Metrics.directory:
         from prometheus_client import CollectorRegistry, multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        multiprocess.MultiProcessCollector(  # type: ignore[no-untyped-call]
+            registry, path=_Metrics.directory
+        )
         return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(), CONTENT_TYPE_LATEST
 

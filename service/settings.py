@@ -183,6 +183,8 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "max_body": ("MANIFEST_MAX_BODY", "65536", _int(1024, 64 * 1024 * 1024)),
     "pg_pool": ("MANIFEST_PG_POOL", "20", _int(2, 1000)),
     "log_level": ("MANIFEST_LOG_LEVEL", "info", _level),
+    # prometheus_client's own variable: where several workers keep their metrics
+    "metrics_dir": ("PROMETHEUS_MULTIPROC_DIR", "", _text),
     "access_log": ("MANIFEST_ACCESS_LOG", "1", _bool),
     "catchup_seconds": ("MANIFEST_CATCHUP_SECONDS", "5", _seconds(0.1, 3600)),
     "migrations": ("MANIFEST_MIGRATIONS", "", _text),
@@ -244,6 +246,7 @@ class Settings(msgspec.Struct, frozen=True):
     max_body: int = _default("max_body")
     pg_pool: int = _default("pg_pool")
     log_level: str = _default("log_level")
+    metrics_dir: str | None = _default("metrics_dir")
     access_log: bool = _default("access_log")
     catchup_seconds: float = _default("catchup_seconds")
     migrations: str | None = _default("migrations")

@@ -83,6 +83,7 @@ def serve(
     port: int,
     workers: int = 1,
     bound: Callable[[], None] = lambda: None,
+    metrics: str | None = None,
     **options: Any,
 ) -> None:
     """``uvicorn.run(app, host=..., port=..., workers=..., **options)``, except that the
@@ -94,7 +95,7 @@ def serve(
     from uvicorn.config import STARTUP_FAILURE
 
     if workers > 1:
-        run(app, host, port, workers, bound=bound, **options)
+        run(app, host, port, workers, bound=bound, metrics=metrics, **options)
         return
     sock = plain_socket(host, port)
     bound()
@@ -107,14 +108,13 @@ def serve(
         sys.exit(STARTUP_FAILURE)
 
 
-def _metrics_dir() -> tuple[str, bool]:
+def _metrics_dir(given: str | None) -> tuple[str, bool]:
     """Prometheus multiprocess mode for the workers: each writes its metrics to files in one
     directory, and ``/metrics`` (any worker) sums them (:func:`service.observability.metrics_body`).
-    ``PROMETHEUS_MULTIPROC_DIR`` if set (emptied of an earlier run's files), else a new
-    temporary directory, removed at exit. Returns (directory, made here)."""
+    ``given`` (``PROMETHEUS_MULTIPROC_DIR``: emptied of an earlier run's files) if set, else
+    a new temporary directory, removed at exit. Returns (directory, made here)."""
     from service.observability import MULTIPROC_ENV
 
-    given = os.environ.get(MULTIPROC_ENV)
     if given:
         os.makedirs(given, exist_ok=True)
         for name in os.listdir(given):
@@ -140,18 +140,19 @@ def run(
     port: int,
     workers: int,
     bound: Callable[[], None] = lambda: None,
+    metrics: str | None = None,
     **options: Any,
 ) -> None:
     """Run ``workers`` processes serving ``app`` (an import string; ``options`` go to
     ``uvicorn.Config``) on host:port until SIGTERM or SIGINT: ``OSError`` at once if the port
     is taken, else ``bound()``. A worker whose application fails to start stops them all (exit
-    status 3, as uvicorn's)."""
+    status 3, as uvicorn's). ``metrics``: ``PROMETHEUS_MULTIPROC_DIR`` (:func:`_metrics_dir`)."""
     from uvicorn.config import STARTUP_FAILURE
 
     plain_socket(host, port).close()  # taken, even by SO_REUSEPORT listeners: OSError now
     holder = reuseport_socket(host, port)
     port = holder.getsockname()[1]
-    metrics_dir, made = _metrics_dir()
+    metrics_dir, made = _metrics_dir(metrics)
     bound()
     context = multiprocessing.get_context("spawn")
     stopping = failed = False

@@ -33,7 +33,7 @@ from service.http.hardening import HardeningMiddleware
 from service.http.limits import QuotaMiddleware, Quotas
 from service.http.routes import ROUTES
 from service.http.services import Services
-from service.observability import RequestLogMiddleware, configure_logging
+from service.observability import RequestLogMiddleware, configure_logging, configure_metrics
 from service.settings import Settings
 
 
@@ -115,6 +115,7 @@ async def _keep_session(connection: Any) -> None:
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings.from_env()
     configure_logging(settings.log_level)
+    configure_metrics(settings.metrics_dir)  # several workers: /metrics sums them all
     tune_collector(settings.gc_threshold)  # each worker builds its app: once per process
     load_confusables()  # the player-name table, read before the loop serves anything
 
