@@ -59,10 +59,22 @@ def _consistent(exported: dict[str, Any], card: str) -> None:
     assert f'"{card}"' not in msgspec.json.encode(exported).decode(), "the kept card leaked"
 
 
-def test_exports_raced_against_keep_card_never_show_it(server: ServerProcess) -> None:
+def test_exports_raced_against_keep_card_never_show_it(pg_dsn: str, redis_url: str) -> None:
     """The issue's race: a dozen exports by the other seat while seat 0 keeps a card, on
-    several games; no export shows a command without its events (or the card)."""
-    asyncio.run(_race(server))
+    several games; no export shows a command without its events (or the card). A dozen
+    exports at once from one client are past the heavy-read caps (2 per client, 4 per process:
+    429/503), so this server raises them explicitly."""
+    from tests.support import servers
+
+    with servers.fresh_database(pg_dsn) as dsn:
+        own = ServerProcess(
+            dsn, redis_url, MANIFEST_HEAVY_PER_CLIENT="64", MANIFEST_HEAVY_PER_PROCESS="64"
+        )
+        own.start()
+        try:
+            asyncio.run(_race(own))
+        finally:
+            own.close()
 
 
 async def _race(server: ServerProcess) -> None:
