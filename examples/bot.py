@@ -116,8 +116,19 @@ def play(
         try:
             seats[seat].command(created.id, command, expected_version=version)
         except ApiError as error:
-            if error.code != "version.conflict":
+            if error.code == "version.conflict":
+                continue
+            if chooser is None or error.status != 422:
                 raise
+            # a scripted player's move the rules refuse: say so, and play a legal one instead
+            say(f"seat {seat}: {command} refused ({error.code}); a random legal command instead")
+            fallback, version = random_chooser(rng)(seats[seat], created.id, seat)
+            if fallback is not None:
+                try:
+                    seats[seat].command(created.id, fallback, expected_version=version)
+                except ApiError as again:
+                    if again.code != "version.conflict":
+                        raise
         sent += 1
         if sent % every == 0:
             say(f"{sent} commands sent, version {version + 1}, to act {doc.to_act}")

@@ -85,3 +85,28 @@ def test_client_raises_problems(server: ServerProcess) -> None:
         with pytest.raises(ApiError) as caught:
             other.command(created.id, {"type": "place_crate", "square": "c3"})
         assert caught.value.code.startswith("rule."), caught.value
+
+
+def test_a_scripted_players_refused_move_becomes_a_legal_one(server: ServerProcess) -> None:
+    """examples/bot.py (issue 29): when its scripted player (Empire Builder's greedy one) sends
+    a move the rules refuse, the bot says so and plays a random legal command instead of
+    stopping the game."""
+    lines: list[str] = []
+
+    def refused(me: ManifestClient, game_id: str, seat: int) -> tuple[dict[str, object], int]:
+        return {"type": "no_such_command"}, me.game(game_id).version
+
+    with ManifestClient(server.url) as api:
+        created = api.create("jolly-cargo", players=["a", "b"])
+        before = api.game(created.id).version
+        with pytest.raises(RuntimeError, match="did not end in 3 commands"):
+            play(
+                api,
+                created,
+                rng=random.Random(1),
+                chooser=refused,
+                say=lines.append,
+                max_commands=3,
+            )
+        assert api.game(created.id).version == before + 3  # three legal moves instead
+    assert len(lines) == 3 and all("refused (command.invalid)" in line for line in lines), lines
