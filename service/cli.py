@@ -161,18 +161,11 @@ def serve(args: argparse.Namespace) -> None:
             # X-Forwarded-For/-Proto name the client only when the peer is a proxy named in
             # MANIFEST_TRUSTED_PROXIES (uvicorn's own default trusts 127.0.0.1 and its
             # FORWARDED_ALLOW_IPS: every forged value from this host would be a quota bucket)
-            **proxy_options(settings.trusted_proxies),
+            **workers.proxy_options(settings.trusted_proxies),
         )
     except OSError as error:
         reason = error.strerror or str(error)
         raise Failure(EXIT_PORT, f"cannot listen on {args.host}:{args.port}: {reason}") from None
-
-
-def proxy_options(trusted: tuple[str, ...]) -> dict[str, Any]:
-    """uvicorn's proxy-header options for these trusted proxies: none, no proxy headers."""
-    if not trusted:
-        return {"proxy_headers": False}
-    return {"proxy_headers": True, "forwarded_allow_ips": list(trusted)}
 
 
 def _url_host(host: str) -> str:
@@ -399,8 +392,7 @@ def _redis_place(settings: Settings) -> str:
     from urllib.parse import urlsplit
 
     url = urlsplit(settings.redis_url or "")
-    host = url.hostname or ""
-    where = f"{_url_host(host)}:{url.port}" if url.port else _url_host(host)
+    where = _url_host(url.hostname or "") + (f":{url.port}" if url.port else "")
     return f"{url.scheme}://{where}{url.path}"
 
 

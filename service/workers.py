@@ -200,3 +200,10 @@ def run(
             shutil.rmtree(metrics_dir, ignore_errors=True)
     if failed:
         sys.exit(STARTUP_FAILURE)
+
+
+def proxy_options(trusted: tuple[str, ...]) -> dict[str, Any]:
+    """uvicorn's proxy-header options for these trusted proxies: none, no proxy headers."""
+    if not trusted:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": list(trusted)}

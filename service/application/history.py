@@ -213,12 +213,10 @@ class History:
     async def _material(
         self, game_id: str
     ) -> tuple[GameRow, list[StoredEvent], list[CommandRecord], bytes]:
-        """The game's row, events, commands and seed as of one moment
-        (:meth:`service.eventstore.reads.EventReads.snapshot`): every document built from them
-        (export, audit, dispute file) shows an accepted command only with its events, so what
-        its events hide is hidden in its body too (:func:`secret_commands`). What the documents
-        read besides — the game's rules (``_table_for_redaction``) and its keys — never change
-        once the game exists, so they agree with any snapshot."""
+        """The game's row, events, commands and seed as of one moment (``store.snapshot``): a
+        document built from them shows an accepted command only with its events, so what they
+        hide its body hides too. The rules and keys read besides never change once the game
+        exists, so they agree with any snapshot."""
         snapshot = await self.store.snapshot(game_id)
         if snapshot is None:
             raise Problem(404, "game.not_found", f"no game {game_id}")
@@ -228,8 +226,7 @@ class History:
         row, events, commands, seed = await self._material(game_id)
         keys = await self.manifest.keys(game_id)
         evidence = Evidence(game_id, events, commands, seed, row.head, keys.messages)
-        # Re-adjudicating is pure Python (~0.1 s for 1,600 events): in a thread, the loop keeps
-        # the GIL's turns (every 5 ms) instead of waiting for the whole of it (issue 25).
+        # pure Python (~0.1 s for 1,600 events): in a thread, the loop keeps its GIL turns
         return await asyncio.to_thread(audit, evidence, progress)
 
     async def export(

@@ -112,7 +112,7 @@ def test_a_bad_setting_stops_manifest_serve_with_the_message() -> None:
 
 
 def test_trusted_proxies_are_addresses_and_networks_and_none_by_default() -> None:
-    from service.cli import proxy_options
+    from service.workers import proxy_options
 
     assert Settings().trusted_proxies == ()
     assert proxy_options(()) == {"proxy_headers": False}  # uvicorn's own default trusts 127.0.0.1
