@@ -29,6 +29,10 @@ MAX_NAME = 64
 
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
+#: General categories a name may not hold: controls, format characters, surrogates, private
+#: use, unassigned, and line and paragraph separators (U+2028, U+2029: a name is one line).
+_REFUSED = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+
 #: Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): shown as nothing. Left
 #: out before two names are compared (``a`` and ``a\ufe0f`` are one name).
 _IGNORABLE = (
@@ -78,13 +82,14 @@ def is_visible(ch: str) -> bool:
 
 def player_name(value: str) -> str:
     """The name as stored: NFC, trimmed; 400 ``lobby.bad_name`` unless 1–64 characters with no
-    control, format (bidi overrides, zero-width joiners), surrogate, private-use or unassigned
-    characters, and at least one visible character (:func:`is_visible`)."""
+    control, format (bidi overrides, zero-width joiners), surrogate, private-use, unassigned
+    or line/paragraph-separator characters, and at least one visible character
+    (:func:`is_visible`)."""
     name = unicodedata.normalize("NFC", value).strip()
     if not 1 <= len(name) <= MAX_NAME:
         raise Problem(400, "lobby.bad_name", f"a name is 1 to {MAX_NAME} characters")
     for ch in name:
-        if ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+        if ch in _BIDI or unicodedata.category(ch) in _REFUSED:
             raise Problem(
                 400,
                 "lobby.bad_name",

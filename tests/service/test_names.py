@@ -49,6 +49,15 @@ def test_a_name_of_nothing_visible_is_refused(name: str) -> None:
     assert (caught.value.status, caught.value.code) == (400, "lobby.bad_name")
 
 
+@pytest.mark.parametrize("name", ["a\u2028b", "Ann\u2029Lee"])
+def test_a_line_or_paragraph_break_inside_a_name_is_refused(name: str) -> None:
+    """Review of issue 25: U+2028/U+2029 (categories Zl, Zp) broke a name over two lines
+    wherever it is shown; only spaces (Zs) may stand between a name's parts."""
+    with pytest.raises(Problem) as caught:
+        player_name(name)
+    assert (caught.value.status, caught.value.code) == (400, "lobby.bad_name")
+
+
 @pytest.mark.parametrize(
     "name",
     ["a", "Ann", "7", "!", "\u2605", "\u263a\ufe0f", "\u00e9", "\u3164a", "a\u0301", "\u65e5"],
