@@ -216,8 +216,10 @@ class Tally:
         except Exception:  # PostgreSQL down or slow: keep the counts for the next write
             for key, n in pending.items():
                 self.pending[key] = self.pending.get(key, 0) + n
-            if len(self.pending) > 0:
-                self._flushing = asyncio.get_running_loop().create_task(self._flush(pool))
+        # counts added while this write was under way found this task running and started
+        # none: write them too, or they would wait for the next refusal over a budget
+        if self.pending:
+            self._flushing = asyncio.get_running_loop().create_task(self._flush(pool))
 
 
 class Unrecorded(msgspec.Struct, frozen=True):
