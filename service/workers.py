@@ -21,6 +21,7 @@ requests: uvicorn's graceful shutdown).
 
 from __future__ import annotations
 
+import ipaddress
 import multiprocessing
 import os
 import shutil
@@ -203,7 +204,18 @@ def run(
 
 
 def proxy_options(trusted: tuple[str, ...]) -> dict[str, Any]:
-    """uvicorn's proxy-header options for these trusted proxies: none, no proxy headers."""
+    """uvicorn's proxy-header options for these trusted proxies: none, no proxy headers. An
+    IPv4 proxy is trusted also as an IPv6 socket sees it (``::ffff:a.b.c.d``): uvicorn
+    compares the peer as written, and a server listening on ``::`` would otherwise trust no
+    IPv4 proxy named in ``MANIFEST_TRUSTED_PROXIES``."""
     if not trusted:
         return {"proxy_headers": False}
-    return {"proxy_headers": True, "forwarded_allow_ips": list(trusted)}
+    allowed = list(trusted)
+    for item in trusted:
+        net = ipaddress.ip_network(item)
+        if isinstance(net, ipaddress.IPv4Network):
+            mapped = ipaddress.IPv6Network(
+                (int(ipaddress.IPv6Address(f"::ffff:{net.network_address}")), 96 + net.prefixlen)
+            )
+            allowed.append(str(mapped))
+    return {"proxy_headers": True, "forwarded_allow_ips": allowed}

@@ -45,8 +45,12 @@ from service.eventstore.store import Locked, SeatTaken
 from service.problems import Problem
 
 
-def _names(values: list[str]) -> list[str]:
-    """Players named at creation: each a valid name, no two alike (:func:`alike`)."""
+def _names(values: list[str], seats: int) -> list[str]:
+    """Players named at creation: one per seat (counted first: the list is as long as a body
+    allows, and each name costs its confusables skeleton), each a valid name, no two alike
+    (:func:`alike`)."""
+    if len(values) != seats:
+        raise Problem(422, "lobby.bad_players", f"name {seats} players, one per seat")
     names = [player_name(v) for v in values]
     if not all_distinct(names):
         raise Problem(400, "lobby.name_taken", "two players may not have the same name")
@@ -73,9 +77,7 @@ class Lobby(Games):
         position = None
         if req.position is not None:
             position = _problem_from(lambda: rules.decode_position(req.position or {}))
-        players = None if req.players is None else _names(req.players)
-        if players is not None and len(players) != req.seats:
-            raise Problem(422, "lobby.bad_players", f"name {req.seats} players, one per seat")
+        players = None if req.players is None else _names(req.players, req.seats)
         invited = _invited(req.invited, players)
         seed = new_seed()
         message_key = new_seed() if self.canonical >= CANONICAL else None

@@ -183,6 +183,7 @@ class Play(Games):
         ``refusal_body_prefix`` bytes, else as that prefix, with the SHA-256 of the whole. Over
         the client's or the process's storage budget, or past the seat's cap of recorded
         refusals, it is only counted (:mod:`service.eventstore.rejections`)."""
+        problem = rejections.short_detail(problem)
         bounded = rejections.Bounded.of(msgspec.to_builtins(a.body), self.refusal_body_prefix)
         response = problem.document()
         cost = (

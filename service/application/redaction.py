@@ -60,7 +60,13 @@ def redacted_command(
         return c
     # The recorded answer holds the events as the sender read them (its own secrets): never.
     c = msgspec.structs.replace(c, response=None)
-    if c.type == MESSAGE and isinstance(c.body, dict) and c.body.get("to") != "all":
+    # (only an accepted one is a message: a refusal naming the type is a refusal like any other)
+    if (
+        c.type == MESSAGE
+        and c.outcome == "accepted"
+        and isinstance(c.body, dict)
+        and c.body.get("to") != "all"
+    ):
         event = events.get(c.id)
         text = None if event is None else event.data.get("text")
         return msgspec.structs.replace(c, body={**c.body, "text": text})

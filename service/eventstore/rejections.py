@@ -39,6 +39,7 @@ from typing import Any
 import msgspec
 
 from service.lru import LRU
+from service.problems import Problem
 
 #: What a stored refusal costs beside its body, answer and detail, for the bytes budget: the
 #: row's header and other columns, its three index entries and the pages' free space, so that
@@ -63,6 +64,24 @@ ON CONFLICT (game_id, seat) DO UPDATE
    SET count = rejections_unrecorded.count + 1,
        over_budget = rejections_unrecorded.over_budget + EXCLUDED.over_budget
 """
+
+
+#: Characters of a refusal's error detail kept — in its record and in the answer, so that a
+#: replayed ``Idempotency-Key`` answers the same. A detail may quote what was sent (msgspec's
+#: ``Invalid value '<type>'``): uncut, a 60 KB ``type`` was stored twice (the detail and the
+#: recorded answer) past the body's prefix.
+MAX_DETAIL = 500
+
+
+def short_detail(problem: Problem) -> Problem:
+    """``problem`` with its detail cut to :data:`MAX_DETAIL` characters (``…`` marks a cut)."""
+    if len(problem.detail) <= MAX_DETAIL:
+        return problem
+    short = Problem(
+        problem.status, problem.code, problem.detail[: MAX_DETAIL - 1] + "\u2026", **problem.extra
+    )
+    short.headers = problem.headers
+    return short
 
 
 def canonical_body(body: Any) -> bytes:
@@ -197,8 +216,10 @@ class Tally:
         except Exception:  # PostgreSQL down or slow: keep the counts for the next write
             for key, n in pending.items():
                 self.pending[key] = self.pending.get(key, 0) + n
-            if len(self.pending) > 0:
-                self._flushing = asyncio.get_running_loop().create_task(self._flush(pool))
+        # counts added while this write was under way found this task running and started
+        # none: write them too, or they would wait for the next refusal over a budget
+        if self.pending:
+            self._flushing = asyncio.get_running_loop().create_task(self._flush(pool))
 
 
 class Unrecorded(msgspec.Struct, frozen=True):

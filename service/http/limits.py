@@ -29,7 +29,9 @@ N. That is the documented trade: no shared store on every request, and nothing t
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import ipaddress
 import math
 import time
 from collections.abc import Callable
@@ -98,7 +100,26 @@ def client_of(scope: Any, by_token: bool, known: Callable[[Any, str], bool]) -> 
                 if token is not None and known(scope, token):
                     return b"t:" + hashlib.blake2b(token.encode(), digest_size=16).digest()
     client = scope.get("client")
-    return b"a:" + (str(client[0]).encode() if client else b"?")
+    return b"a:" + (address_key(str(client[0])).encode() if client else b"?")
+
+
+@functools.lru_cache(maxsize=4096)
+def address_key(host: str) -> str:
+    """The client an address counts as, for the quotas and the refusals' storage budget: an
+    IPv4 address itself (also when written ``::ffff:a.b.c.d``, as an IPv6 socket sees it),
+    an IPv6 address by its /64 — the least a site is given, so one machine can take a fresh
+    address in it per request (privacy extensions do it unasked) and would otherwise take a
+    fresh bucket per request, as a forged ``X-Forwarded-For`` did. Anything else (a Unix
+    socket's peer) as it is."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 class QuotaMiddleware:

@@ -329,3 +329,37 @@ async def _flood(server: ServerProcess) -> tuple[int, int, int, float, int]:
     async with server.async_client() as client:
         rejected = await _rejected(client, game_id, sent - stored)
     return sent, grown, stored, elapsed, sum(rejected["over_budget"].values())
+
+
+# --- the error detail: bounded too (review of issue 25) ---------------------------------------
+def test_a_refusal_quoting_what_was_sent_stores_a_bounded_detail(make_server: Any) -> None:
+    """msgspec's detail quotes an unknown ``type`` whole (``Invalid value '<type>'``): a 60 KB
+    type was stored twice — as ``error_detail`` and in the recorded answer — past the body's
+    1,024-byte prefix, so a seat's 1,000 recorded refusals were ~120 MB, not ~3.3 MB. The
+    detail is cut (in the answer too, so that the key's replay answers the same)."""
+    server = make_server()
+    asyncio.run(_long_detail(server))
+
+
+async def _long_detail(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        created = await create_started(client)
+        game_id, tokens = created["id"], tokens_of(created)
+        base = f"/v1/games/{game_id}"
+        seat = (await client.get(base)).json()["to_act"][0]
+        body = {"command": {"type": "x" * 60_000}}
+        headers = {**auth(tokens[seat]), "idempotency-key": "long-type"}
+        first = await client.post(base + "/commands", json=body, headers=headers)
+        assert_problem(first, 422, "command.invalid")
+        assert len(first.json()["detail"]) <= 500
+        again = await client.post(base + "/commands", json=body, headers=headers)
+        assert again.status_code == 422 and again.json() == first.json()
+        async with pg(server.pg_dsn) as store:
+            row = await store.pool.fetchrow(
+                "SELECT length(error_detail) AS detail, length(response::text) AS response, "
+                "length(coalesce(body::text, body_prefix)) AS body FROM commands "
+                "WHERE game_id = $1::uuid AND outcome <> 'accepted'",
+                game_id,
+            )
+        assert row is not None
+        assert row["detail"] <= 500 and row["response"] <= 1_000 and row["body"] <= 1_024, dict(row)

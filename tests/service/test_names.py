@@ -3,8 +3,12 @@ confusables, default-ignorable code points, NFKC and case — are one player."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from service.application import lobby, names
+from service.application.bodies import CreateGame
 from service.application.names import (
     _prototypes,
     alike,
@@ -45,6 +49,15 @@ def test_a_name_of_nothing_visible_is_refused(name: str) -> None:
     assert (caught.value.status, caught.value.code) == (400, "lobby.bad_name")
 
 
+@pytest.mark.parametrize("name", ["a\u2028b", "Ann\u2029Lee"])
+def test_a_line_or_paragraph_break_inside_a_name_is_refused(name: str) -> None:
+    """Review of issue 25: U+2028/U+2029 (categories Zl, Zp) broke a name over two lines
+    wherever it is shown; only spaces (Zs) may stand between a name's parts."""
+    with pytest.raises(Problem) as caught:
+        player_name(name)
+    assert (caught.value.status, caught.value.code) == (400, "lobby.bad_name")
+
+
 @pytest.mark.parametrize(
     "name",
     ["a", "Ann", "7", "!", "\u2605", "\u263a\ufe0f", "\u00e9", "\u3164a", "a\u0301", "\u65e5"],
@@ -76,6 +89,9 @@ ALIKE = [
     ("Jos\u00e9", "Jose\u0301"),
     ("\u65e5", "\u2f47"),  # 日 and the Kangxi radical ⽇
     ("\u0391\u0392", "AB"),  # Greek capitals
+    ("a b", "a  b"),  # a web page shows a run of spaces as one (review of issue 25)
+    ("a b", "a \u3000\u2003b"),
+    ("Ann Lee", "Ann\u00a0\u00a0Lee"),
 ]
 
 
@@ -97,3 +113,54 @@ def test_the_skeleton_is_a_fixed_point_and_holds_unicodes_table() -> None:
     assert mapping["\u0430"] == "a" and mapping["1"] == "l" and mapping["m"] == "rn"
     for target in mapping.values():
         assert skeleton(target) == target
+
+
+#: The most expensive character to compare by: U+FDFA, whose NFKC is 18 characters.
+WORST = "\ufdfa"
+
+
+def test_a_join_against_many_invited_names_computes_each_skeleton_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review of issue 25: a join compares its name with every invited name (up to 64), on the
+    event loop and under the game's row lock; each comparison used to compute both names'
+    skeletons afresh (~2.7 ms for a 64-character name of U+FDFA: ~0.35 s a join, at the read
+    quota's 12,000 a minute). Each name's keys are now computed once."""
+    calls = 0
+    real = names.skeleton
+
+    def counting(text: str) -> str:
+        nonlocal calls
+        calls += 1
+        return real(text)
+
+    monkeypatch.setattr(names, "skeleton", counting)
+    names.name_keys.cache_clear()
+    invited = [WORST * 63 + chr(0x4E00 + i) for i in range(64)]
+    for attempt in range(20):
+        stranger = WORST * 63 + chr(0x3041 + attempt)
+        assert not any(alike(stranger, n) for n in invited)
+    assert calls <= 2 * (64 + 20), calls
+
+
+def test_a_players_list_longer_than_the_seats_is_refused_before_its_names_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review of issue 25: ``players`` has no length of its own (a 64 KB body holds some 300
+    names of 64 U+FDFA): each was validated and skeletonised before its count was compared
+    with the seats."""
+    read = 0
+    real = names.player_name
+
+    def counting(value: str) -> str:
+        nonlocal read
+        read += 1
+        return real(value)
+
+    monkeypatch.setattr(lobby, "player_name", counting)
+    many = [WORST * 63 + chr(0x4E00 + i) for i in range(300)]
+    req = CreateGame(game="empire-builder", seats=2, players=many)
+    with pytest.raises(Problem) as refused:
+        asyncio.run(lobby.Lobby.__new__(lobby.Lobby).create(req))
+    assert (refused.value.status, refused.value.code) == (422, "lobby.bad_players")
+    assert read == 0

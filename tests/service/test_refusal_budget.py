@@ -109,3 +109,39 @@ def test_over_budget_refusals_are_written_together_and_kept_through_a_failure() 
 
     written = asyncio.run(run())
     assert written == [{(GAME, 0): 3, (GAME, 1): 1}, {(GAME, 1): 1}]
+
+
+class SlowPool(FakePool):
+    """Its first write waits until ``release`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writing = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def execute(
+        self, sql: str, games: list[Any], seats: list[int], counts: list[int]
+    ) -> None:
+        if not self.written:
+            self.writing.set()
+            await self.release.wait()
+        await super().execute(sql, games, seats, counts)
+
+
+def test_refusals_counted_while_a_write_is_under_way_are_written_without_another() -> None:
+    """Review of issue 25: a refusal counted while the batch was being written found the flush
+    task still running and started none; once the write ended nothing looked at the counts
+    again, so they waited in memory for the next refusal over budget — forever, if the flood
+    had stopped (the audit's ``over_budget`` stayed short, lost when the process stopped)."""
+
+    async def run() -> list[dict[tuple[str, int], int]]:
+        pool = SlowPool()
+        tally = Tally(every=0.01)
+        tally.add(pool, GAME, 0)
+        await pool.writing.wait()
+        tally.add(pool, GAME, 1)  # during the write; then no refusal at all
+        pool.release.set()
+        await until(lambda: len(pool.written) == 2)
+        return pool.written
+
+    assert asyncio.run(run()) == [{(GAME, 0): 1}, {(GAME, 1): 1}]

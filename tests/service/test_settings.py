@@ -120,8 +120,30 @@ def test_trusted_proxies_are_addresses_and_networks_and_none_by_default() -> Non
     assert s.trusted_proxies == ("10.0.0.0/8", "127.0.0.1", "::1", "fd00::/8")
     assert proxy_options(s.trusted_proxies) == {
         "proxy_headers": True,
-        "forwarded_allow_ips": ["10.0.0.0/8", "127.0.0.1", "::1", "fd00::/8"],
+        "forwarded_allow_ips": [
+            "10.0.0.0/8",
+            "127.0.0.1",
+            "::1",
+            "fd00::/8",
+            "::ffff:a00:0/104",  # the IPv4 ones as an IPv6 socket sees them
+            "::ffff:7f00:1/128",
+        ],
     }
     for bad in ("*", "localhost", "10.0.0.0/33", "127.0.0.1 10.0.0.1", "300.1.1.1"):
         with pytest.raises(SettingsError, match="MANIFEST_TRUSTED_PROXIES"):
             Settings.from_env({"MANIFEST_TRUSTED_PROXIES": bad})
+
+
+def test_an_ipv4_proxy_is_trusted_also_as_an_ipv6_socket_sees_it() -> None:
+    """Review of issue 25: a server listening on ``::`` sees the proxy 127.0.0.1 as
+    ``::ffff:127.0.0.1``, which uvicorn did not count as 127.0.0.1: named in
+    MANIFEST_TRUSTED_PROXIES, the proxy was still not believed."""
+    from uvicorn.middleware.proxy_headers import _TrustedHosts
+
+    from service.workers import proxy_options
+
+    trusted = _TrustedHosts(proxy_options(("10.0.0.0/8", "127.0.0.1"))["forwarded_allow_ips"])
+    for peer in ("127.0.0.1", "::ffff:127.0.0.1", "10.9.8.7", "::ffff:10.9.8.7"):
+        assert peer in trusted, peer
+    for peer in ("127.0.0.2", "::ffff:127.0.0.2", "11.0.0.1", "::ffff:11.0.0.1", "::1"):
+        assert peer not in trusted, peer

@@ -13,6 +13,7 @@ from litestar.params import FromPath, JSONBody
 from service.application.bodies import CommandBody, MessageBody
 from service.application.gameplay import Manifest
 from service.application.queries import QueryBody
+from service.http.limits import address_key
 from service.http.schemas import CommandAnswer, MessageAnswer, QueryAnswer
 from service.http.services import token_of
 
@@ -49,7 +50,8 @@ async def post_command(
 ) -> CommandAnswer:
     key = request.headers.get("idempotency-key")  # checked by service.http.hardening
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
-    client = request.client.host if request.client else None
+    # every HTTP refusal is within the storage budgets (a peer with no address: one client)
+    client = address_key(request.client.host) if request.client else "?"
     return await manifest.command(game_id, token_of(request), data, key, client)
 
 
