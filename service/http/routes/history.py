@@ -4,14 +4,13 @@ process: :mod:`service.http.streams`)."""
 
 from __future__ import annotations
 
-import asyncio
-import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import msgspec
 import structlog
 from litestar import Request, get
+from litestar.background_tasks import BackgroundTask
 from litestar.di import NamedDependency
 from litestar.params import FromPath, Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
@@ -79,7 +78,7 @@ async def get_stream(
         await docs.aclose()
         raise
 
-    async def changes() -> AsyncIterator[ServerSentEventMessage]:
+    async def changes() -> AsyncGenerator[ServerSentEventMessage, None]:
         try:
             doc: bytes | None = first
             while doc is not None:
@@ -97,16 +96,17 @@ async def get_stream(
             await docs.aclose()
 
     events = changes()
-    # A stream whose body never starts (the client left first) still gives its slot back when
-    # the generator is collected — on the loop, not inside whatever the collector interrupted.
-    loop = asyncio.get_running_loop()
 
-    def give_back() -> None:
-        if not loop.is_closed():
-            loop.call_soon_threadsafe(slot.release)
+    async def finish() -> None:
+        # Run by litestar once the response is over, however it ended: a stream whose body
+        # never started (the client left before it, so the generator above never ran its
+        # ``finally``) gives back its slot and its subscription here — not whenever a garbage
+        # collection frees the generators (until then the slot and the channel stayed taken).
+        slot.release()
+        await events.aclose()
+        await docs.aclose()
 
-    weakref.finalize(events, give_back).atexit = False
-    return ServerSentEvent(events)
+    return ServerSentEvent(events, background=BackgroundTask(finish))
 
 
 ROUTES: list[Any] = [get_events, get_replay_at, get_replay, get_stream]

@@ -1,0 +1,188 @@
+"""Live streams attacked as a hostile client would (issue 25, review): seat tokens of games
+of one's own used to fill the seats' reserve, clients that leave before the first event or
+stop reading, and a subscription lost while moves are accepted. Real server, PostgreSQL and
+Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+import socket
+import time
+
+import httpx
+import pytest
+import redis as redis_sync
+
+from .apihelp import assert_problem, bot_step, create_started, tokens_of
+from .serverproc import ServerProcess
+from .test_streams import Stream, _wait, open_stream
+
+pytestmark = pytest.mark.integration
+
+
+def _metric(text: str, name: str) -> float:
+    found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+    return 0.0 if found is None else float(found.group(1))
+
+
+async def _open_streams(client: httpx.AsyncClient) -> float:
+    text = (await client.get("/metrics")).text
+    return _metric(text, 'manifest_streams_open{kind="seat"}') + _metric(
+        text, 'manifest_streams_open{kind="spectator"}'
+    )
+
+
+# --- clients that leave at once --------------------------------------------------------------
+def test_clients_that_leave_before_the_first_event_give_back_slots_and_subscriptions(
+    fresh_database: str, redis_url: str
+) -> None:
+    """60 raw connections ask for a stream and go at once (half of them with a reset), from
+    an address allowed 3 open streams: once the server has seen them go, no stream is counted
+    open, the game's channel has no subscriber left in Redis, and the address opens a stream
+    that hears the next move (a leaked slot would make it 429 for good)."""
+    server = ServerProcess(
+        fresh_database,
+        redis_url,
+        MANIFEST_STREAMS_PER_CLIENT="3",
+        MANIFEST_STREAMS_PER_PROCESS="10",
+        MANIFEST_STREAMS_SEAT_RESERVE="2",
+    )
+    server.start()
+    try:
+        asyncio.run(_leavers(server, redis_url))
+    finally:
+        server.close()
+
+
+async def _leave_at_once(port: int, path: str, reset: bool) -> None:
+    _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+    await writer.drain()
+    if reset:
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+
+
+async def _leavers(server: ServerProcess, redis_url: str) -> None:
+    r = redis_sync.Redis.from_url(redis_url)
+    async with server.async_client() as client, contextlib.AsyncExitStack() as keep:
+        game = await create_started(client)
+        gid, tokens = game["id"], tokens_of(game)
+        channel = f"{server.prefix}:{{{gid}}}:changes"
+        for i in range(0, 60, 10):
+            await asyncio.gather(
+                *(
+                    _leave_at_once(server.port, f"/v1/games/{gid}/stream", (i + j) % 2 == 0)
+                    for j in range(10)
+                )
+            )
+
+        # Some of those requests may still be in the handler: wait for a stream to open (a
+        # leaked slot would keep the address at its cap, 429, for good) ...
+        opened: list[Stream] = []
+
+        async def reopened() -> bool:
+            answer = await open_stream(keep, client, gid, None)
+            if isinstance(answer, Stream):
+                opened.append(answer)
+                return True
+            assert_problem(answer, 429, "rate.limited")
+            return False
+
+        await _wait(reopened, "streams whose client left still hold the address's slots")
+        stream = opened[0]
+
+        # ... then only that stream is counted open and subscribed.
+        async def only_ours() -> bool:
+            subscribers = dict(r.pubsub_numsub(channel)).get(channel.encode(), 0)
+            return await _open_streams(client) == 1 and subscribers == 1
+
+        await _wait(only_ours, "a stream whose client left is still counted or subscribed")
+        move = await bot_step(client, gid, tokens, random.Random(11))
+        assert move is not None and move.status_code == 200, move and move.text
+        assert (await stream.next())["version"] == move.json()["version"]
+    r.close()
+
+
+# --- clients that stop reading ---------------------------------------------------------------
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_clients_that_stop_reading_cost_bounded_memory_and_do_not_delay_others(
+    fresh_database: str, redis_url: str
+) -> None:
+    """40 streams whose clients never read (a tiny receive buffer) while 300 moves are
+    played: the server's send waits on each socket (backpressure), so its memory grows by
+    far less than the documents it would otherwise queue (40 × 300 documents), and a stream
+    that reads still hears every move's version as it comes (the fan-out is not held up by
+    the stalled ones)."""
+    server = ServerProcess(fresh_database, redis_url)
+    server.start()
+    try:
+        asyncio.run(_stalled_readers(server))
+    finally:
+        server.close()
+
+
+async def _stalled_reader(port: int, path: str) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    loop = asyncio.get_running_loop()
+    await loop.sock_connect(sock, ("127.0.0.1", port))
+    await loop.sock_sendall(sock, f"GET {path} HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+    head = await asyncio.wait_for(loop.sock_recv(sock, 64), 20)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return sock
+
+
+async def _stalled_readers(server: ServerProcess) -> None:
+    assert server.proc is not None
+    async with server.async_client() as client, contextlib.AsyncExitStack() as keep:
+        game = await create_started(client)
+        gid, tokens = game["id"], tokens_of(game)
+        reader = await open_stream(keep, client, gid, None)
+        assert isinstance(reader, Stream)
+        stalled = [await _stalled_reader(server.port, f"/v1/games/{gid}/stream") for _ in range(40)]
+        await asyncio.sleep(0)
+        before = _rss_kib(server.proc.pid)
+        rng = random.Random(17)
+        sizes: list[int] = []
+        moves = 0
+        while moves < 300:
+            move = await bot_step(client, gid, tokens, rng)
+            if move is None:  # over: another game
+                game = await create_started(client)
+                break
+            assert move.status_code == 200, move.text
+            moves += 1
+            doc = await reader.next()
+            assert doc["version"] == move.json()["version"]
+            sizes.append(len(str(doc)))
+        after = _rss_kib(server.proc.pid)
+        queued_kib = 40 * sum(sizes) // 1024
+        print(
+            f"moves {moves}, doc ~{sum(sizes) // len(sizes)} B, RSS {before} -> {after} KiB,"
+            f" unbounded queueing would hold ~{queued_kib} KiB"
+        )
+        assert after - before < max(queued_kib // 2, 16 * 1024), (before, after, queued_kib)
+        for sock in stalled:
+            sock.close()
+        start = time.monotonic()
+
+        async def given_back() -> bool:
+            return await _open_streams(client) == 1
+
+        await _wait(given_back, "stalled streams were not given back once their clients left")
+        print(f"stalled streams given back in {time.monotonic() - start:.2f} s")
