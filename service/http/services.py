@@ -48,6 +48,7 @@ class Services:
             settings.streams_per_process,
             settings.streams_seat_reserve,
             settings.retry_after,
+            settings.streams_seats_per_address,
         )
 
     def start(self, manifest: Manifest) -> None:

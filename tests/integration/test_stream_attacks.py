@@ -18,7 +18,7 @@ import redis as redis_sync
 
 from .apihelp import assert_problem, bot_step, create_started, tokens_of
 from .serverproc import ServerProcess
-from .test_streams import Stream, _wait, open_stream
+from .test_streams import Stream, _from, _wait, open_stream
 
 pytestmark = pytest.mark.integration
 
@@ -33,6 +33,61 @@ async def _open_streams(client: httpx.AsyncClient) -> float:
     return _metric(text, 'manifest_streams_open{kind="seat"}') + _metric(
         text, 'manifest_streams_open{kind="spectator"}'
     )
+
+
+# --- seats of one's own games cannot take every slot ----------------------------------------
+def test_seat_streams_of_games_one_created_cannot_take_another_seats_slot(
+    fresh_database: str, redis_url: str
+) -> None:
+    """One address creates games (each hands it every seat token) and opens seat streams of
+    them: it gets ``MANIFEST_STREAMS_SEATS_PER_ADDRESS`` such streams, then 429 — not every
+    slot of the process. A seat at another address still opens its own game's stream and
+    hears its next move. (Before: each of the attacker's tokens had its own cap of
+    ``MANIFEST_STREAMS_PER_CLIENT`` and nothing bounded the tokens, so two created games filled
+    the whole process and the other seat was 503.)"""
+    server = ServerProcess(
+        fresh_database,
+        redis_url,
+        MANIFEST_STREAMS_PER_CLIENT="2",
+        MANIFEST_STREAMS_PER_PROCESS="5",
+        MANIFEST_STREAMS_SEAT_RESERVE="2",
+        MANIFEST_STREAMS_SEATS_PER_ADDRESS="3",
+    )
+    server.start()
+    try:
+        asyncio.run(_seat_hoarder(server))
+    finally:
+        server.close()
+
+
+async def _seat_hoarder(server: ServerProcess) -> None:
+    async with (
+        _from(server, "127.0.0.2") as attacker,
+        _from(server, "127.0.0.3") as player,
+        contextlib.AsyncExitStack() as keep,
+    ):
+        own = [await create_started(attacker) for _ in range(2)]
+        refused: list[httpx.Response] = []
+        held = 0
+        for game in own:
+            for token in tokens_of(game):
+                for _ in range(2):
+                    answer = await open_stream(keep, attacker, game["id"], token)
+                    if isinstance(answer, Stream):
+                        held += 1
+                    else:
+                        refused.append(answer)
+        assert held == 3, held
+        for answer in refused:
+            body = assert_problem(answer, 429, "rate.limited")
+            assert body["quota"] == "streams" and "retry-after" in answer.headers
+        game = await create_started(player)
+        tokens = tokens_of(game)
+        seat = await open_stream(keep, player, game["id"], tokens[0])
+        assert isinstance(seat, Stream), seat.text  # type: ignore[union-attr]
+        move = await bot_step(player, game["id"], tokens, random.Random(3))
+        assert move is not None and move.status_code == 200, move and move.text
+        assert (await seat.next())["version"] == move.json()["version"]
 
 
 # --- clients that leave at once --------------------------------------------------------------

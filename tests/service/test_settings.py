@@ -125,3 +125,9 @@ def test_trusted_proxies_are_addresses_and_networks_and_none_by_default() -> Non
     for bad in ("*", "localhost", "10.0.0.0/33", "127.0.0.1 10.0.0.1", "300.1.1.1"):
         with pytest.raises(SettingsError, match="MANIFEST_TRUSTED_PROXIES"):
             Settings.from_env({"MANIFEST_TRUSTED_PROXIES": bad})
+
+
+def test_seats_streams_per_address_has_a_default_and_a_floor() -> None:
+    assert Settings().streams_seats_per_address == 64
+    with pytest.raises(SettingsError, match="MANIFEST_STREAMS_SEATS_PER_ADDRESS"):
+        Settings.from_env({"MANIFEST_STREAMS_SEATS_PER_ADDRESS": "0"})
