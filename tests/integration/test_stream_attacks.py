@@ -11,16 +11,25 @@ import random
 import re
 import socket
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
 import redis as redis_sync
+
+from tests.support.servers import local_redis
 
 from .apihelp import assert_problem, bot_step, create_started, tokens_of
 from .serverproc import ServerProcess
 from .test_streams import Stream, _from, _wait, open_stream
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def own_redis() -> Iterator[str]:
+    with local_redis() as url:
+        yield url
 
 
 def _metric(text: str, name: str) -> float:
@@ -241,3 +250,49 @@ async def _stalled_readers(server: ServerProcess) -> None:
 
         await _wait(given_back, "stalled streams were not given back once their clients left")
         print(f"stalled streams given back in {time.monotonic() - start:.2f} s")
+
+
+# --- many streams of one game: one read per move, not one per stream -------------------------
+def test_a_move_watched_by_many_streams_costs_one_read_of_the_document_not_one_per_stream(
+    fresh_database: str, own_redis: str
+) -> None:
+    """60 anonymous streams of one game (one view: the spectator's) and 5 moves: every stream
+    hears every move, and the server's Redis commands per move stay far below one per stream
+    (the streams woken by one version share one read of the document). Before, each stream
+    re-read the document itself (a PostgreSQL query and a Redis read each), so one move of a
+    popular game cost as many reads as it had spectators."""
+    server = ServerProcess(fresh_database, own_redis)
+    server.start()
+    try:
+        asyncio.run(_herd(server, own_redis))
+    finally:
+        server.close()
+
+
+def _redis_calls(url: str) -> int:
+    with contextlib.closing(redis_sync.Redis.from_url(url)) as r:
+        stats = r.info("commandstats")
+    return sum(int(v["calls"]) for k, v in stats.items() if k not in ("cmdstat_info",))
+
+
+async def _herd(server: ServerProcess, redis_url: str) -> None:
+    watchers, moves = 60, 5
+    limits = httpx.Limits(max_connections=watchers + 10, max_keepalive_connections=watchers + 10)
+    async with server.async_client(limits=limits) as client, contextlib.AsyncExitStack() as keep:
+        game = await create_started(client)
+        gid, tokens = game["id"], tokens_of(game)
+        streams = await asyncio.gather(
+            *(open_stream(keep, client, gid, None) for _ in range(watchers))
+        )
+        assert all(isinstance(s, Stream) for s in streams)
+        rng = random.Random(23)
+        alone: list[int] = []  # Redis calls of a move with its stream reads, per move
+        for _ in range(moves):
+            before = _redis_calls(redis_url)
+            move = await bot_step(client, gid, tokens, rng)
+            assert move is not None and move.status_code == 200, move and move.text
+            heard = await asyncio.gather(*(s.next() for s in streams))  # type: ignore[union-attr]
+            assert {d["version"] for d in heard} == {move.json()["version"]}
+            alone.append(_redis_calls(redis_url) - before)
+        print(f"Redis calls per move with {watchers} streams: {alone}")
+        assert max(alone) < watchers // 2, alone
