@@ -17,7 +17,8 @@ import httpx
 import pytest
 import redis as redis_sync
 
-from tests.support.servers import local_redis
+from tests.support.faulty import PostgresServer
+from tests.support.servers import fresh_database, local_redis
 
 from .apihelp import assert_problem, bot_step, create_started, tokens_of
 from .serverproc import ServerProcess
@@ -296,3 +297,53 @@ async def _herd(server: ServerProcess, redis_url: str) -> None:
             alone.append(_redis_calls(redis_url) - before)
         print(f"Redis calls per move with {watchers} streams: {alone}")
         assert max(alone) < watchers // 2, alone
+
+
+# --- PostgreSQL gone while streams are open ---------------------------------------------------
+def test_streams_woken_while_postgresql_is_down_end_cleanly_without_a_traceback(
+    redis_url: str,
+) -> None:
+    """PostgreSQL stopped while 5 streams follow a game; a change is heard (published on the
+    game's channel), so every stream re-reads its document and cannot: each stream ends (the
+    client reconnects and gets a 503 while PostgreSQL is away), with one log line each, not an
+    ``Exception in ASGI application`` traceback per stream (a log flood with many streams)."""
+    pg = PostgresServer().start()
+    try:
+        with fresh_database(pg.dsn) as dsn:
+            server = ServerProcess(
+                dsn,
+                redis_url,
+                MANIFEST_PG_CONNECT_TIMEOUT="1",
+                MANIFEST_PG_ACQUIRE_TIMEOUT="1",
+                MANIFEST_LOG_LEVEL="info",
+            )
+            server.start()
+            try:
+                asyncio.run(_pg_gone(server, pg, redis_url))
+                log = server.log_path.read_text(errors="replace")
+                # (asyncpg's own pool logs a traceback of its reconnection attempts: not ours)
+                assert "Exception in ASGI" not in log, log[-4000:]
+                assert log.count("live stream ended") == 5, log[-4000:]
+            finally:
+                server.close()
+                if pg.proc is None or pg.proc.poll() is not None:
+                    pg.start()  # for the database's cleanup
+    finally:
+        pg.close()
+
+
+async def _pg_gone(server: ServerProcess, pg: PostgresServer, redis_url: str) -> None:
+    async with server.async_client() as client, contextlib.AsyncExitStack() as keep:
+        game = await create_started(client)
+        gid = game["id"]
+        streams = [await open_stream(keep, client, gid, None) for _ in range(5)]
+        assert all(isinstance(s, Stream) for s in streams)
+        pg.stop()
+        with contextlib.closing(redis_sync.Redis.from_url(redis_url)) as r:
+            assert r.publish(f"{server.prefix}:{{{gid}}}:changes", b"1000") == 1
+
+        async def ends(stream: Stream) -> None:
+            with pytest.raises((StopAsyncIteration, httpx.HTTPError)):
+                await stream.next()
+
+        await asyncio.gather(*(ends(s) for s in streams))  # type: ignore[arg-type]

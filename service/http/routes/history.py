@@ -91,6 +91,13 @@ async def get_stream(
                     # reconnects, and its first document is current).
                     log.info("live stream ended", game=game_id, reason=str(error))
                     doc = None
+                except Exception as error:
+                    # The document could not be re-read (PostgreSQL away, ...): the 200 has
+                    # long started, so the stream ends with one line, not a traceback per
+                    # stream; the client reconnects and is answered 503 until it is back.
+                    reason = f"{type(error).__name__}: {error}"
+                    log.warning("live stream ended", game=game_id, reason=reason)
+                    doc = None
         finally:
             slot.release()
             await docs.aclose()
