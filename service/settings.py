@@ -61,6 +61,7 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_STREAMS_PER_CLIENT`` | ``16`` | streams open at once per seat token, else address |
 | ``MANIFEST_STREAMS_PER_PROCESS`` | ``1000`` | live streams open at once per process |
 | ``MANIFEST_STREAMS_SEAT_RESERVE`` | ``200`` | of those, kept for seats' own games' streams |
+| ``MANIFEST_STREAMS_SEATS_PER_ADDRESS`` | ``64`` | seats' streams open at once per address |
 | ``MANIFEST_STREAM_HEARTBEAT`` | ``5`` | seconds between pings of the change subscription |
 | ``MANIFEST_QUOTA_HEAVY`` | ``120`` | replays (``GET …/replay``) per minute per address |
 | ``MANIFEST_HEAVY_PER_CLIENT`` | ``2`` | heavy reads one address runs at once per process |
@@ -223,6 +224,7 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "streams_per_client": ("MANIFEST_STREAMS_PER_CLIENT", "16", _int(1, 10**6)),
     "streams_per_process": ("MANIFEST_STREAMS_PER_PROCESS", "1000", _int(1, 10**6)),
     "streams_seat_reserve": ("MANIFEST_STREAMS_SEAT_RESERVE", "200", _int(0, 10**6)),
+    "streams_seats_per_address": ("MANIFEST_STREAMS_SEATS_PER_ADDRESS", "64", _int(1, 10**6)),
     "stream_heartbeat": ("MANIFEST_STREAM_HEARTBEAT", "5", _seconds(0.1, 3600)),
     # heavy reads (whole replay, export, audit, dispute files): docs/api.md, "Limits"
     "quota_heavy": ("MANIFEST_QUOTA_HEAVY", "120", _int(0, 10**9)),
@@ -281,6 +283,7 @@ class Settings(msgspec.Struct, frozen=True):
     streams_per_client: int = _default("streams_per_client")
     streams_per_process: int = _default("streams_per_process")
     streams_seat_reserve: int = _default("streams_seat_reserve")
+    streams_seats_per_address: int = _default("streams_seats_per_address")
     stream_heartbeat: float = _default("stream_heartbeat")
     quota_heavy: int = _default("quota_heavy")
     heavy_per_client: int = _default("heavy_per_client")

@@ -73,6 +73,9 @@ class History:
         self.store = manifest.store
         self.replayer = replayer
         self.trees = TreeCache()
+        #: documents being read for live streams, by (game, view field, version heard): the
+        #: streams woken by one change share one read (:meth:`_read_for_streams`)
+        self._stream_reads: dict[tuple[str, str, int], asyncio.Future[bytes]] = {}
 
     @classmethod
     def of(cls, manifest: Manifest) -> History:
@@ -308,7 +311,11 @@ class History:
             async for version in versions:
                 if version is not None and version <= sent:
                     continue
-                doc = await self.manifest.document(game_id, field)
+                doc = (
+                    await self.manifest.document(game_id, field)
+                    if version is None
+                    else await self._read_for_streams(game_id, field, version)
+                )
                 current = int(msgspec.json.decode(doc)["version"])
                 if current > sent:
                     sent = current
@@ -317,3 +324,23 @@ class History:
             closing = getattr(versions, "aclose", None)
             if closing is not None:
                 await closing()
+
+    async def _read_for_streams(self, game_id: str, field: str, version: int) -> bytes:
+        """The document ``field`` of ``game_id``, read once for every stream of this process
+        woken by ``version``: a move of a game that 800 spectators follow costs one read, not
+        800 (a PostgreSQL query and a Redis read each). Any read begun after ``version`` was
+        heard is at that version or later, so sharing it is never stale. A stream that leaves
+        does not cancel the read the others wait on."""
+        key = (game_id, field, version)
+        read = self._stream_reads.get(key)
+        if read is None:
+            read = asyncio.ensure_future(self.manifest.document(game_id, field))
+            self._stream_reads[key] = read
+
+            def done(finished: asyncio.Future[bytes]) -> None:
+                del self._stream_reads[key]
+                if not finished.cancelled():
+                    finished.exception()  # retrieved: every waiter may have left
+
+            read.add_done_callback(done)
+        return await asyncio.shield(read)

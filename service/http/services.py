@@ -51,6 +51,7 @@ class Services:
             settings.streams_per_process,
             settings.streams_seat_reserve,
             settings.retry_after,
+            settings.streams_seats_per_address,
         )
         self._heavy: HeavyReads | None = None
 

@@ -9,6 +9,11 @@ keeps it open, so it is bounded by how many are *open*, not by a per-minute quot
   spectators behind one address share a cap, and a seat is never refused because others at
   its address (a household, a LAN party) hold streams. Past it: 429 ``rate.limited``
   (``quota: "streams"``) with ``Retry-After``.
+- per address, seats' streams: at most ``seats_per_address`` seat streams (all tokens
+  together) from one client address, past it 429 as above. Creating a game hands its
+  creator every seat token, so without this bound one address could create a few games and
+  fill every slot of the process — the seats' reserve included — with streams of its own
+  games' seats.
 - per process: at most ``per_process`` open streams, of which the last ``seat_reserve`` are
   kept for seats' streams of their own game: spectator (anonymous) streams stop at
   ``per_process - seat_reserve``. Past it: 503 ``service.unavailable`` (``limit: "streams"``)
@@ -40,9 +45,10 @@ STREAMS_REFUSED = Counter(
 class Slot:
     """One open stream's place; :meth:`release` gives it back (once, however often called)."""
 
-    def __init__(self, caps: StreamCaps, client: bytes, seat: bool) -> None:
+    def __init__(self, caps: StreamCaps, client: bytes, address: bytes, seat: bool) -> None:
         self._caps = caps
         self.client = client
+        self.address = address
         self.seat = seat
         self._held = True
 
@@ -56,15 +62,23 @@ class StreamCaps:
     """The counts of one process's open streams, and the caps (see the module docstring)."""
 
     def __init__(
-        self, per_client: int, per_process: int, seat_reserve: int, retry_after: int
+        self,
+        per_client: int,
+        per_process: int,
+        seat_reserve: int,
+        retry_after: int,
+        seats_per_address: int = 64,
     ) -> None:
         self.per_client = per_client
+        self.seats_per_address = seats_per_address
         self.per_process = per_process
         self.seat_reserve = min(seat_reserve, per_process)
         self.retry_after = retry_after
         self.open = 0
         self.spectators = 0
         self._by_client: dict[bytes, int] = {}
+        #: seat streams open per client address (keys: the address, as ``client_of`` gives it)
+        self._seats_by_address: dict[bytes, int] = {}
 
     def counts(self) -> dict[str, int]:
         return {
@@ -77,23 +91,18 @@ class StreamCaps:
     def acquire(self, scope: Any, token: str | None, seat: int | None) -> Slot:
         """A slot for a stream of the caller (``seat``: its seat in the game streamed, None for
         a spectator), or a 429 / 503 :class:`Problem`."""
+        address = client_of(scope, False, _unknown)
         client = (
             b"t:" + hashlib.blake2b(token.encode(), digest_size=16).digest()
             if seat is not None and token is not None
-            else client_of(scope, False, _unknown)
+            else address
         )
         if self._by_client.get(client, 0) >= self.per_client:
-            STREAMS_REFUSED.labels(cap="client").inc()
-            problem = Problem(
-                429,
-                "rate.limited",
-                f"this client has {self.per_client} live streams open (the most it may); "
-                "close one or retry later",
-                quota="streams",
-                retry_after=self.retry_after,
+            raise self._too_many(f"this client has {self.per_client} live streams open")
+        if seat is not None and self._seats_by_address.get(address, 0) >= self.seats_per_address:
+            raise self._too_many(
+                f"this address has {self.seats_per_address} seats' live streams open"
             )
-            problem.headers["Retry-After"] = str(self.retry_after)
-            raise problem
         room = self.per_process if seat is not None else self.per_process - self.seat_reserve
         if self.open >= self.per_process or (seat is None and self.spectators >= room):
             STREAMS_REFUSED.labels(cap="process").inc()
@@ -109,19 +118,39 @@ class StreamCaps:
             raise problem
         self.open += 1
         self.spectators += seat is None
-        self._by_client[client] = self._by_client.get(client, 0) + 1
+        _count(self._by_client, client, 1)
+        if seat is not None:
+            _count(self._seats_by_address, address, 1)
         STREAMS_OPEN.labels(kind="spectator" if seat is None else "seat").inc()
-        return Slot(self, client, seat is not None)
+        return Slot(self, client, address, seat is not None)
+
+    def _too_many(self, what: str) -> Problem:
+        STREAMS_REFUSED.labels(cap="client").inc()
+        problem = Problem(
+            429,
+            "rate.limited",
+            f"{what} (the most it may); close one or retry later",
+            quota="streams",
+            retry_after=self.retry_after,
+        )
+        problem.headers["Retry-After"] = str(self.retry_after)
+        return problem
 
     def _release(self, slot: Slot) -> None:
         self.open -= 1
         self.spectators -= not slot.seat
-        left = self._by_client[slot.client] - 1
-        if left:
-            self._by_client[slot.client] = left
-        else:
-            del self._by_client[slot.client]
+        _count(self._by_client, slot.client, -1)
+        if slot.seat:
+            _count(self._seats_by_address, slot.address, -1)
         STREAMS_OPEN.labels(kind="seat" if slot.seat else "spectator").dec()
+
+
+def _count(counts: dict[bytes, int], key: bytes, by: int) -> None:
+    left = counts.get(key, 0) + by
+    if left:
+        counts[key] = left
+    else:
+        del counts[key]
 
 
 def _unknown(scope: Any, token: str) -> bool:

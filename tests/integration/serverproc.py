@@ -65,6 +65,7 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
             # open live streams: far above any test but the caps' own (one address, 127.0.0.1)
             "MANIFEST_STREAMS_PER_CLIENT": "10000",
             "MANIFEST_STREAMS_PER_PROCESS": "20000",
+            "MANIFEST_STREAMS_SEATS_PER_ADDRESS": "10000",
         }
     )
     env.pop("MANIFEST_SIGNING_KEY", None)

@@ -147,3 +147,9 @@ def test_an_ipv4_proxy_is_trusted_also_as_an_ipv6_socket_sees_it() -> None:
         assert peer in trusted, peer
     for peer in ("127.0.0.2", "::ffff:127.0.0.2", "11.0.0.1", "::ffff:11.0.0.1", "::1"):
         assert peer not in trusted, peer
+
+
+def test_seats_streams_per_address_has_a_default_and_a_floor() -> None:
+    assert Settings().streams_seats_per_address == 64
+    with pytest.raises(SettingsError, match="MANIFEST_STREAMS_SEATS_PER_ADDRESS"):
+        Settings.from_env({"MANIFEST_STREAMS_SEATS_PER_ADDRESS": "0"})

@@ -5,14 +5,13 @@ Events; capped per client and per process: :mod:`service.http.streams`)."""
 
 from __future__ import annotations
 
-import asyncio
-import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Annotated, Any
 
 import msgspec
 import structlog
 from litestar import Request, Response, get
+from litestar.background_tasks import BackgroundTask
 from litestar.di import NamedDependency
 from litestar.params import FromPath, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
@@ -94,7 +93,7 @@ async def get_stream(
         await docs.aclose()
         raise
 
-    async def changes() -> AsyncIterator[ServerSentEventMessage]:
+    async def changes() -> AsyncGenerator[ServerSentEventMessage, None]:
         try:
             doc: bytes | None = first
             while doc is not None:
@@ -107,21 +106,29 @@ async def get_stream(
                     # reconnects, and its first document is current).
                     log.info("live stream ended", game=game_id, reason=str(error))
                     doc = None
+                except Exception as error:
+                    # The document could not be re-read (PostgreSQL away, ...): the 200 has
+                    # long started, so the stream ends with one line, not a traceback per
+                    # stream; the client reconnects and is answered 503 until it is back.
+                    reason = f"{type(error).__name__}: {error}"
+                    log.warning("live stream ended", game=game_id, reason=reason)
+                    doc = None
         finally:
             slot.release()
             await docs.aclose()
 
     events = changes()
-    # A stream whose body never starts (the client left first) still gives its slot back when
-    # the generator is collected — on the loop, not inside whatever the collector interrupted.
-    loop = asyncio.get_running_loop()
 
-    def give_back() -> None:
-        if not loop.is_closed():
-            loop.call_soon_threadsafe(slot.release)
+    async def finish() -> None:
+        # Run by litestar once the response is over, however it ended: a stream whose body
+        # never started (the client left before it, so the generator above never ran its
+        # ``finally``) gives back its slot and its subscription here — not whenever a garbage
+        # collection frees the generators (until then the slot and the channel stayed taken).
+        slot.release()
+        await events.aclose()
+        await docs.aclose()
 
-    weakref.finalize(events, give_back).atexit = False
-    return ServerSentEvent(events)
+    return ServerSentEvent(events, background=BackgroundTask(finish))
 
 
 ROUTES: list[Any] = [get_events, get_replay_at, get_replay, get_stream]
