@@ -347,3 +347,46 @@ async def _pg_gone(server: ServerProcess, pg: PostgresServer, redis_url: str) ->
                 await stream.next()
 
         await asyncio.gather(*(ends(s) for s in streams))  # type: ignore[arg-type]
+
+
+# --- the seats' reserve: who may take it ------------------------------------------------------
+def test_only_a_seats_own_token_takes_the_reserve(fresh_database: str, redis_url: str) -> None:
+    """Process cap 3 with 2 reserved (spectators stop at 1), from three addresses. Once one
+    anonymous stream is open: the game's host token is a spectator (503, it is no seat); a
+    made-up token is 401 and another game's seat token 403, before any slot is counted; the
+    game's own seats then take the two reserved slots."""
+    server = ServerProcess(
+        fresh_database,
+        redis_url,
+        MANIFEST_STREAMS_PER_PROCESS="3",
+        MANIFEST_STREAMS_SEAT_RESERVE="2",
+    )
+    server.start()
+    try:
+        asyncio.run(_reserve(server))
+    finally:
+        server.close()
+
+
+async def _reserve(server: ServerProcess) -> None:
+    async with (
+        _from(server, "127.0.0.4") as a,
+        _from(server, "127.0.0.5") as b,
+        _from(server, "127.0.0.6") as c,
+        contextlib.AsyncExitStack() as keep,
+    ):
+        game, other = await create_started(a), await create_started(b)
+        gid, tokens = game["id"], tokens_of(game)
+        assert isinstance(await open_stream(keep, c, gid, None), Stream)
+        for client, token, status, code in [
+            (b, game["host_token"], 503, "service.unavailable"),
+            (b, "s_" + "x" * 40, 401, None),
+            (c, tokens_of(other)[0], 403, "auth.wrong_game"),
+            (c, None, 503, "service.unavailable"),
+        ]:
+            answer = await open_stream(keep, client, gid, token)
+            assert isinstance(answer, httpx.Response), token
+            assert_problem(answer, status, code)
+        for token in tokens:
+            seat = await open_stream(keep, b, gid, token)
+            assert isinstance(seat, Stream), seat.text  # type: ignore[union-attr]
