@@ -63,6 +63,7 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_STREAMS_SEAT_RESERVE`` | ``200`` | of those, kept for seats' own games' streams |
 | ``MANIFEST_STREAMS_SEATS_PER_ADDRESS`` | ``64`` | seats' streams open at once per address |
 | ``MANIFEST_STREAM_HEARTBEAT`` | ``5`` | seconds between pings of the change subscription |
+| ``MANIFEST_STREAM_KEEPALIVE`` | ``15`` | seconds of silence before a stream sends a comment |
 | ``MANIFEST_QUOTA_HEAVY`` | ``120`` | replays (``GET …/replay``) per minute per address |
 | ``MANIFEST_HEAVY_PER_CLIENT`` | ``2`` | heavy reads one address runs at once per process |
 | ``MANIFEST_HEAVY_PER_PROCESS`` | ``4`` | heavy reads running at once per process |
@@ -226,6 +227,8 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "streams_seat_reserve": ("MANIFEST_STREAMS_SEAT_RESERVE", "200", _int(0, 10**6)),
     "streams_seats_per_address": ("MANIFEST_STREAMS_SEATS_PER_ADDRESS", "64", _int(1, 10**6)),
     "stream_heartbeat": ("MANIFEST_STREAM_HEARTBEAT", "5", _seconds(0.1, 3600)),
+    # a quiet stream's keep-alive comment: proxies' idle timeouts, and a vanished client found
+    "stream_keepalive": ("MANIFEST_STREAM_KEEPALIVE", "15", _seconds(0.05, 3600)),
     # heavy reads (whole replay, export, audit, dispute files): docs/api.md, "Limits"
     "quota_heavy": ("MANIFEST_QUOTA_HEAVY", "120", _int(0, 10**9)),
     "heavy_per_client": ("MANIFEST_HEAVY_PER_CLIENT", "2", _int(1, 10**6)),
@@ -285,6 +288,7 @@ class Settings(msgspec.Struct, frozen=True):
     streams_seat_reserve: int = _default("streams_seat_reserve")
     streams_seats_per_address: int = _default("streams_seats_per_address")
     stream_heartbeat: float = _default("stream_heartbeat")
+    stream_keepalive: float = _default("stream_keepalive")
     quota_heavy: int = _default("quota_heavy")
     heavy_per_client: int = _default("heavy_per_client")
     heavy_per_process: int = _default("heavy_per_process")

@@ -158,8 +158,10 @@ def _unknown(scope: Any, token: str) -> bool:
 
 
 class LiveStreams:
-    """What the stream handler needs, as one dependency: the history and the caps."""
+    """What the stream handler needs, as one dependency: the history, the caps, and the seconds
+    of silence after which an open stream sends a keep-alive comment."""
 
-    def __init__(self, history: History, caps: StreamCaps) -> None:
+    def __init__(self, history: History, caps: StreamCaps, keepalive: float = 15.0) -> None:
         self.history = history
         self.caps = caps
+        self.keepalive = keepalive

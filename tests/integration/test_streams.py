@@ -435,3 +435,44 @@ async def _stalled(server: ServerProcess, redis: RedisServer) -> None:
         move = await bot_step(client, gid, tokens, rng)
         assert move is not None and move.status_code == 200, move and move.text
         assert (await again.next())["version"] == move.json()["version"]
+
+
+# --- keep-alive ------------------------------------------------------------------------------
+def test_a_quiet_stream_sends_keep_alive_comments_and_still_hears_the_next_move(
+    fresh_database: str, redis_url: str
+) -> None:
+    """With ``MANIFEST_STREAM_KEEPALIVE`` 0.2 s, an open stream of a game nobody moves sends
+    ``: keep-alive`` comments (a proxy's idle timeout would otherwise cut it, and a client that
+    vanished would hold its slot until the next move); the move made after several of them still
+    reaches the stream as its next ``change`` (review of issue 25)."""
+    server = _server(fresh_database, redis_url, MANIFEST_STREAM_KEEPALIVE="0.2")
+    server.start()
+    try:
+        asyncio.run(_keep_alive(server))
+    finally:
+        server.close()
+
+
+async def _keep_alive(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        game = await create_started(client)
+        gid, tokens = game["id"], tokens_of(game)
+        async with client.stream("GET", f"/v1/games/{gid}/stream", headers=auth(tokens[0])) as r:
+            assert r.status_code == 200
+            lines = r.aiter_lines()
+            comments = 0
+            first_version: int | None = None
+            while comments < 3:
+                line = await asyncio.wait_for(anext(lines), WAIT)
+                if line.startswith("data:") and first_version is None:
+                    first_version = json.loads(line[5:])["version"]
+                elif line.startswith(": keep-alive"):
+                    assert first_version is not None  # the document came first
+                    comments += 1
+            moved = await bot_step(client, gid, tokens, random.Random(7))
+            assert moved is not None and moved.status_code == 200, moved and moved.text
+            while True:
+                line = await asyncio.wait_for(anext(lines), WAIT)
+                if line.startswith("data:"):
+                    assert json.loads(line[5:])["version"] == moved.json()["version"]
+                    break

@@ -5,6 +5,7 @@ Events; capped per client and per process: :mod:`service.http.streams`)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from typing import Annotated, Any
 
@@ -94,13 +95,20 @@ async def get_stream(
         raise
 
     async def changes() -> AsyncGenerator[ServerSentEventMessage, None]:
+        pending: asyncio.Future[bytes | None] | None = None
         try:
             doc: bytes | None = first
             while doc is not None:
                 version = msgspec.json.decode(doc)["version"]
                 yield ServerSentEventMessage(data=doc.decode(), event="change", id=version)
+                pending = asyncio.ensure_future(anext(docs, None))
+                # A quiet game sends nothing for minutes: a comment every `keepalive` seconds
+                # keeps proxies' idle timeouts from cutting the stream, and makes a write
+                # that fails on a client that vanished, so its slot comes back.
+                while not (await asyncio.wait({pending}, timeout=streams.keepalive))[0]:
+                    yield ServerSentEventMessage(data=None, comment="keep-alive")
                 try:
-                    doc = await anext(docs, None)
+                    doc = pending.result()
                 except StoreUnavailable as error:
                     # The change subscription was lost: the stream ends (an SSE client
                     # reconnects, and its first document is current).
@@ -115,6 +123,9 @@ async def get_stream(
                     doc = None
         finally:
             slot.release()
+            if pending is not None and not pending.done():
+                pending.cancel()  # the subscription's generator must stop before it is closed
+                await asyncio.gather(pending, return_exceptions=True)
             await docs.aclose()
 
     events = changes()
