@@ -14,6 +14,7 @@ import msgspec
 from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
 from domain.platform.table import Table, fold_stream, game_document
+from domain.registry import AnyGame
 from projections.replay import SNAPSHOT_EVERY, Replayer
 from projections.store import StoreUnavailable
 from service.application.answers import (
@@ -29,7 +30,7 @@ from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
 from service.audit.adjudication import Progress
 from service.audit.audit import audit
-from service.audit.commitments import shown
+from service.audit.commitments import Keys, shown
 from service.audit.evidence import Evidence
 from service.audit.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
 from service.audit.treeheads import TreeCache, inclusion
@@ -241,30 +242,11 @@ class History:
         its openings, the commands redacted alike, and the seed once revealed."""
         seat = await self.manifest.viewer(game_id, token)
         row, events, commands, seed = await self._material(game_id)
-        finished = row.status == "finished"
         rules = (await self._table_for_redaction(game_id)).rules if events else None
         keys = await self.manifest.keys(game_id)
-        out: list[StoredEvent] = []
-        openings: list[Opening] = []
-        withheld: list[int] = []
-        for e in events:
-            data, opened = (e.data, []) if rules is None else shown(rules, e, seat, finished, keys)
-            if e.public is None and data != e.data:
-                withheld.append(e.version)  # canonical form 1: the bytes hashed are not shown
-            out.append(msgspec.structs.replace(e, data=data))
-            openings += [Opening(e.version, o["path"], o["salt"]) for o in opened]
-            if progress is not None:  # manifest export's bar
-                progress(e.version, len(events))
-        by_id = {e.command_id: e for e in out if e.command_id is not None}
-        secret = secret_commands(events, rules, seat, finished)
-        return ExportFile(
-            format=EXPORT_FORMAT,
-            game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
-            events=out,
-            commands=[redacted_command(c, seat, finished, by_id, secret) for c in commands],
-            seed=seed if finished else None,
-            openings=openings,
-            withheld=withheld,
+        # pure Python (~80 ms for 1,600 events): in a thread, the loop keeps its GIL turns
+        return await asyncio.to_thread(
+            _export_file, row, events, commands, seed, rules, keys, seat, progress
         )
 
     async def dispute(self, game_id: str, n: int, token: str | None = None) -> DisputeFile:
@@ -283,7 +265,9 @@ class History:
         # event n's O(log n) inclusion proof under a signed tree head (service.audit.treeheads)
         proof = inclusion(self.manifest.signer, game_id, tree, n, bytes(events[-1].hash))
         receipt = Receipt(**self.manifest.signer.receipt(game_id, row.version, row.head.hex()))
-        return dispute_file(
+        # pure, and over the whole game's events and commands: in a thread, as the audit
+        return await asyncio.to_thread(
+            dispute_file,
             n,
             events,
             commands,
@@ -302,3 +286,39 @@ class History:
     def changes(self, game_id: str, token: str | None) -> AsyncGenerator[bytes, None]:
         """The caller's game document now, then after every change (:mod:`.changes`)."""
         return self.live.changes(game_id, token)
+
+
+def _export_file(
+    row: GameRow,
+    events: list[StoredEvent],
+    commands: list[CommandRecord],
+    seed: bytes,
+    rules: AnyGame | None,
+    keys: Keys,
+    seat: int | None,
+    progress: Progress | None,
+) -> ExportFile:
+    """The export file of one snapshot as ``seat`` may read it (:meth:`History.export`)."""
+    finished = row.status == "finished"
+    out: list[StoredEvent] = []
+    openings: list[Opening] = []
+    withheld: list[int] = []
+    for e in events:
+        data, opened = (e.data, []) if rules is None else shown(rules, e, seat, finished, keys)
+        if e.public is None and data != e.data:
+            withheld.append(e.version)  # canonical form 1: the bytes hashed are not shown
+        out.append(msgspec.structs.replace(e, data=data))
+        openings += [Opening(e.version, o["path"], o["salt"]) for o in opened]
+        if progress is not None:  # manifest export's bar
+            progress(e.version, len(events))
+    by_id = {e.command_id: e for e in out if e.command_id is not None}
+    secret = secret_commands(events, rules, seat, finished)
+    return ExportFile(
+        format=EXPORT_FORMAT,
+        game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
+        events=out,
+        commands=[redacted_command(c, seat, finished, by_id, secret) for c in commands],
+        seed=seed if finished else None,
+        openings=openings,
+        withheld=withheld,
+    )
