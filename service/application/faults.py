@@ -62,6 +62,19 @@ _ROLLED_BACK = (
     asyncpg.exceptions.QueryCanceledError,
     asyncpg.exceptions.TooManyConnectionsError,
     asyncpg.exceptions.CannotConnectNowError,
+    # a demoted server (a failover) refused the write; the transaction is rolled back
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
+)
+#: Errors that say the server itself is gone, frozen or no longer the primary (SQLSTATE 25006:
+#: a read-only transaction, what a demoted server answers a write).
+_SERVER_LOST = (
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
+    ConnectionError,
+    OSError,
+    asyncio.TimeoutError,
 )
 #: PostgreSQL trouble of any kind (connection, server going away, timeouts).
 _PG = (
@@ -121,11 +134,12 @@ class Faults:
         if isinstance(error, StoreUnavailable | RedisError):
             return self.unavailable("redis", f"Redis is unavailable ({error}); try again")
         if isinstance(error, _ROLLED_BACK):
-            what = (
-                "the game is locked by another transaction"
-                if isinstance(error, asyncpg.exceptions.LockNotAvailableError)
-                else "PostgreSQL did not answer in time"
-            )
+            if isinstance(error, asyncpg.exceptions.LockNotAvailableError):
+                what = "the game is locked by another transaction"
+            elif isinstance(error, asyncpg.exceptions.ReadOnlySQLTransactionError):
+                what = "the PostgreSQL server no longer takes writes (a failover is under way)"
+            else:
+                what = "PostgreSQL did not answer in time"
             return self.unavailable("postgres", f"{what}; {NOT_RECORDED}")
         if isinstance(error, _PG):
             reason = f"PostgreSQL failed ({type(error).__name__})"
@@ -142,6 +156,8 @@ class BoundedPool:
         self._pool = pool
         self.acquire_timeout = acquire_timeout
         self._deadlines = Deadlines()
+        #: Statements after which every pooled connection was expired (server lost or demoted).
+        self.lost = 0
 
     async def _take(self) -> Any:
         """A connection, within ``acquire_timeout``, or :class:`NotSent`."""
@@ -161,11 +177,11 @@ class BoundedPool:
         conn = await self._take()
         try:
             yield conn
-        except TimeoutError:
-            _drop(conn)
+        except BaseException as error:
+            await self._failed(conn, error)
             raise
         finally:
-            await self._pool.release(conn)
+            await self._pool.release(conn, timeout=self.acquire_timeout)
 
     async def _one(self, statement: Callable[[Any], Awaitable[Any]]) -> Any:
         """Run one statement on a connection of its own (without a context-manager generator
@@ -173,11 +189,26 @@ class BoundedPool:
         conn = await self._take()
         try:
             return await statement(conn)
-        except TimeoutError:
-            _drop(conn)
+        except BaseException as error:
+            await self._failed(conn, error)
             raise
         finally:
-            await self._pool.release(conn)
+            await self._pool.release(conn, timeout=self.acquire_timeout)
+
+    async def _failed(self, conn: Any, error: BaseException) -> None:
+        """After a statement failed: a connection that got no answer is dropped; when the
+        server is lost or no longer takes writes (killed, frozen, demoted by a failover), every
+        connection of the pool is expired, so that the next uses connect again, to the server
+        that is primary now (``service.eventstore.primary``), instead of each failing in turn
+        on the old one. The release of an expired connection is bounded (a frozen server does
+        not answer its goodbye)."""
+        if isinstance(error, TimeoutError):
+            _drop(conn)
+        if isinstance(error, _SERVER_LOST):
+            if not self.lost:
+                log.warning("postgres connections expired", error=type(error).__name__)
+            self.lost += 1
+            await self._pool.expire_connections()
 
     async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> Any:
         return await self._one(lambda conn: conn.fetch(query, *args, timeout=timeout))

@@ -252,7 +252,7 @@ class Node:
         return body if isinstance(body, dict) else {}
 
     def log_tail(self, lines: int = 40) -> str:
-        logs = sorted(self.dir.glob("patroni.log*")) + [self.dir / "patroni.out"]
+        logs = [*sorted(self.dir.glob("patroni.log*")), self.dir / "patroni.out"]
         return "\n".join(f"--- {p.name}\n{_tail(p, lines)}" for p in logs if p.exists())
 
 
@@ -294,9 +294,7 @@ class PatroniCluster:
     @property
     def dsn(self) -> str:
         hosts = ",".join(f"127.0.0.1:{n.pg_port}" for n in self.nodes)
-        return (
-            f"postgresql://{PG_SUPERUSER}@{hosts}/{PG_TEST_DB}?target_session_attrs=read-write"
-        )
+        return f"postgresql://{PG_SUPERUSER}@{hosts}/{PG_TEST_DB}?target_session_attrs=read-write"
 
     def start(self) -> PatroniCluster:
         try:
