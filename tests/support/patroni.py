@@ -293,7 +293,12 @@ class PatroniCluster:
 
     @property
     def dsn(self) -> str:
-        hosts = ",".join(f"127.0.0.1:{n.pg_port}" for n in self.nodes)
+        return self.dsn_from(self.nodes[0])
+
+    def dsn_from(self, first: Node) -> str:
+        """The multi-host DSN naming ``first`` first (then the others in order)."""
+        order = [first, *(n for n in self.nodes if n is not first)]
+        hosts = ",".join(f"127.0.0.1:{n.pg_port}" for n in order)
         return f"postgresql://{PG_SUPERUSER}@{hosts}/{PG_TEST_DB}?target_session_attrs=read-write"
 
     def start(self) -> PatroniCluster:
@@ -373,6 +378,13 @@ class PatroniCluster:
         """The member that is leader and running, per Patroni."""
         for member in self.members():
             if member.get("role") == "leader" and member.get("state") == "running":
+                return self.node(member["name"])
+        return None
+
+    def sync_standby(self) -> Node | None:
+        """The synchronous standby, the one member Patroni may promote in synchronous mode."""
+        for member in self.members():
+            if member.get("role") == "sync_standby":
                 return self.node(member["name"])
         return None
 
