@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -41,6 +42,12 @@ UNAVAILABLE = Counter(
     "manifest_unavailable_total",
     "Requests answered 503 service.unavailable, by failing dependency",
     ["dependency"],
+)
+
+SERVER_LOST = Counter(
+    "manifest_pg_server_lost_total",
+    "PostgreSQL statements that failed because the server was lost, frozen or demoted "
+    "(each expires every pooled connection: the next ones go to the current primary)",
 )
 
 MAY_BE_RECORDED = "it may have been recorded; resend with the same Idempotency-Key"
@@ -158,6 +165,7 @@ class BoundedPool:
         self._deadlines = Deadlines()
         #: Statements after which every pooled connection was expired (server lost or demoted).
         self.lost = 0
+        self._next_lost_log = 0.0
 
     async def _take(self) -> Any:
         """A connection, within ``acquire_timeout``, or :class:`NotSent`."""
@@ -205,9 +213,12 @@ class BoundedPool:
         if isinstance(error, TimeoutError):
             _drop(conn)
         if isinstance(error, _SERVER_LOST):
-            if not self.lost:
-                log.warning("postgres connections expired", error=type(error).__name__)
+            SERVER_LOST.inc()
             self.lost += 1
+            now = time.monotonic()
+            if now >= self._next_lost_log:  # a failover fails many statements at once
+                self._next_lost_log = now + 1.0
+                log.warning("postgres connections expired", error=type(error).__name__)
             await self._pool.expire_connections()
 
     async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> Any:
