@@ -16,7 +16,8 @@ docs/operations.md, "PostgreSQL failover"):
 
 PostgreSQL refuses to run as root, so as root Patroni runs as the ``postgres`` user. Nothing here
 imports project code. ``fsync`` is off by default (the faults here kill processes, not hosts;
-the page cache survives them); the bench turns it on.
+the page cache survives them); the bench turns it on. ``MANIFEST_PATRONI_KEEP_LOGS=DIR`` keeps
+every member's Patroni and PostgreSQL logs in DIR when the cluster is closed.
 """
 
 from __future__ import annotations
@@ -459,6 +460,13 @@ class PatroniCluster:
             except subprocess.TimeoutExpired:
                 self.etcd.kill()
                 self.etcd.wait()
+        if keep := os.environ.get("MANIFEST_PATRONI_KEEP_LOGS"):  # for a post-mortem
+            shutil.copytree(
+                self.dir,
+                Path(keep) / self.dir.name,
+                ignore=shutil.ignore_patterns("data", ".s.PGSQL*"),
+                dirs_exist_ok=True,
+            )
         shutil.rmtree(self.dir, ignore_errors=True)
         shutil.rmtree(self.etcd_dir, ignore_errors=True)
 
