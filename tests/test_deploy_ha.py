@@ -70,3 +70,6 @@ def test_compose_ha_profile_is_three_patroni_members_and_apis_on_a_multi_host_ds
     assert dcs["postgresql"]["use_pg_rewind"] is True
     assert dcs["postgresql"]["parameters"]["wal_log_hints"] == "on"
     assert dcs["ttl"] >= dcs["loop_wait"] + 2 * dcs["retry_timeout"]
+    # Patroni 3.0.2 (Debian 12) must use etcd's v2 API (docs/operations.md says why)
+    assert "etcd" in patroni and "etcd3" not in patroni
+    assert "--enable-v2=true" in services["etcd"]["command"]
