@@ -39,6 +39,18 @@ class CommandLog(Pooled):
         r = await self._pool.fetchrow(db.FIND_COMMAND, db.game_uuid(game_id), seat, idempotency_key)
         return None if r is None else db.command_record(r)
 
+    async def settled(self) -> None:
+        """Returns once everything the server has committed so far is as safe as a commit of
+        this process's own. A commit waits for the synchronous standby (PostgreSQL with
+        ``synchronous_standby_names``, a Patroni cluster in synchronous mode) — but a commit
+        whose wait was cut short (its client gave up, a cancel) is already visible on the
+        primary without being on the standby: its client was told 503 "may have been
+        recorded", and the command, found by its key, must not be answered 200 until it is
+        replicated. A transaction that takes a transaction id commits with a WAL record after
+        everything committed before, so its commit waits for all of it. Without a synchronous
+        standby this is one small commit."""
+        await self._pool.execute("SELECT txid_current()")
+
     async def get_command(self, command_id: str) -> CommandRecord | None:
         try:
             cid = uuid.UUID(str(command_id))

@@ -37,6 +37,7 @@ from tests.faults.test_faults import (
     players,
     settle_and_verify,
 )
+from tests.integration.apihelp import auth, tokens_of
 from tests.integration.serverproc import ServerProcess
 from tests.support.faulty import RedisServer
 from tests.support.patroni import Node, PatroniCluster, patroni_available
@@ -212,3 +213,65 @@ async def _dense_and_audited(server: ServerProcess, games: list[dict[str, Any]])
             report = (await client.get(f"/v1/games/{g['id']}/audit")).json()
             assert report["ok"] is True, report
             assert report["chain"]["ok"] is True and report["adjudication"]["ok"] is True
+
+
+def test_a_retry_is_not_acknowledged_before_its_command_is_on_a_standby(
+    app: ServerProcess, cluster: PatroniCluster
+) -> None:
+    """Both standbys frozen: a command's commit waits for one, its request gives up (503 "may
+    have been recorded"), and a cancel of the waiting backend (an operator's
+    ``pg_cancel_backend``) makes the commit visible on the primary alone. Resent with its key
+    while the standbys are still frozen, it is 503 again — a 200 then would acknowledge a move
+    that the next failover loses; once a standby has it, the same retry is 200."""
+    asyncio.run(_retry_waits_for_a_standby(app, cluster))
+
+
+async def _retry_waits_for_a_standby(server: ServerProcess, cluster: PatroniCluster) -> None:
+    (game,) = await new_games(server, 1)
+    gid, tokens = game["id"], tokens_of(game)
+    leader = _leader(cluster)
+    standbys = [n for n in cluster.nodes if n is not leader]
+    async with server.async_client(timeout=3 * MAX_WAIT) as client:
+        doc = (await client.get(f"/v1/games/{gid}")).json()
+        seat = doc["to_act"][0]
+        legal = (await client.get(f"/v1/games/{gid}/legal", headers=auth(tokens[seat]))).json()
+        body = {"command": legal["commands"][0], "expected_version": legal["version"]}
+        headers = {**auth(tokens[seat]), "Idempotency-Key": "on-the-primary-only"}
+        url = f"/v1/games/{gid}/commands"
+        for node in standbys:
+            node.pause()
+        try:
+            first = await client.post(url, json=body, headers=headers)
+            assert first.status_code == 503, first.text
+            assert "may have been recorded" in first.json()["detail"]
+            # The commit still waits for a standby (invisible meanwhile). An operator cancelling
+            # "stuck" statements (or a client's cancel) ends the wait: the commit becomes
+            # visible on the primary alone.
+            conn = await asyncpg.connect(leader.dsn, timeout=10)
+            try:
+                deadline = time.monotonic() + FAILOVER
+                while not await conn.fetchval(
+                    "SELECT count(*) FROM commands WHERE idempotency_key = $1",
+                    "on-the-primary-only",
+                ):
+                    await conn.execute(
+                        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
+                        "WHERE wait_event = 'SyncRep'"
+                    )
+                    assert time.monotonic() < deadline, "the commit never became visible"
+                    await asyncio.sleep(0.2)
+            finally:
+                await conn.close()
+            again = await client.post(url, json=body, headers=headers)
+            assert again.status_code == 503, again.text  # not 200: on one server only
+            assert again.json()["code"] == "service.unavailable" and again.headers["retry-after"]
+        finally:
+            for node in standbys:
+                node.resume()
+        deadline = time.monotonic() + FAILOVER
+        while (last := await client.post(url, json=body, headers=headers)).status_code != 200:
+            assert last.status_code == 503, last.text
+            assert time.monotonic() < deadline, last.text
+            await asyncio.sleep(float(last.headers.get("retry-after", 1)))
+    await asyncio.to_thread(cluster.wait_healthy, REJOIN)
+    await _same_log_everywhere(cluster)
