@@ -46,10 +46,12 @@ class CommandLog(Pooled):
         whose wait was cut short (its client gave up, a cancel) is already visible on the
         primary without being on the standby: its client was told 503 "may have been
         recorded", and the command, found by its key, must not be answered 200 until it is
-        replicated. A transaction that takes a transaction id commits with a WAL record after
-        everything committed before, so its commit waits for all of it. Without a synchronous
+        replicated. A transaction that writes WAL (here a transactional logical-decoding
+        message: no table is touched, and any user may send one) waits at its commit for the
+        standby to have everything up to it; a transaction that only takes an id writes no WAL
+        before its commit record, and PostgreSQL then does not wait. Without a synchronous
         standby this is one small commit."""
-        await self._pool.execute("SELECT txid_current()")
+        await self._pool.execute("SELECT pg_logical_emit_message(true, 'manifest', 'settled')")
 
     async def get_command(self, command_id: str) -> CommandRecord | None:
         try:
