@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -43,6 +44,12 @@ UNAVAILABLE = Counter(
     ["dependency"],
 )
 
+SERVER_LOST = Counter(
+    "manifest_pg_server_lost_total",
+    "PostgreSQL statements that failed because the server was lost, frozen or demoted "
+    "(each expires every pooled connection: the next ones go to the current primary)",
+)
+
 MAY_BE_RECORDED = "it may have been recorded; resend with the same Idempotency-Key"
 MAY_HAVE_HAPPENED = "it may have taken effect: check before repeating it"
 NOT_RECORDED = "nothing was recorded; try again"
@@ -62,6 +69,19 @@ _ROLLED_BACK = (
     asyncpg.exceptions.QueryCanceledError,
     asyncpg.exceptions.TooManyConnectionsError,
     asyncpg.exceptions.CannotConnectNowError,
+    # a demoted server (a failover) refused the write; the transaction is rolled back
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
+)
+#: Errors that say the server itself is gone, frozen or no longer the primary (SQLSTATE 25006:
+#: a read-only transaction, what a demoted server answers a write).
+_SERVER_LOST = (
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.ReadOnlySQLTransactionError,
+    ConnectionError,
+    OSError,
+    asyncio.TimeoutError,
 )
 #: PostgreSQL trouble of any kind (connection, server going away, timeouts).
 _PG = (
@@ -121,11 +141,12 @@ class Faults:
         if isinstance(error, StoreUnavailable | RedisError):
             return self.unavailable("redis", f"Redis is unavailable ({error}); try again")
         if isinstance(error, _ROLLED_BACK):
-            what = (
-                "the game is locked by another transaction"
-                if isinstance(error, asyncpg.exceptions.LockNotAvailableError)
-                else "PostgreSQL did not answer in time"
-            )
+            if isinstance(error, asyncpg.exceptions.LockNotAvailableError):
+                what = "the game is locked by another transaction"
+            elif isinstance(error, asyncpg.exceptions.ReadOnlySQLTransactionError):
+                what = "the PostgreSQL server no longer takes writes (a failover is under way)"
+            else:
+                what = "PostgreSQL did not answer in time"
             return self.unavailable("postgres", f"{what}; {NOT_RECORDED}")
         if isinstance(error, _PG):
             reason = f"PostgreSQL failed ({type(error).__name__})"
@@ -142,6 +163,9 @@ class BoundedPool:
         self._pool = pool
         self.acquire_timeout = acquire_timeout
         self._deadlines = Deadlines()
+        #: Statements after which every pooled connection was expired (server lost or demoted).
+        self.lost = 0
+        self._next_lost_log = 0.0
 
     async def _take(self) -> Any:
         """A connection, within ``acquire_timeout``, or :class:`NotSent`."""
@@ -161,11 +185,11 @@ class BoundedPool:
         conn = await self._take()
         try:
             yield conn
-        except TimeoutError:
-            _drop(conn)
+        except BaseException as error:
+            await self._failed(conn, error)
             raise
         finally:
-            await self._pool.release(conn)
+            await self._pool.release(conn, timeout=self.acquire_timeout)
 
     async def _one(self, statement: Callable[[Any], Awaitable[Any]]) -> Any:
         """Run one statement on a connection of its own (without a context-manager generator
@@ -173,11 +197,29 @@ class BoundedPool:
         conn = await self._take()
         try:
             return await statement(conn)
-        except TimeoutError:
-            _drop(conn)
+        except BaseException as error:
+            await self._failed(conn, error)
             raise
         finally:
-            await self._pool.release(conn)
+            await self._pool.release(conn, timeout=self.acquire_timeout)
+
+    async def _failed(self, conn: Any, error: BaseException) -> None:
+        """After a statement failed: a connection that got no answer is dropped; when the
+        server is lost or no longer takes writes (killed, frozen, demoted by a failover), every
+        connection of the pool is expired, so that the next uses connect again, to the server
+        that is primary now (``service.eventstore.primary``), instead of each failing in turn
+        on the old one. The release of an expired connection is bounded (a frozen server does
+        not answer its goodbye)."""
+        if isinstance(error, TimeoutError):
+            _drop(conn)
+        if isinstance(error, _SERVER_LOST):
+            SERVER_LOST.inc()
+            self.lost += 1
+            now = time.monotonic()
+            if now >= self._next_lost_log:  # a failover fails many statements at once
+                self._next_lost_log = now + 1.0
+                log.warning("postgres connections expired", error=type(error).__name__)
+            await self._pool.expire_connections()
 
     async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> Any:
         return await self._one(lambda conn: conn.fetch(query, *args, timeout=timeout))

@@ -226,6 +226,7 @@ class Play(Games):
         """The first answer, whole: the recorded part, plus the hints (``to_act`` and the
         seat's ``legal``) recomputed at the answer's version — a pure function of the stream,
         so they are not stored with every command."""
+        await self.store.settled()  # not a 200 for what is on the primary only
         answer = _replay(prior, seat, body)
         head = bytes.fromhex(answer.head)
         table = await self._stored_table(prior.game_id, head, answer.version, False)

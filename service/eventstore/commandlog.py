@@ -39,6 +39,20 @@ class CommandLog(Pooled):
         r = await self._pool.fetchrow(db.FIND_COMMAND, db.game_uuid(game_id), seat, idempotency_key)
         return None if r is None else db.command_record(r)
 
+    async def settled(self) -> None:
+        """Returns once everything the server has committed so far is as safe as a commit of
+        this process's own. A commit waits for the synchronous standby (PostgreSQL with
+        ``synchronous_standby_names``, a Patroni cluster in synchronous mode) — but a commit
+        whose wait was cut short (its client gave up, a cancel) is already visible on the
+        primary without being on the standby: its client was told 503 "may have been
+        recorded", and the command, found by its key, must not be answered 200 until it is
+        replicated. A transaction that writes WAL (here a transactional logical-decoding
+        message: no table is touched, and any user may send one) waits at its commit for the
+        standby to have everything up to it; a transaction that only takes an id writes no WAL
+        before its commit record, and PostgreSQL then does not wait. Without a synchronous
+        standby this is one small commit."""
+        await self._pool.execute("SELECT pg_logical_emit_message(true, 'manifest', 'settled')")
+
     async def get_command(self, command_id: str) -> CommandRecord | None:
         try:
             cid = uuid.UUID(str(command_id))

@@ -26,6 +26,7 @@ from service.audit.receipts import load_signer
 from service.collector import tune_collector
 from service.eventstore.migrate import migrate
 from service.eventstore.rejections import Budget
+from service.eventstore.primary import PrimaryConnector
 from service.eventstore.store import EventStore
 from service.http import apidocs, openapi, pictures
 from service.http.errors import exception_handlers
@@ -50,6 +51,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         command_timeout=settings.pg_statement_timeout + 1,  # the server's own limit comes first
         server_settings=pg_session_settings(settings),
         reset=_keep_session,
+        connect=PrimaryConnector(settings.pg_dsn),  # several hosts: the one that takes writes
     )
     async with raw_pool.acquire() as conn:
         await conn.execute("SET statement_timeout = 0")  # migrations may take their time

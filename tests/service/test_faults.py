@@ -28,6 +28,13 @@ from service.application.faults import (
         (asyncpg.exceptions.LockNotAvailableError("lock"), "postgres", NOT_RECORDED),
         (asyncpg.exceptions.QueryCanceledError("statement timeout"), "postgres", NOT_RECORDED),
         (asyncpg.exceptions.CannotConnectNowError("starting"), "postgres", NOT_RECORDED),
+        # a demoted server (SQLSTATE 25006) refused the write: a failover, not a bug
+        (
+            asyncpg.exceptions.ReadOnlySQLTransactionError("read-only transaction"),
+            "postgres",
+            NOT_RECORDED,
+        ),
+        (NotSent("NoPrimary: no server takes writes"), "postgres", NOT_RECORDED),
         (Busy("4 writes to this game are already waiting"), "admission", NOT_RECORDED),
         (StoreUnavailable("redis: timeout"), "redis", "try again"),
         (RedisConnectionError("refused"), "redis", "try again"),
