@@ -25,8 +25,8 @@ from service.application.names import load_confusables
 from service.audit.receipts import load_signer
 from service.collector import tune_collector
 from service.eventstore.migrate import migrate
-from service.eventstore.rejections import Budget
 from service.eventstore.primary import PrimaryConnector
+from service.eventstore.rejections import Budget
 from service.eventstore.store import EventStore
 from service.http import apidocs, openapi, pictures
 from service.http.errors import exception_handlers
