@@ -33,7 +33,7 @@ from .board import (
 from .cards import EventCard, event_card, tax
 from .evolve import evolve
 from .options import Options
-from .position import Position
+from .position import Position, validate
 from .state import BUILDING_TURNS, State
 
 MIN_SEATS, MAX_SEATS = 2, 6
@@ -131,7 +131,7 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
 def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
     check_options(position.options)
     event = ev.PositionLoaded(position)
-    evolve(None, event)  # validates, raising position.invalid
+    validate(position)  # raises position.invalid; folding the event checks nothing
     return [event]
 
 
