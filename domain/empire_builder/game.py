@@ -11,6 +11,7 @@ from . import rules
 from .board import MAP_BYTES
 from .commands import Command
 from .evolve import evolve
+from .grammar import grammar
 from .legal import legal
 from .options import Options
 from .position import Position, position_of
@@ -52,5 +53,5 @@ EMPIRE_BUILDER = EmpireBuilder(
     Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
            position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
            decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
-           export_position=position_of, svg=svg)
+           export_position=position_of, svg=svg, grammar=grammar)
 )

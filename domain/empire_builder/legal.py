@@ -35,10 +35,13 @@ def legal(state: State, seat: int) -> list[cmd.Command]:
         return [cmd.LoseLoad(x) for x in sorted(set(p.loads))]
     if state.current() != seat:
         return []
-    if p.turns >= BUILDING_TURNS and p.train is None:
-        return [cmd.PlaceTrain(name) for name in sorted(MAP.cities)]
     out: list[cmd.Command] = []
     t = state.turn
+    if p.turns >= BUILDING_TURNS and p.train is None:
+        # borrowing is open before the train is placed too (``decide`` takes it first)
+        if state.options.borrowing and t.borrowed < BORROW_LIMIT:
+            out.append(cmd.Borrow(BORROW_LIMIT - t.borrowed))
+        return [*out, *(cmd.PlaceTrain(name) for name in sorted(MAP.cities))]
     if not t.acted:
         if p.money >= UPGRADE_COST and t.spent + UPGRADE_COST <= TURN_LIMIT:
             if p.speed == 9:

@@ -24,6 +24,7 @@ from service.application.answers import (
     EventsPage,
     GameList,
     GameSummary,
+    GrammarRule,
     Inclusion,
     Joined,
     LegalCommands,
@@ -52,6 +53,7 @@ __all__ = [
     "Finding",
     "GameList",
     "GameSummary",
+    "GrammarRule",
     "Inclusion",
     "Joined",
     "LegalCommands",
@@ -115,10 +117,14 @@ class GameDocument(msgspec.Struct):
 
 
 class LegalDocument(msgspec.Struct):
-    """``GET /v1/games/{id}/legal`` (served as the projection's stored bytes)."""
+    """``GET /v1/games/{id}/legal`` (served as the projection's stored bytes): the listed
+    commands, whether they are every accepted command (``complete``), and else the ``grammar``
+    rules deriving the rest (docs/api.md "The legal contract")."""
 
     version: int
     commands: list[dict[str, Any]]
+    complete: bool
+    grammar: list[GrammarRule]
 
 
 class Rejected(msgspec.Struct):
