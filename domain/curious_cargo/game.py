@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from domain.kernel import WiredGame, Wiring
+from domain.kernel.assets import data_assets
 
 from . import events as ev
 from . import rules
@@ -24,6 +25,8 @@ class CuriousCargo(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Curious Cargo"
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 2
+    #: the components (tiles, trucks, board) as the data file holds them
+    assets: ClassVar[dict[str, bytes]] = data_assets("domain.curious_cargo", "components")
 
     def to_act(self, state: State) -> list[int]:
         return state.to_act()

@@ -93,6 +93,8 @@ class RuleEntry(msgspec.Struct):
     options: dict[str, Any]
     position: dict[str, Any]
     commands: dict[str, Any] | None
+    #: the names of its static data served at ``/v1/rules/{game}/assets/{name}``
+    assets: list[str] = []
 
 
 class SeatName(msgspec.Struct):

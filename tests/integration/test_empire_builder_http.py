@@ -38,7 +38,7 @@ async def _assets(server: ServerProcess) -> None:
                                  headers={"If-None-Match": '"0000"'})
         assert stale.status_code == 200
         for path in (f"/v1/rules/{GAME}/assets/nothing", "/v1/rules/no-such-game/assets/map",
-                     "/v1/rules/cargo-empire/assets/map"):
+                     "/v1/rules/jolly-cargo/assets/map"):
             missing = await client.get(path)
             assert missing.status_code == 404
             assert missing.json()["code"] == "asset.not_found"
