@@ -35,13 +35,10 @@ def legal(state: State, seat: int) -> list[cmd.Command]:
         return [cmd.LoseLoad(x) for x in sorted(set(p.loads))]
     if state.current() != seat:
         return []
+    if p.turns >= BUILDING_TURNS and p.train is None:
+        return [cmd.PlaceTrain(name) for name in sorted(MAP.cities)]
     out: list[cmd.Command] = []
     t = state.turn
-    if p.turns >= BUILDING_TURNS and p.train is None:
-        # borrowing is open before the train is placed too (``decide`` takes it first)
-        if state.options.borrowing and t.borrowed < BORROW_LIMIT:
-            out.append(cmd.Borrow(BORROW_LIMIT - t.borrowed))
-        return [*out, *(cmd.PlaceTrain(name) for name in sorted(MAP.cities))]
     if not t.acted:
         if p.money >= UPGRADE_COST and t.spent + UPGRADE_COST <= TURN_LIMIT:
             if p.speed == 9:
@@ -64,8 +61,7 @@ def moves(state: State, seat: int, at: int) -> list[cmd.Command]:
     for b in sorted({*MAP.inside[at], *MAP.adjacent[at]}):
         if not isinstance(move_problem(state, seat, at, b, 0, []), tuple):
             out.append(cmd.Move([b]))
-            if b in MAP.adjacent[at]:
-                out.append(cmd.AutoMove(b))
+            out.append(cmd.AutoMove(b))  # decide takes it wherever the step may go
     return out
 
 

@@ -150,12 +150,12 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
     if state.current() != seat:
         raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
     p = state.players[seat]
-    if isinstance(command, cmd.Borrow):
-        return [_borrow(state, seat, command.amount)]
     if isinstance(command, cmd.PlaceTrain):
         return _place_train(state, seat, command)
     if p.turns >= BUILDING_TURNS and p.train is None:
         raise RuleError("rule.place_train_first", "choose the city where your train appears")
+    if isinstance(command, cmd.Borrow):
+        return [_borrow(state, seat, command.amount)]
     if isinstance(command, cmd.Build):
         built = build_event(state, seat, command.path)
         if command.cost is not None and command.cost != built.cost:
