@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from domain.kernel import WiredGame, Wiring
+from domain.kernel.assets import data_assets
 
 from . import events as ev
 from . import rules
@@ -24,6 +25,8 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Cargo Empire"
     min_seats: ClassVar[int] = rules.MIN_SEATS
     max_seats: ClassVar[int] = rules.MAX_SEATS
+    #: the map and the components as the data files hold them
+    assets: ClassVar[dict[str, bytes]] = data_assets("domain.cargo_empire", "map", "components")
 
     def to_act(self, state: State) -> list[int]:
         current = state.current()

@@ -115,43 +115,57 @@ def turn_order(players: list[Player], top: int) -> list[int]:
     return sorted(range(len(players)), key=lambda s: (-players[s].forklift, s != top))
 
 
-def _lane(trucks: list[TruckPosition], cards: set[str]) -> list[TruckInLane]:
+def _lane(trucks: list[TruckPosition], cards: set[str], check: bool = True) -> list[TruckInLane]:
     out: list[TruckInLane] = []
     front = 0
     for t in sorted(trucks, key=lambda t: t.rear):
         truck = TRUCKS.get(t.card)
-        if truck is None or t.card in cards:
-            raise _bad(f"truck {t.card!r} is unknown or used twice")
+        if check:
+            if truck is None or t.card in cards:
+                raise _bad(f"truck {t.card!r} is unknown or used twice")
+            if t.rear <= front or t.rear + truck.length - 1 > STREET_MAX:
+                raise _bad(f"truck {t.card} overlaps another or runs past street {STREET_MAX}")
+            front = t.rear + truck.length - 1
+            for slot in t.goods:
+                if not 0 <= slot < truck.length or truck.layout[slot] != ".":
+                    raise _bad(f"truck {t.card} has no cargo space {slot}")
         cards.add(t.card)
-        if t.rear <= front or t.rear + truck.length - 1 > STREET_MAX:
-            raise _bad(f"truck {t.card} overlaps another or runs past street {STREET_MAX}")
-        front = t.rear + truck.length - 1
-        for slot in t.goods:
-            if not 0 <= slot < truck.length or truck.layout[slot] != ".":
-                raise _bad(f"truck {t.card} has no cargo space {slot}")
         out.append(TruckInLane(t.card, t.rear, dict(t.goods)))
     return out
 
 
-def _counts(given: dict[str, int], keys: tuple[str, ...], top: int, what: str) -> dict[str, int]:
+def _counts(
+    given: dict[str, int], keys: tuple[str, ...], top: int, what: str, check: bool = True
+) -> dict[str, int]:
     for k, v in given.items():
-        if k not in keys or not 0 <= v <= top:
+        if check and (k not in keys or not 0 <= v <= top):
             raise _bad(f"{what} {k!r}: {v} is not allowed")
     return {k: given.get(k, 0) for k in keys}
 
 
+def validate(p: Position) -> None:
+    """Refuse a position that could not occur: raises ``position.invalid`` naming what is wrong.
+    Position import (``rules.start_from_position``) calls this; folding does not."""
+    _state(p, check=True)
+
+
 def state_from_position(p: Position) -> State:
-    """The state a position describes; raises ``position.invalid`` naming what is wrong."""
-    if len(p.players) != 2:
+    """The state a position describes. No checks: a recorded position was validated when it was
+    imported (:func:`validate`), and folding accepts any recorded event (the kernel's rule)."""
+    return _state(p, check=False)
+
+
+def _state(p: Position, *, check: bool) -> State:
+    if check and (len(p.players) != 2):
         raise _bad("Curious Cargo has 2 players")
-    if not 0 <= p.top <= 1 or p.round < 1 or any(s not in (0, 1) for s in p.pending):
+    if check and (not 0 <= p.top <= 1 or p.round < 1 or any(s not in (0, 1) for s in p.pending)):
         raise _bad("top and pending name seats 0 or 1; rounds count from 1")
     tiles: set[str] = set()
     cards: set[str] = set()
 
     def take(ids: list[str], pool: set[str], known: list[str], what: str) -> list[str]:
         for i in ids:
-            if i not in known or i in pool:
+            if check and (i not in known or i in pool):
                 raise _bad(f"{what} {i!r} is unknown or used twice")
             pool.add(i)
         return list(ids)
@@ -163,7 +177,7 @@ def state_from_position(p: Position) -> State:
         lay = Layout()
         used = 0
         for entry in pp.board:
-            if (entry.tile is None) == (entry.splitter is None):
+            if check and ((entry.tile is None) == (entry.splitter is None)):
                 raise _bad("a board entry names a tile or a splitter")
             pid = entry.tile if entry.tile is not None else f"splitter-{entry.splitter}"
             if entry.tile is not None:
@@ -172,33 +186,33 @@ def state_from_position(p: Position) -> State:
                 split_used[str(entry.splitter)] += 1
             pc = piece(pid)
             squares = [] if pc is None else footprint(pc, entry.at, entry.rot)
-            if pc is None or entry.rot not in (0, 90, 180, 270) or None in squares:
+            if check and (pc is None or entry.rot not in (0, 90, 180, 270) or None in squares):
                 raise _bad(f"{pid} at {entry.at} {entry.rot} is off the grid")
             real = [sq for sq in squares if sq is not None]
-            if any(sq in BLOCKED for sq in real):
+            if check and (any(sq in BLOCKED for sq in real)):
                 raise _bad(f"{pid} at {entry.at} covers a blocked square")
             used += sum(lay.scaffolds_for(real)[1].values())
             placed = Placed(pid, entry.at, entry.rot)
             lay.put(placed)
             board.append(placed)
-        if used > SCAFFOLDING:
+        if check and (used > SCAFFOLDING):
             raise _bad(f"seat {seat}'s board needs {used} scaffolds, more than {SCAFFOLDING}")
         storage = [list(s) for s in pp.storage] + [[] for _ in range(STACKS - len(pp.storage))]
-        if len(storage) != STACKS:
+        if check and (len(storage) != STACKS):
             raise _bad(f"there are {STACKS} storage stacks")
         hand = take(pp.hand, tiles, TILE_IDS, "tile")
         for stack in storage:
             take(stack, tiles, TILE_IDS, "tile")
         held = take(pp.cards, cards, CARD_IDS, "card")
         dealt = take(pp.dealt, cards, CARD_IDS, "card")
-        if pp.kept is not None and pp.kept not in dealt:
+        if check and (pp.kept is not None and pp.kept not in dealt):
             raise _bad("the kept card is one of the dealt")
-        tokens = _counts(pp.tokens, ("construction", "trucking"), 10, "tokens")
-        splitters = _counts(pp.splitters, COLOURS, 2, "splitters")
-        shipped = _counts(pp.shipped, COLOURS, len(COLUMNS), "shipped")
-        received = _counts(pp.received, COLOURS, len(RECEIVING_SLOTS), "received")
+        tokens = _counts(pp.tokens, ("construction", "trucking"), 10, "tokens", check)
+        splitters = _counts(pp.splitters, COLOURS, 2, "splitters", check)
+        shipped = _counts(pp.shipped, COLOURS, len(COLUMNS), "shipped", check)
+        received = _counts(pp.received, COLOURS, len(RECEIVING_SLOTS), "received", check)
         count = len(active_docks(lay.top))
-        if not min(count, TRACK_MAX) <= pp.forklift <= TRACK_MAX:
+        if check and (not min(count, TRACK_MAX) <= pp.forklift <= TRACK_MAX):
             raise _bad(f"seat {seat}'s forklift {pp.forklift} is below its {count} connections")
         players.append(
             Player(
@@ -218,8 +232,8 @@ def state_from_position(p: Position) -> State:
             )
         )
     for seat, pp in enumerate(p.players):
-        players[seat].shipping_lane = _lane(pp.shipping_lane, cards)
-        players[seat].receiving_lane = _lane(pp.receiving_lane, cards)
+        players[seat].shipping_lane = _lane(pp.shipping_lane, cards, check)
+        players[seat].receiving_lane = _lane(pp.receiving_lane, cards, check)
     bag = sorted(
         take(p.bag, tiles, TILE_IDS, "tile")
         if p.bag is not None
@@ -238,15 +252,15 @@ def state_from_position(p: Position) -> State:
             for c in COLOURS
         },
     )
-    if min(supply.construction, supply.trucking, *supply.splitters.values()) < 0:
+    if check and (min(supply.construction, supply.trucking, *supply.splitters.values()) < 0):
         raise _bad("the players hold more tokens or splitters than the game has")
     order = turn_order(players, p.top) if p.order is None else list(p.order)
-    if sorted(order) != [0, 1]:
+    if check and (sorted(order) != [0, 1]):
         raise _bad("order lists seats 0 and 1")
     last = len(order) if p.step == "cleanup" else len(order) - 1
-    if not 0 <= p.turn <= last or min(p.actions_left, p.ap_left, p.ap_spent) < 0:
+    if check and (not 0 <= p.turn <= last or min(p.actions_left, p.ap_left, p.ap_spent) < 0):
         raise _bad("turn is 0 or 1; actions and AP are never negative")
-    if p.step == "draft" and not all(pl.dealt for pl in players):
+    if check and (p.step == "draft" and not all(pl.dealt for pl in players)):
         raise _bad("a draft position deals cards to both seats")
     return State(
         options=p.options,

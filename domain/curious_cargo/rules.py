@@ -37,7 +37,7 @@ from .components import (
 from .evolve import apply, started
 from .lines import Layout, active_docks, layout
 from .options import Options
-from .position import Position, state_from_position, turn_order
+from .position import Position, state_from_position, turn_order, validate
 from .state import Placed, Player, Score, State, TruckInLane, clone, stars
 
 
@@ -78,7 +78,8 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
 
 
 def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
-    state = state_from_position(position)  # validates
+    validate(position)  # raises position.invalid; folding the event checks nothing
+    state = state_from_position(position)
     loaded = ev.PositionLoaded(position)
     run = Run(state)
     run.events.append(loaded)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from domain.kernel import Viewer, WiredGame, Wiring
+from domain.kernel.assets import data_assets
 
 from . import events as ev
 from . import rules
 from .board import MAP_BYTES
 from .commands import Command
 from .evolve import evolve
+from .grammar import grammar
 from .legal import legal
 from .options import Options
 from .position import Position, position_of
@@ -25,7 +27,11 @@ class EmpireBuilder(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Empire Builder"
     min_seats: ClassVar[int] = rules.MIN_SEATS
     max_seats: ClassVar[int] = rules.MAX_SEATS
-    assets: ClassVar[dict[str, bytes]] = {"map": MAP_BYTES}
+    #: the map, and the loads (with their supply cities), demand cards and event cards as the
+    #: data files hold them
+    assets: ClassVar[dict[str, bytes]] = {
+        "map": MAP_BYTES, **data_assets("domain.empire_builder", "loads", "demands", "events")
+    }
     #: Uniformly random play spends all its money on track and never wins: bots stop after 25
     #: turns each (see docs/rules/empire-builder.md, "turn limit").
     query_type: ClassVar[Any] = Query
@@ -52,5 +58,5 @@ EMPIRE_BUILDER = EmpireBuilder(
     Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
            position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
            decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
-           export_position=position_of, svg=svg)
+           export_position=position_of, svg=svg, grammar=grammar)
 )

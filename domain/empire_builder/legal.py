@@ -61,8 +61,7 @@ def moves(state: State, seat: int, at: int) -> list[cmd.Command]:
     for b in sorted({*MAP.inside[at], *MAP.adjacent[at]}):
         if not isinstance(move_problem(state, seat, at, b, 0, []), tuple):
             out.append(cmd.Move([b]))
-            if b in MAP.adjacent[at]:
-                out.append(cmd.AutoMove(b))
+            out.append(cmd.AutoMove(b))  # decide takes it wherever the step may go
     return out
 
 

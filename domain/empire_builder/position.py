@@ -87,64 +87,77 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pending: list[int] = []
 
 
+def validate(p: Position) -> None:
+    """Refuse a position that could not occur: raises ``position.invalid`` naming what is wrong.
+    Position import (``rules.start_from_position``) calls this; folding does not."""
+    _state(p, check=True)
+
+
 def state_from_position(p: Position) -> State:
-    """The state a position describes; raises ``position.invalid`` naming what is wrong."""
+    """The state a position describes. No checks: a recorded position was validated when it was
+    imported (:func:`validate`), and folding accepts any recorded event (the kernel's rule)."""
+    return _state(p, check=False)
+
+
+def _state(p: Position, *, check: bool) -> State:
     seats = len(p.players)
-    if not 2 <= seats <= 6:
+    if check and (not 2 <= seats <= 6):
         raise _bad("a position has 2 to 6 players")
-    if not 0 <= p.first < seats or p.turn_number < 0:
+    if check and (not 0 <= p.first < seats or p.turn_number < 0):
         raise _bad(f"first is a seat (0 to {seats - 1}); turn_number is not negative")
     track: dict[int, int] = {}
     players: list[Player] = []
     held: list[int] = []
     for seat, pp in enumerate(p.players):
-        if len(pp.cards) != 3:
+        if check and (len(pp.cards) != 3):
             raise _bad(f"seat {seat} holds exactly 3 demand cards")
         held += pp.cards
-        if pp.speed not in (9, 12) or pp.capacity not in (2, 3):
+        if check and (pp.speed not in (9, 12) or pp.capacity not in (2, 3)):
             raise _bad(f"seat {seat}: speed is 9 or 12, capacity 2 or 3")
-        if len(pp.loads) > pp.capacity or any(x not in LOADS for x in pp.loads):
+        if check and (len(pp.loads) > pp.capacity or any(x not in LOADS for x in pp.loads)):
             raise _bad(f"seat {seat}: loads are load names, at most the train's capacity")
-        if pp.train is not None and not 0 <= pp.train < MAP.size:
+        if check and (pp.train is not None and not 0 <= pp.train < MAP.size):
             raise _bad(f"seat {seat}: the train is on a milepost id 0 to {MAP.size - 1}")
-        if pp.turns < 0:
+        if check and (pp.turns < 0):
             raise _bad(f"seat {seat}: turns is not negative")
-        if pp.train is not None and pp.turns < BUILDING_TURNS:
+        if check and (pp.train is not None and pp.turns < BUILDING_TURNS):
             raise _bad(f"seat {seat}: the train comes after {BUILDING_TURNS} building turns")
         for path in pp.track:
             for a, b in itertools.pairwise(path):
-                if not (0 <= a < MAP.size and 0 <= b < MAP.size) or b not in MAP.adjacent[a]:
+                if check and (
+                    not (0 <= a < MAP.size and 0 <= b < MAP.size) or b not in MAP.adjacent[a]
+                ):
                     raise _bad(f"seat {seat}: track {a}-{b} is not a buildable pair of mileposts")
                 k = edge_key(a, b)
-                if track.get(k, seat) != seat:
+                if check and (track.get(k, seat) != seat):
                     raise _bad(f"track {a}-{b} belongs to two players")
                 track[k] = seat
-        if pp.debt < 0 or pp.skip < 0 or (pp.face and pp.face not in FACES):
+        if check and (pp.debt < 0 or pp.skip < 0 or (pp.face and pp.face not in FACES)):
             raise _bad(f"seat {seat}: debt is not negative; face is one of {', '.join(FACES)}")
         players.append(Player(pp.money, list(pp.cards), list(pp.loads), pp.train, pp.speed,
                               pp.capacity, pp.turns, pp.debt, pp.face, pp.skip))
     for load in LOADS.values():
-        if sum(pl.loads.count(load.name) for pl in players) > load.chips:
+        if check and (sum(pl.loads.count(load.name) for pl in players) > load.chips):
             raise _bad(f"{load.name} has only {load.chips} chips")
     deck = (sorted(set(range(len(CARDS))) - set(held) - set(p.discard)) if p.deck is None
             else sorted(p.deck))
     every = held + deck + list(p.discard)
-    if len(set(every)) != len(every) or any(not 0 <= c < ALL_CARDS for c in every):
+    if check and (len(set(every)) != len(every) or any(not 0 <= c < ALL_CARDS for c in every)):
         raise _bad(f"cards are ids 0 to {ALL_CARDS - 1}, each in one place")
-    if any(c >= EVENT_BASE for c in held):
+    if check and (any(c >= EVENT_BASE for c in held)):
         raise _bad(f"hands hold demand cards (ids 0 to {EVENT_BASE - 1})")
     for x in p.effects:
         card = event_card(x.card)
-        if card is None or not 0 <= x.drawer < seats or not 1 <= x.turns_left <= 2:
+        if check and (card is None or not 0 <= x.drawer < seats or not 1 <= x.turns_left <= 2):
             raise _bad("effects name event cards, a drawer seat and turns_left 1 or 2")
     for s in p.pending:
-        if not 0 <= s < seats or p.pending.count(s) > len(players[s].loads):
+        if check and (not 0 <= s < seats or p.pending.count(s) > len(players[s].loads)):
             raise _bad("pending lists seats whose trains carry loads, a seat once per load to"
                        " choose and never more often than its train has loads")
     t = p.turn
-    if any(not 0 <= s < seats for s in t.paid) or min(
+    if check and (any(not 0 <= s < seats for s in t.paid) or min(
         t.moved, t.spent, t.major_starts, t.borrowed
-    ) < 0:
+    ) < 0):
         raise _bad("turn: counts are not negative and paid lists seats")
     return State(
         seats=seats,
@@ -161,7 +174,6 @@ def state_from_position(p: Position) -> State:
         effects=list(p.effects),
         pending=sorted(p.pending),
     )
-
 
 def position_of(s: State) -> Position:
     """Export a game in play; raises ``position.unavailable`` once it is over."""

@@ -33,7 +33,7 @@ from .board import (
 from .cards import EventCard, event_card, tax
 from .evolve import evolve
 from .options import Options
-from .position import Position
+from .position import Position, validate
 from .state import BUILDING_TURNS, State
 
 MIN_SEATS, MAX_SEATS = 2, 6
@@ -131,7 +131,7 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
 def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
     check_options(position.options)
     event = ev.PositionLoaded(position)
-    evolve(None, event)  # validates, raising position.invalid
+    validate(position)  # raises position.invalid; folding the event checks nothing
     return [event]
 
 
@@ -150,12 +150,12 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
     if state.current() != seat:
         raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
     p = state.players[seat]
-    if isinstance(command, cmd.Borrow):
-        return [_borrow(state, seat, command.amount)]
     if isinstance(command, cmd.PlaceTrain):
         return _place_train(state, seat, command)
     if p.turns >= BUILDING_TURNS and p.train is None:
         raise RuleError("rule.place_train_first", "choose the city where your train appears")
+    if isinstance(command, cmd.Borrow):
+        return [_borrow(state, seat, command.amount)]
     if isinstance(command, cmd.Build):
         built = build_event(state, seat, command.path)
         if command.cost is not None and command.cost != built.cost:

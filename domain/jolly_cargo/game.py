@@ -10,6 +10,7 @@ from . import events as ev
 from . import rules
 from .commands import Command
 from .evolve import evolve
+from .grammar import grammar
 from .legal import legal
 from .options import Options
 from .position import Position, position_of
@@ -50,5 +51,5 @@ JOLLY_CARGO = JollyCargo(
     Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
            position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
            decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
-           export_position=position_of, svg=svg, hidden=hidden)
+           export_position=position_of, svg=svg, hidden=hidden, grammar=grammar)
 )

@@ -8,7 +8,8 @@ A game is a set of pure functions over plain values (msgspec Structs):
   raises :class:`~domain.kernel.errors.RuleError` saying why it is illegal.
 * ``evolve(state, event)`` folds one event into the state: total, deterministic, no validation
   and no randomness, so a stored stream always folds.
-* ``legal``, ``view``, ``event_view``, ``to_act``, ``outcome`` and ``export_position`` answer
+* ``legal`` (with ``grammar`` where the commands are too many to list), ``view``,
+  ``event_view``, ``to_act``, ``outcome`` and ``export_position`` answer
   questions about a state.
 * ``hidden(event)`` declares the event's hidden values (paths into its JSON data, and the seats
   that may read each while the game is live). The service puts only salted commitments to them
@@ -28,6 +29,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import msgspec
 
 from .errors import CommandError, RuleError
+from .grammar import Rule
 from .hidden import Secret
 from .rng import Rng
 from .typed import decoder, typed
@@ -103,7 +105,14 @@ class Game(ABC, Generic[S, C, E, O, P]):
     # --- questions about a state -----------------------------------------------------------
     @abstractmethod
     def legal(self, state: S, seat: int) -> list[C]:
-        """Every command ``seat`` may send now (empty when it is not theirs to act)."""
+        """Commands ``seat`` may send now (empty when it is not theirs to act): every one, or,
+        where :meth:`grammar` has rules, the ones those rules build on. A command is accepted
+        exactly when it is listed or the grammar derives it (:mod:`domain.kernel.grammar`)."""
+
+    def grammar(self, state: S, seat: int, listed: list[C]) -> list[Rule]:
+        """The rules deriving the accepted commands ``legal`` does not list (``listed``: what
+        it lists); none (the default): ``legal`` lists every command."""
+        return []
 
     @abstractmethod
     def to_act(self, state: S) -> list[int]:
@@ -251,6 +260,7 @@ class Wiring(msgspec.Struct, Generic[S, C, E, O, P], frozen=True, kw_only=True):
     event_view: Callable[[E, Viewer], dict[str, Any]]
     export_position: Callable[[S], P]
     svg: Callable[[Mapping[str, Any]], str | None] | None = None
+    grammar: Callable[[S, int, list[C]], list[Rule]] | None = None
     hidden: Callable[[E], list[Secret]] | None = None
     hidden_position: Callable[[P], list[Secret]] | None = None
     position_seats: Callable[[P], int] = _players_listed
@@ -285,6 +295,10 @@ class WiredGame(Game[S, C, E, O, P]):
 
     def legal(self, state: S, seat: int) -> list[C]:
         return self.wiring.legal(state, seat)
+
+    def grammar(self, state: S, seat: int, listed: list[C]) -> list[Rule]:
+        rules = self.wiring.grammar
+        return [] if rules is None else rules(state, seat, listed)
 
     def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
         return self.wiring.view(state, viewer)

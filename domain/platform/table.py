@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import msgspec
 
 from domain.kernel import AUDITOR, SPECTATOR, Viewer, decoder, seat, typed
+from domain.kernel.grammar import Rule, legal_answer
 from domain.platform.events import (
     LobbyCreated,
     LobbyJoined,
@@ -157,6 +158,8 @@ def legal_document(table: Table, seat_no: int) -> dict[str, Any]:
     """The body of ``GET /v1/games/{id}/legal`` for one seat. The commands stay Structs
     (msgspec encodes them as it would their builtins, without building the builtins)."""
     commands: list[Any] = []
+    grammar: list[Rule] = []
     if table.state is not None and table.status == "active":
         commands = table.rules.legal(table.state, seat_no)
-    return {"version": table.version, "commands": commands}
+        grammar = table.rules.grammar(table.state, seat_no, commands)
+    return {"version": table.version, **legal_answer(commands, grammar)}

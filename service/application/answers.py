@@ -15,6 +15,11 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from domain.kernel.grammar import Rule
+
+#: One rule of a legal document's ``grammar`` (:mod:`domain.kernel.grammar`).
+GrammarRule = Rule
+
 
 class SeatSlot(msgspec.Struct):
     seat: int

@@ -49,6 +49,7 @@ class Ruling(msgspec.Struct):
     snapshots: dict[int, bytes]  # replay snapshots passed on the way
     result: Any  # the outcome's builtins when the events end the game, else None
     legal: msgspec.Raw  # the mover's legal commands now, encoded
+    legal_document: bytes  # the mover's whole GET /legal document now (with the grammar)
 
 
 def event_tag(event: msgspec.Struct) -> str:
@@ -105,18 +106,20 @@ def rule(table: Table, seat: int, command: Any, seed: bytes) -> Ruling:
     events = rules.decide(table.state, seat, command, Rng(seed, table.version + 1))
     new, pending, snapshots = fold_new(table, events, seed)
     outcome = new.rules.outcome(new.state) if new.status == "finished" else None
+    document = legal_document(new, seat)
     return Ruling(
         table=new,
         pending=pending,
         snapshots=snapshots,
         result=None if outcome is None else msgspec.to_builtins(outcome),
-        legal=msgspec.Raw(_encoder.encode(legal_document(new, seat)["commands"])),
+        legal=msgspec.Raw(_encoder.encode(document["commands"])),
+        legal_document=_encoder.encode(document),
     )
 
 
 def legal_bytes(ruling: Ruling) -> bytes:
     """The mover's ``GET /legal`` document after the ruling, as the projection stores it."""
-    return _encoder.encode({"version": ruling.table.version, "commands": ruling.legal})
+    return ruling.legal_document
 
 
 def event_json(

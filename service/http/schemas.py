@@ -24,6 +24,7 @@ from service.application.answers import (
     EventsPage,
     GameList,
     GameSummary,
+    GrammarRule,
     Inclusion,
     Joined,
     LegalCommands,
@@ -52,6 +53,7 @@ __all__ = [
     "Finding",
     "GameList",
     "GameSummary",
+    "GrammarRule",
     "Inclusion",
     "Joined",
     "LegalCommands",
@@ -91,6 +93,8 @@ class RuleEntry(msgspec.Struct):
     options: dict[str, Any]
     position: dict[str, Any]
     commands: dict[str, Any] | None
+    #: the names of its static data served at ``/v1/rules/{game}/assets/{name}``
+    assets: list[str] = []
 
 
 class SeatName(msgspec.Struct):
@@ -115,10 +119,14 @@ class GameDocument(msgspec.Struct):
 
 
 class LegalDocument(msgspec.Struct):
-    """``GET /v1/games/{id}/legal`` (served as the projection's stored bytes)."""
+    """``GET /v1/games/{id}/legal`` (served as the projection's stored bytes): the listed
+    commands, whether they are every accepted command (``complete``), and else the ``grammar``
+    rules deriving the rest (docs/api.md "The legal contract")."""
 
     version: int
     commands: list[dict[str, Any]]
+    complete: bool
+    grammar: list[GrammarRule]
 
 
 class Rejected(msgspec.Struct):

@@ -12,9 +12,14 @@ import pytest
 
 from domain.cargo_empire import CARGO_EMPIRE
 from domain.cargo_empire import events as ce
+from domain.curious_cargo import CURIOUS_CARGO
+from domain.curious_cargo import events as cc
+from domain.empire_builder import EMPIRE_BUILDER
+from domain.empire_builder import events as eb
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo import events as jc
 from domain.kernel import CommandError, Game, Rng
+from domain.registry import GAMES
 
 SEED = bytes(32)
 
@@ -36,7 +41,32 @@ CASES: list[tuple[Game[Any, Any, Any, Any, Any], Any, dict[str, Any], Any]] = [
          "workers": {}, "moves_left": 4},
         lambda s: s.moves_left == 4,
     ),
+    (  # a train of speed 10
+        EMPIRE_BUILDER, eb.PositionLoaded,
+        {"players": [{"cards": [0, 1, 2], "speed": 10}, {"cards": [3, 4, 5]}]},
+        lambda s: s.players[0].speed == 10,
+    ),
+    (  # two seats holding the same demand card
+        EMPIRE_BUILDER, eb.PositionLoaded,
+        {"players": [{"cards": [0, 1, 2]}, {"cards": [2, 3, 4]}]},
+        lambda s: s.players[1].cards == [2, 3, 4],
+    ),
+    (  # a forklift past the track
+        CURIOUS_CARGO, cc.PositionLoaded,
+        {"players": [{"forklift": 99}, {}]},
+        lambda s: s.players[0].forklift == 99,
+    ),
+    (  # more construction tokens than the game has
+        CURIOUS_CARGO, cc.PositionLoaded,
+        {"players": [{"tokens": {"construction": 9}}, {"tokens": {"construction": 9}}]},
+        lambda s: s.players[1].construction == 9 and s.supply.construction < 0,
+    ),
 ]
+
+
+def test_every_registered_game_is_covered() -> None:
+    # A game added to the registry must bring a case here: evolve checks nothing in every game.
+    assert {game.id for game, *_ in CASES} == set(GAMES)
 
 
 @pytest.mark.parametrize(("game", "loaded", "raw", "fact"), CASES)

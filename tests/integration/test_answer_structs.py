@@ -229,6 +229,7 @@ def test_the_rules_answer_is_what_the_dicts_were() -> None:
             "options": g.options_schema(),
             "position": g.position_schema(),
             "commands": g.command_schema(),
+            "assets": sorted(g.assets),
         }
         for g in all_games()
     ]

@@ -38,7 +38,7 @@ async def _assets(server: ServerProcess) -> None:
                                  headers={"If-None-Match": '"0000"'})
         assert stale.status_code == 200
         for path in (f"/v1/rules/{GAME}/assets/nothing", "/v1/rules/no-such-game/assets/map",
-                     "/v1/rules/cargo-empire/assets/map"):
+                     "/v1/rules/jolly-cargo/assets/map"):
             missing = await client.get(path)
             assert missing.status_code == 404
             assert missing.json()["code"] == "asset.not_found"
@@ -84,6 +84,12 @@ async def _play(server: ServerProcess, seats: int) -> None:
             assert doc["view"]["map"]["hash"] == MAP_HASH
             seat = doc["to_act"][0]
             legal = (await client.get(base + "/legal", headers=auth(tokens[seat]))).json()
+            # the legal contract: not complete, and the grammar says what else is accepted
+            assert legal["complete"] is False
+            assert "choose_face" in {rule["type"] for rule in legal["grammar"]}
+            if any(c["type"] == "move" for c in legal["commands"]):
+                assert {"form": "steps", "type": "move", "field": "path", "window": 1,
+                        "total": None} in legal["grammar"]
             r = await client.post(
                 base + "/commands",
                 headers=auth(tokens[seat]),

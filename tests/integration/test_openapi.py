@@ -73,6 +73,54 @@ def test_every_route_is_documented_with_its_statuses() -> None:
     assert schemas["CreateGame"]["properties"]["game"]["enum"] == games
 
 
+def _strings(schema: Any, where: str) -> list[tuple[str, Any]]:
+    """Every string schema and free-form object schema under ``schema``, with its place."""
+    found: list[tuple[str, Any]] = []
+    if isinstance(schema, list):
+        for i, item in enumerate(schema):
+            found += _strings(item, f"{where}[{i}]")
+    elif isinstance(schema, dict):
+        if schema.get("type") in ("string", "object"):
+            found.append((where, schema))
+        for key, value in schema.items():
+            if key in ("properties",):
+                for name, sub in value.items():
+                    found += _strings(sub, f"{where}.{name}")
+            elif key in ("items", "anyOf", "oneOf", "allOf", "additionalProperties"):
+                found += _strings(value, f"{where}.{key}")
+    return found
+
+
+def test_the_schema_says_no_request_string_holds_a_nul() -> None:
+    """What the hardening refuses (a NUL anywhere) is in the schema: every request string has a
+    pattern (NUL_FREE, or a stricter one of its own), keys of free-form objects too, and their
+    values are NUL-free JSON; so Schemathesis generates NUL only in negative cases."""
+    doc = _document()
+    schemas = doc["components"]["schemas"]
+    places: list[tuple[str, Any]] = []
+    for name in ("CreateGame", "JoinGame", "CommandBody", "MessageBody", "QueryBody"):
+        places += _strings(schemas[name], name)
+    for path, ops in doc["paths"].items():
+        for method, op in ops.items():
+            for param in op.get("parameters", []):
+                places += _strings(param["schema"], f"{method} {path} {param['name']}")
+    places += _strings(schemas["NulFreeJson"], "NulFreeJson")
+    assert len(places) > 20
+    pattern = re.compile(openapi.NUL_FREE)
+    for where, schema in places:
+        if schema["type"] == "string":
+            if "enum" in schema:
+                continue
+            assert "pattern" in schema, where
+            assert not re.fullmatch(schema["pattern"], "a\x00b"), where
+        elif "properties" not in schema:
+            assert schema["propertyNames"] == {"pattern": openapi.NUL_FREE}, where
+            assert schema["additionalProperties"] == {"$ref": "#/components/schemas/NulFreeJson"}
+    assert pattern.fullmatch("any text") and not pattern.fullmatch("\x00")
+    assert doc["info"]["x-integer-policy"] == "no-fraction"
+    assert "28.0" in doc["info"]["description"]
+
+
 def test_docs_api_names_every_path() -> None:
     """``docs/api.md`` is the project's copy of the contract: it names every documented path."""
     text = (ROOT / "docs" / "api.md").read_text()

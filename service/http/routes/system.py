@@ -29,6 +29,7 @@ async def rules() -> list[RuleEntry]:
             options=g.options_schema(),
             position=g.position_schema(),
             commands=g.command_schema(),
+            assets=sorted(g.assets),
         )
         for g in all_games()
     ]
