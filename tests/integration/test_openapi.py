@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from domain.registry import all_games
-from service.http import openapi
+from service.http import nulfree, openapi
 from service.http.app import create_app
 from service.settings import Settings
 
@@ -106,7 +106,7 @@ def test_the_schema_says_no_request_string_holds_a_nul() -> None:
                 places += _strings(param["schema"], f"{method} {path} {param['name']}")
     places += _strings(schemas["NulFreeJson"], "NulFreeJson")
     assert len(places) > 20
-    pattern = re.compile(openapi.NUL_FREE)
+    pattern = re.compile(nulfree.NUL_FREE)
     for where, schema in places:
         if schema["type"] == "string":
             if "enum" in schema:
@@ -114,7 +114,7 @@ def test_the_schema_says_no_request_string_holds_a_nul() -> None:
             assert "pattern" in schema, where
             assert not re.fullmatch(schema["pattern"], "a\x00b"), where
         elif "properties" not in schema:
-            assert schema["propertyNames"] == {"pattern": openapi.NUL_FREE}, where
+            assert schema["propertyNames"] == {"pattern": nulfree.NUL_FREE}, where
             assert schema["additionalProperties"] == {"$ref": "#/components/schemas/NulFreeJson"}
     assert pattern.fullmatch("any text") and not pattern.fullmatch("\x00")
     assert doc["info"]["x-integer-policy"] == "no-fraction"
