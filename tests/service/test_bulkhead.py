@@ -55,6 +55,15 @@ def test_caps_answer_429_per_client_then_503_per_process_and_free_their_slots() 
         ("bytes=a-b", 1000, None),
         ("bytes=", 1000, None),
         ("bytes=-", 1000, None),
+        # not ASCII digits (headers are Latin-1: "²".isdigit() but int("²") raises): ignored
+        ("bytes=\u00b2-", 1000, None),
+        ("bytes=0-\u00b3", 1000, None),
+        ("bytes=-\u00b9", 1000, None),
+        # past Python's int-from-text digit limit (4,300): a number past any end, not a 500
+        ("bytes=" + "9" * 5000 + "-", 1000, False),
+        ("bytes=0-" + "9" * 5000, 1000, (0, 999)),
+        ("bytes=-" + "9" * 5000, 1000, (0, 999)),
+        ("bytes=" + "0" * 30 + "5-", 1000, (5, 999)),  # leading zeros are still a number
     ],
 )
 def test_range_forms(spec: str, size: int, expected: object) -> None:
