@@ -116,6 +116,14 @@ async def _format(server: ServerProcess) -> None:
         assert r.status_code == 206 and r.content == whole[:10]
         r = await client.get(base, headers={"Range": "bytes=0-1,5-6"})  # several: the whole
         assert r.status_code == 200 and r.content == whole
+        # Hostile ranges: Latin-1 digits ("²".isdigit(), int("²") raises), 5,000 digits
+        # (past Python's int-from-text limit): never a 500.
+        r = await client.get(base, headers={"Range": "bytes=\u00b2-".encode("latin-1")})
+        assert r.status_code == 200 and r.content == whole
+        r = await client.get(base, headers={"Range": "bytes=0-" + "9" * 5000})
+        assert r.status_code == 206 and r.content == whole
+        r = await client.get(base, headers={"Range": "bytes=" + "9" * 5000 + "-"})
+        assert_problem(r, 416, "request.range_not_satisfiable")
 
         tokens = tokens_of(created)
         assert (await bot_step(client, created["id"], tokens, random.Random(2))) is not None
