@@ -91,13 +91,23 @@ class Kept:
         """``compute()``, shared by the requests that ask for the same ``key`` meanwhile."""
         running = self._running.get(key)
         if running is not None:
-            return await asyncio.shield(running)
+            try:
+                return await asyncio.shield(running)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not running.cancelled() or (task is not None and task.cancelling()):
+                    raise  # this request's own cancellation
+                # the request computing it was cancelled (client gone), not this one
+                return await self._once(key, compute)
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._running[key] = future
         try:
             body = await compute()
             future.set_result(body)
             return body
+        except asyncio.CancelledError:
+            future.cancel()  # the waiters compute it themselves
+            raise
         except BaseException as error:
             future.set_exception(error)
             future.exception()  # retrieved: no warning when nobody else waited
