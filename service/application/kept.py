@@ -41,7 +41,8 @@ from service.problems import Problem
 
 KEPT = Counter(
     "manifest_kept_documents_total",
-    "Finished games' replays and exports: read back from kept_documents, or computed (and kept)",
+    "Finished games' replays and exports: read back from kept_documents, computed (and kept), "
+    "or computed and not kept (the write failed; served anyway)",
     ["kind", "outcome"],
 )
 #: the replay's line format (docs/api.md): part of every replay ETag
@@ -90,13 +91,23 @@ class Kept:
         """``compute()``, shared by the requests that ask for the same ``key`` meanwhile."""
         running = self._running.get(key)
         if running is not None:
-            return await asyncio.shield(running)
+            try:
+                return await asyncio.shield(running)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not running.cancelled() or (task is not None and task.cancelling()):
+                    raise  # this request's own cancellation
+                # the request computing it was cancelled (client gone), not this one
+                return await self._once(key, compute)
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._running[key] = future
         try:
             body = await compute()
             future.set_result(body)
             return body
+        except asyncio.CancelledError:
+            future.cancel()  # the waiters compute it themselves
+            raise
         except BaseException as error:
             future.set_exception(error)
             future.exception()  # retrieved: no warning when nobody else waited
@@ -131,10 +142,9 @@ class Kept:
             return body
         body, private = await self.history.replay_body(plan)
         self.computed += 1
-        KEPT.labels("replay", "computed").inc()
-        await kept.put(
-            pool, plan.game_id, "replay", plan.key if private else kept.EVERYONE, stamp, body
-        )
+        klass = plan.key if private else kept.EVERYONE
+        stored = await kept.put(pool, plan.game_id, "replay", klass, stamp, body)
+        KEPT.labels("replay", "computed" if stored else "not_kept").inc()
         return body
 
     # --- the export ----------------------------------------------------------------------------
@@ -170,6 +180,6 @@ class Kept:
         after = await pool.fetchval(FINGERPRINT, uuid.UUID(game_id))
         same = after is not None and bytes(after) == fingerprint
         if same and finished:
-            KEPT.labels("export", "computed").inc()
-            await kept.put(pool, game_id, "export", klass, fingerprint, body)
+            stored = await kept.put(pool, game_id, "export", klass, fingerprint, body)
+            KEPT.labels("export", "computed" if stored else "not_kept").inc()
         return body, same

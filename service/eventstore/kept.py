@@ -34,8 +34,22 @@ async def get(
     return next((by_class[c] for c in classes if c in by_class), None)
 
 
+#: how long a kept write waits for a lock held elsewhere before giving up (it is a cache)
+LOCK_WAIT = "500ms"
+
+
 async def put(
     pool: asyncpg.Pool, game_id: str, kind: str, klass: str, stamp: bytes, body: bytes
-) -> None:
-    """Keep ``body`` (replacing what was kept for the same game, kind and class)."""
-    await pool.execute(_PUT, uuid.UUID(game_id), kind, klass, stamp, body)
+) -> bool:
+    """Keep ``body`` (replacing what was kept for the same game, kind and class); whether it
+    was kept. A write that cannot happen soon (the table locked elsewhere, PostgreSQL failing)
+    is given up: the caller has computed the document and serves it anyway, it is kept by a
+    later download — a cache write never turns a read into a 5xx or holds it for the
+    statement timeout."""
+    try:
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
+            await conn.execute(_PUT, uuid.UUID(game_id), kind, klass, stamp, body)
+    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
+        return False
+    return True

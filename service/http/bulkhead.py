@@ -18,6 +18,7 @@ commands a process answers; docs/scaling.md ("Heavy reads") has the measurements
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -117,6 +118,19 @@ def not_modified(request: Request[Any, Any, Any], etag: str) -> bool:
     return sent.strip() == "*" or etag in (t.strip().removeprefix("W/") for t in sent.split(","))
 
 
+#: RFC 9110's DIGIT is ASCII only ("²".isdigit() is true, but int("²") raises)
+_DIGITS = re.compile(r"[0-9]*", re.ASCII)
+#: a byte position larger than any body: longer numbers are clamped to it (Python refuses to
+#: turn more than 4,300 digits into an int, and would spend time on fewer)
+_HUGE = 2**63
+
+
+def _number(digits: str) -> int:
+    """``digits`` (ASCII) as a byte position, clamped to :data:`_HUGE`."""
+    digits = digits.lstrip("0") or "0"
+    return _HUGE if len(digits) > 19 else min(int(digits), _HUGE)
+
+
 def _range(spec: str, size: int) -> tuple[int, int] | bool | None:
     """The one byte range ``spec`` names within ``size`` bytes as (first, last); None: not a
     single ``bytes=`` range (the whole body is sent, as RFC 9110 allows); False: none of it
@@ -125,22 +139,18 @@ def _range(spec: str, size: int) -> tuple[int, int] | bool | None:
     if unit.strip().lower() != "bytes" or "," in ranges:
         return None
     first_text, dash, last_text = ranges.strip().partition("-")
-    if (
-        not dash
-        or not (first_text.isdigit() or first_text == "")
-        or not (last_text.isdigit() or last_text == "")
-    ):
+    if not dash or not _DIGITS.fullmatch(first_text) or not _DIGITS.fullmatch(last_text):
         return None
     if first_text == "":
         if last_text == "":
             return None
-        suffix = int(last_text)
+        suffix = _number(last_text)
         if suffix == 0 or size == 0:
             return False
         return max(0, size - suffix), size - 1
-    first = int(first_text)
-    last = size - 1 if last_text == "" else min(int(last_text), size - 1)
-    if last_text != "" and int(last_text) < first:
+    first = _number(first_text)
+    last = size - 1 if last_text == "" else min(_number(last_text), size - 1)
+    if last_text != "" and _number(last_text) < first:
         return None  # syntactically invalid: ignored
     if first >= size:
         return False

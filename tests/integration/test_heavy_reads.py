@@ -116,6 +116,14 @@ async def _format(server: ServerProcess) -> None:
         assert r.status_code == 206 and r.content == whole[:10]
         r = await client.get(base, headers={"Range": "bytes=0-1,5-6"})  # several: the whole
         assert r.status_code == 200 and r.content == whole
+        # Hostile ranges: Latin-1 digits ("²".isdigit(), int("²") raises), 5,000 digits
+        # (past Python's int-from-text limit): never a 500.
+        r = await client.get(base, headers={"Range": "bytes=\u00b2-".encode("latin-1")})
+        assert r.status_code == 200 and r.content == whole
+        r = await client.get(base, headers={"Range": "bytes=0-" + "9" * 5000})
+        assert r.status_code == 206 and r.content == whole
+        r = await client.get(base, headers={"Range": "bytes=" + "9" * 5000 + "-"})
+        assert_problem(r, 416, "request.range_not_satisfiable")
 
         tokens = tokens_of(created)
         assert (await bot_step(client, created["id"], tokens, random.Random(2))) is not None
@@ -364,3 +372,31 @@ async def _attack(server: ServerProcess) -> None:
         await asyncio.gather(*attackers)
     assert set(statuses) <= {200, 429, 503} and statuses.get(200, 0) >= 1, statuses
     assert statistics.median(times) < 1.0 and max(times) < 10.0, (times, statuses)
+
+
+def test_a_kept_write_that_cannot_happen_still_serves_the_document(server: ServerProcess) -> None:
+    """The kept table is a cache: while its writes are blocked (a lock held elsewhere, past the
+    statement timeout) a finished game's replay and export are still served, whole (200), and
+    simply not kept — never a 5xx for a document that was computed."""
+
+    async def run() -> None:
+        async with in_process(server) as manifest:
+            created = as_json(
+                await manifest.create(CreateGame(game="jolly-cargo", seats=2, players=["a", "b"]))
+            )
+            await play_to_end(manifest, created, random.Random(5), talk_at=10**9)
+        base = f"/v1/games/{created['id']}"
+        async with _db(server) as locker, server.async_client() as client:
+            tx = locker.transaction()
+            await tx.start()
+            await locker.execute("LOCK TABLE kept_documents IN SHARE MODE")  # reads pass
+            try:
+                for path in ("/replay", "/export"):
+                    r = await client.get(base + path, timeout=60)
+                    assert r.status_code == 200, (path, r.status_code, r.text[:300])
+                    assert len(r.content) > 1000
+            finally:
+                await tx.rollback()
+        assert await _kept(server, created["id"]) == {}
+
+    asyncio.run(run())

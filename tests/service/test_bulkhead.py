@@ -55,7 +55,51 @@ def test_caps_answer_429_per_client_then_503_per_process_and_free_their_slots() 
         ("bytes=a-b", 1000, None),
         ("bytes=", 1000, None),
         ("bytes=-", 1000, None),
+        # not ASCII digits (headers are Latin-1: "²".isdigit() but int("²") raises): ignored
+        ("bytes=\u00b2-", 1000, None),
+        ("bytes=0-\u00b3", 1000, None),
+        ("bytes=-\u00b9", 1000, None),
+        # past Python's int-from-text digit limit (4,300): a number past any end, not a 500
+        ("bytes=" + "9" * 5000 + "-", 1000, False),
+        ("bytes=0-" + "9" * 5000, 1000, (0, 999)),
+        ("bytes=-" + "9" * 5000, 1000, (0, 999)),
+        ("bytes=" + "0" * 30 + "5-", 1000, (5, 999)),  # leading zeros are still a number
     ],
 )
 def test_range_forms(spec: str, size: int, expected: object) -> None:
     assert _range(spec, size) == expected
+
+
+def test_a_shared_computation_outlives_the_cancelled_request_that_started_it() -> None:
+    """Requests for the same kept document wait for one computation (``Kept._once``). When the
+    request that started it is cancelled (its client gone, the server's deadline), the others
+    still get the document — the first one's cancellation is not theirs."""
+    from typing import Any, cast
+
+    from service.application.kept import Kept
+
+    async def run() -> None:
+        kept = Kept(cast(Any, None))
+        gate = asyncio.Event()
+        started = asyncio.Event()
+        calls = 0
+
+        async def compute() -> bytes:
+            nonlocal calls
+            calls += 1
+            started.set()
+            await gate.wait()
+            return b"document"
+
+        first = asyncio.create_task(kept._once(("replay", "g"), compute))
+        await started.wait()
+        second = asyncio.create_task(kept._once(("replay", "g"), compute))
+        await asyncio.sleep(0)  # the second now waits on the first's computation
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        gate.set()
+        assert await second == b"document"
+        assert calls == 2 and not kept._running  # computed again, for the one still waiting
+
+    asyncio.run(run())
