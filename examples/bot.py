@@ -269,6 +269,10 @@ def main() -> None:
             say=lambda line: print(line, flush=True),
         )
         print(f"finished at version {doc.version}: {doc.result}")
+        ended = [e["data"] for e in api.events(created.id) if e["type"] == "game_ended"]
+        why = ended[-1].get("triggers") or ended[-1].get("reason") if ended else None
+        if why:
+            print(f"ended by: {why}", flush=True)
 
 
 if __name__ == "__main__":
