@@ -7,8 +7,11 @@ plays it to the end, printing its progress and the result.
 to act sends a command with ``expected_version``: for Empire Builder the scripted greedy player
 of ``domain/empire_builder/greedy.py`` picks it from the seat's own view (random play there
 runs thousands of turns without a winner), and the game gets a turn limit (``--turns``,
-default 40) after which the richest wins; for the other games one of ``GET /legal``'s commands
-at random.
+default 40) after which the richest wins; for Curious Cargo the greedy player of
+``domain/curious_cargo/greedy.py`` from the seat's own view (the hidden opponent cards, deck and
+bag filled with stand-ins it has not seen: it guesses, never peeks), so that games end by
+shipping or a star; for the other games one of ``GET /legal``'s commands at random. A scripted
+move the rules refuse is printed and replaced by a random legal command.
 """
 
 from __future__ import annotations
@@ -86,6 +89,106 @@ def empire_builder_chooser() -> Chooser:
     return choose
 
 
+def curious_cargo_chooser(rng: random.Random) -> Chooser:
+    """The greedy player of ``domain/curious_cargo/greedy.py`` (one per seat), fed a State
+    rebuilt from its seat's view. What the view hides gets neutral placeholders, never the real
+    values: the opponent's truck cards (and draft cards) are that many of the cards this seat has
+    not seen, the deck the rest of them, the bag the tiles seen nowhere (the bag's contents are
+    not shown, only its size). The bot only simulates its own moves on that State, so the guesses
+    change which trial draws it imagines, not what the server does."""
+    import msgspec
+
+    from domain.curious_cargo.components import CARD_IDS, TILE_IDS
+    from domain.curious_cargo.greedy import GreedyBot
+    from domain.curious_cargo.options import Options
+    from domain.curious_cargo.state import Placed, Player, Score, State, Supply, TruckInLane
+    from domain.kernel import Rng
+
+    bots: dict[int, GreedyBot] = {}
+
+    def lane(trucks: list[Any]) -> list[TruckInLane]:
+        return [
+            TruckInLane(t["card"], t["rear"], {int(k): v for k, v in t["goods"].items()})
+            for t in trucks
+        ]
+
+    def state_of(view: Any, seat: int) -> State:
+        seen_cards = set(view["discarded_cards"])
+        seen_tiles = set(view["discarded_tiles"])
+        for p in view["players"]:
+            seen_cards.update(t["card"] for t in p["shipping_lane"] + p["receiving_lane"])
+            seen_tiles.update(b["piece"] for b in p["board"])
+            seen_tiles.update(p["hand"])
+            seen_tiles.update(t for stack in p["storage"] for t in stack)
+            seen_cards.update(p["cards"] or [])
+            seen_cards.update(p["dealt"] or [])
+            if p["kept"]:
+                seen_cards.add(p["kept"])
+        unseen = [c for c in CARD_IDS if c not in seen_cards]
+        players = []
+        for p in view["players"]:
+            if p["seat"] == seat:
+                cards, dealt, kept = list(p["cards"]), list(p["dealt"]), p["kept"]
+            else:  # hidden: stand-ins drawn from the cards this seat has not seen
+                cards = [unseen.pop() for _ in range(min(p["card_count"], len(unseen)))]
+                dealt = [unseen.pop() for _ in range(min(p["dealt_count"], len(unseen)))]
+                kept = unseen.pop() if p["has_kept"] and unseen else None
+            players.append(
+                Player(
+                    board=[msgspec.convert(b, Placed) for b in p["board"]],
+                    scaffolds=p["scaffolds"],
+                    hand=list(p["hand"]),
+                    storage=[list(x) for x in p["storage"]],
+                    cards=cards,
+                    dealt=dealt,
+                    kept=kept,
+                    construction=p["tokens"]["construction"],
+                    trucking=p["tokens"]["trucking"],
+                    splitters=dict(p["splitters"]),
+                    forklift=p["forklift"],
+                    shipped=dict(p["shipped"]),
+                    received=dict(p["received"]),
+                    shipping_lane=lane(p["shipping_lane"]),
+                    receiving_lane=lane(p["receiving_lane"]),
+                )
+            )
+        bag = [t for t in TILE_IDS if t not in seen_tiles][: view["bag_size"]]
+        return State(
+            options=msgspec.convert(view["options"], Options),
+            players=players,
+            bag=bag,
+            deck=unseen[: view["deck_size"]],
+            supply=msgspec.convert(view["supply"], Supply),
+            phase=view["phase"],
+            step=view["step"],
+            round=view["round"],
+            order=list(view["order"]),
+            turn=view["turn"],
+            actions_left=view["actions_left"],
+            token_used=view["token_used"],
+            ap_left=view["ap_left"],
+            ap_spent=view["ap_spent"],
+            trucking_token_used=view["trucking_token_used"],
+            top=view["top"],
+            pending=list(view["pending"]),
+            discarded_tiles=list(view["discarded_tiles"]),
+            discarded_cards=list(view["discarded_cards"]),
+            lost_goods=dict(view["lost_goods"]),
+            scores=[msgspec.convert(x, Score) for x in view["scores"]],
+            winners=list(view["winners"]),
+        )
+
+    def choose(me: ManifestClient, game_id: str, seat: int) -> tuple[JSON | None, int]:
+        doc = me.game(game_id)
+        if seat not in bots:
+            bots[seat] = GreedyBot(Rng(rng.getrandbits(256).to_bytes(32, "big"), seat))
+        command = bots[seat].choose(state_of(doc.view, seat), seat)
+        sent: JSON = msgspec.to_builtins(command)
+        return sent, doc.version
+
+    return choose
+
+
 def play(
     api: ManifestClient,
     created: Created,
@@ -151,6 +254,8 @@ def main() -> None:
     chooser = None
     if args.game == "empire-builder":
         options, chooser = {"turn_limit": args.turns}, empire_builder_chooser()
+    elif args.game == "curious-cargo":
+        chooser = curious_cargo_chooser(rng)
     with ManifestClient(args.url) as api:
         players = [f"bot{i}" for i in range(args.seats)]
         created = api.create(args.game, players=players, options=options)
@@ -164,6 +269,10 @@ def main() -> None:
             say=lambda line: print(line, flush=True),
         )
         print(f"finished at version {doc.version}: {doc.result}")
+        ended = [e["data"] for e in api.events(created.id) if e["type"] == "game_ended"]
+        why = ended[-1].get("triggers") or ended[-1].get("reason") if ended else None
+        if why:
+            print(f"ended by: {why}", flush=True)
 
 
 if __name__ == "__main__":

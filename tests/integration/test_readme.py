@@ -155,3 +155,5 @@ def test_readme_bot_lines_run_as_written(server: ServerProcess) -> None:
     assert any(" commands sent, version " in line for line in out), out  # progress
     # Empire Builder's greedy game ends at its turn limit (or earlier, with a winner)
     assert "'reason': 'turn_limit'" in ends[0] or "'winners': [" in ends[0], ends[0]
+    # Curious Cargo's greedy game says how it ended (its game_ended event's triggers)
+    assert any(line.startswith("ended by: [") for line in out), out
