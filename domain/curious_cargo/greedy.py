@@ -27,17 +27,13 @@ from domain.kernel import Rng, RuleError
 
 from . import commands as cmd
 from .components import (
-    BLOCKED,
     COLOURS,
     DOCKS,
-    OPPOSITE,
-    PORTS,
     STACKS,
     TRUCKS,
     Cell,
     Colour,
     Piece,
-    neighbour,
     piece,
     square_at,
     turn_offset,
@@ -45,7 +41,7 @@ from .components import (
     xy,
 )
 from .evolve import apply
-from .lines import Layout, layout
+from .lines import Layout, layout, trace
 from .rules import check_placement, decide, tile_source, winners
 from .state import Placed, Player, State, clone, stars
 
@@ -67,42 +63,6 @@ def _best(rng: Rng, items: Sequence[T], key: Callable[[T], float]) -> tuple[T, f
 
 
 # --- reading a board ----------------------------------------------------------------------
-def _trace(top: dict[str, Cell]) -> tuple[dict[str, Colour], list[tuple[str, Colour, str]]]:
-    """The active docks (like ``lines.active_docks``) and the open ends of the port lines: a
-    square a line points into without being joined there, its colour and the edge it enters by.
-    """
-    seen: set[tuple[str, int]] = set()
-    frontier: list[tuple[str, int]] = []
-    ends: list[tuple[str, Colour, str]] = []
-
-    def join(square: str | None, edge: str, colour: Colour) -> None:
-        if square is None or square in BLOCKED:
-            return
-        joined = False
-        for i, seg in enumerate(top.get(square, ())):
-            if seg.colour == colour and edge in seg.edges:
-                joined = True
-                if (square, i) not in seen:
-                    seen.add((square, i))
-                    frontier.append((square, i))
-        if not joined:
-            ends.append((square, colour, edge))
-
-    for port in PORTS:
-        join(neighbour(port.square, port.edge), OPPOSITE[port.edge], port.colour)
-    while frontier:
-        square, i = frontier.pop()
-        seg = top[square][i]
-        for edge in seg.edges:
-            join(neighbour(square, edge), OPPOSITE[edge], seg.colour)
-    docks: dict[str, Colour] = {}
-    for dock in DOCKS:
-        for i, seg in enumerate(top.get(dock.inward, ())):
-            if dock.edge in seg.edges and (dock.inward, i) in seen:
-                docks[dock.id] = seg.colour
-    return docks, ends
-
-
 def _distance(a: str, b: str) -> int:
     ax, ay = xy(a) or (0, 0)
     bx, by = xy(b) or (0, 0)
@@ -111,7 +71,7 @@ def _distance(a: str, b: str) -> int:
 
 def board_value(top: dict[str, Cell]) -> float:
     """How far a board is towards many active docks, shipping docks of both colours first."""
-    docks, ends = _trace(top)
+    docks, ends = trace(top)
     value = 0.0
     shipping_colours: set[str] = set()
     for dock in DOCKS:
@@ -170,7 +130,7 @@ def _placements(p: Player, splitters: bool) -> list[_Option]:
     """Every tile (hand, stack tops) or splitter placement that extends a line, with its gain."""
     lay = layout(p.board)
     base = board_value(lay.top)
-    _, ends = _trace(lay.top)
+    _, ends = trace(lay.top)
     out: list[_Option] = []
     pieces: list[tuple[str, str]] = []  # (piece id, what to send)
     if splitters:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from .components import (
+    BLOCKED,
     DOCKS,
     OPPOSITE,
     PORTS,
@@ -81,20 +82,29 @@ def active_docks(top: dict[str, Cell]) -> dict[str, Colour]:
 
 @lru_cache(maxsize=1024)
 def _active(cells: tuple[tuple[str, Cell], ...]) -> tuple[tuple[str, Colour], ...]:
-    return tuple(_trace(dict(cells)).items())
+    return tuple(trace(dict(cells))[0].items())
 
 
-def _trace(top: dict[str, Cell]) -> dict[str, Colour]:
+def trace(top: dict[str, Cell]) -> tuple[dict[str, Colour], list[tuple[str, Colour, str]]]:
+    """The active docks (dock id → the colour of its line) and the open ends of the port lines:
+    each square a line points into without being joined there (not a blocked one), the line's
+    colour and the edge it enters by (a bot's reading of where a line can grow)."""
     seen: set[tuple[str, int]] = set()
     frontier: list[tuple[str, int]] = []
+    ends: list[tuple[str, Colour, str]] = []
 
     def join(square: str | None, edge: str, colour: Colour) -> None:
         if square is None:
             return
+        joined = False
         for i, seg in enumerate(top.get(square, ())):
-            if seg.colour == colour and edge in seg.edges and (square, i) not in seen:
-                seen.add((square, i))
-                frontier.append((square, i))
+            if seg.colour == colour and edge in seg.edges:
+                joined = True
+                if (square, i) not in seen:
+                    seen.add((square, i))
+                    frontier.append((square, i))
+        if not joined and square not in BLOCKED:
+            ends.append((square, colour, edge))
 
     for port in PORTS:
         join(neighbour(port.square, port.edge), OPPOSITE[port.edge], port.colour)
@@ -103,12 +113,12 @@ def _trace(top: dict[str, Cell]) -> dict[str, Colour]:
         seg = top[square][i]
         for edge in seg.edges:
             join(neighbour(square, edge), OPPOSITE[edge], seg.colour)
-    out: dict[str, Colour] = {}
+    docks: dict[str, Colour] = {}
     for dock in DOCKS:
         for i, seg in enumerate(top.get(dock.inward, ())):
             if dock.edge in seg.edges and (dock.inward, i) in seen:
-                out[dock.id] = seg.colour
-    return out
+                docks[dock.id] = seg.colour
+    return docks, ends
 
 
 def line_colours(top: dict[str, Cell]) -> dict[str, Colour]:
