@@ -22,7 +22,7 @@ import msgspec
 from service.application.auditcache import AuditCache
 from service.application.bodies import CommandBody, CreateGame
 from service.application.history import History
-from service.http.app import build_manifest
+from service.bootstrap import build_manifest
 from service.settings import Settings
 from tests.support.servers import fresh_database, postgres_dsn, redis_url
 

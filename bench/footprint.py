@@ -31,7 +31,7 @@ import msgspec
 
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
-from service.http.app import build_manifest
+from service.bootstrap import build_manifest
 from service.settings import Settings
 from tests.support.servers import fresh_database, local_redis_cluster, postgres_dsn, redis_url
 

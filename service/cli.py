@@ -193,7 +193,7 @@ async def _migrate(settings: Settings) -> list[str]:
 
 
 async def _rebuild(settings: Settings) -> int:
-    from service.http.app import build_manifest
+    from service.bootstrap import build_manifest
 
     manifest, pool, projections = await build_manifest(settings)
     try:
@@ -212,7 +212,7 @@ async def _rebuild(settings: Settings) -> int:
 
 async def _history(settings: Settings, game_id: str, what: str) -> Any:
     from service.application.history import History
-    from service.http.app import build_manifest
+    from service.bootstrap import build_manifest
 
     manifest, pool, projections = await build_manifest(settings)
     try:

@@ -20,7 +20,10 @@ SHARED = [
     "service.lru",
     "service.collector",
 ]
-ENTRY = ["service.cli", "service.terminal", "service.workers"]
+ENTRY = ["service.cli", "service.terminal", "service.workers", "service.bootstrap"]
+# The composition root (service/bootstrap.py) builds from every layer; of the layers, only the
+# HTTP app's lifespan may call it (the application and below never assemble themselves).
+ROOT_USERS = ["service.http.app"]
 
 
 def _module(path: Path) -> str:
@@ -60,7 +63,8 @@ def _allowed(module: str) -> list[str]:
         return ["service", "domain", "projections"]
     for i, layer in enumerate(LAYERS):
         if _under(module, [layer]):
-            return LAYERS[i:] + SHARED + ["domain", "projections"]
+            root = ["service.bootstrap"] if module in ROOT_USERS else []
+            return LAYERS[i:] + SHARED + root + ["domain", "projections"]
     raise AssertionError(f"{module} is in no layer: add it to one (tests/test_layers.py)")
 
 
@@ -86,6 +90,8 @@ def test_an_upward_import_is_caught() -> None:
     assert not _under("service.http.app", _allowed("service.application.gameplay"))
     assert not _under("service.application.play", _allowed("service.eventstore.store"))
     assert not _under("projections.store", _allowed("domain.platform.table"))
+    assert not _under("service.bootstrap", _allowed("service.application.gameplay"))
+    assert not _under("service.bootstrap", _allowed("service.http.routes.play"))
 
 
 def test_every_service_module_sits_in_a_layer() -> None:

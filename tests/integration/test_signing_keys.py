@@ -31,7 +31,7 @@ from service.audit.receipts import (
     verify_tree_head,
 )
 from service.audit.treeheads import verify_dispute
-from service.http.app import build_manifest
+from service.bootstrap import build_manifest
 from service.settings import Settings
 
 from .apihelp import bot_step, create_started, tokens_of

@@ -1,0 +1,99 @@
+"""The composition root: the objects every entry point needs (the pools, the event store, the
+projection store and its projector, the signer, the :class:`Manifest`) built from the
+:class:`Settings` read once at start. Used by the HTTP app's lifespan (:mod:`service.http.app`),
+the CLI (:mod:`service.cli`) and the benchmarks; it may import from every layer, and nothing in a
+layer imports it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from projections.projector import Projector
+from projections.redis_store import RedisStore
+from projections.store import MemoryStore, ProjectionStore
+from service.application.faults import Admission, BoundedPool, Faults, pg_session_settings
+from service.application.gameplay import Manifest
+from service.audit.receipts import load_signer
+from service.eventstore.migrate import migrate
+from service.eventstore.primary import PrimaryConnector
+from service.eventstore.rejections import Budget
+from service.eventstore.store import EventStore
+from service.settings import Settings
+
+
+# --- the application -------------------------------------------------------------------------
+async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionStore]:
+    """Connect, migrate and assemble the application (used by the app and the CLI)."""
+    if not settings.pg_dsn:
+        raise RuntimeError("PG_DSN is resolved before the app starts")
+    raw_pool = await asyncpg.create_pool(
+        settings.pg_dsn,
+        min_size=2,
+        max_size=settings.pg_pool,
+        timeout=settings.pg_connect_timeout,
+        command_timeout=settings.pg_statement_timeout + 1,  # the server's own limit comes first
+        server_settings=pg_session_settings(settings),
+        reset=_keep_session,
+        connect=PrimaryConnector(settings.pg_dsn),  # several hosts: the one that takes writes
+    )
+    async with raw_pool.acquire() as conn:
+        await conn.execute("SET statement_timeout = 0")  # migrations may take their time
+        await migrate(conn, settings.migrations)
+        await conn.execute("RESET statement_timeout")
+    pool = BoundedPool(raw_pool, settings.pg_acquire_timeout)
+    projections: ProjectionStore = (
+        RedisStore.from_url(
+            settings.redis_url,
+            settings.redis_prefix,
+            connect_timeout=settings.redis_connect_timeout,
+            timeout=settings.redis_timeout,
+            cluster=settings.redis_cluster,
+            heartbeat=settings.stream_heartbeat,
+        )
+        if settings.redis_url
+        else MemoryStore()
+    )
+    # The replica's pool opens no connection up front: an unreachable replica does not stop the
+    # server, history reads fall back to the primary (EventStore.read_history).
+    read_pool = (
+        await asyncpg.create_pool(
+            settings.pg_read_dsn,
+            min_size=0,
+            max_size=settings.pg_pool,
+            timeout=settings.pg_connect_timeout,  # a replica that does not answer is skipped
+            command_timeout=30,
+        )
+        if settings.pg_read_dsn
+        else None
+    )
+    store = EventStore(pool, read_pool=read_pool, append_batch=settings.pg_append_batch)
+    projector = Projector(
+        projections,
+        lambda game_id, after: store.read(game_id, after=after),
+        retries=settings.projection_retries,
+    )
+    try:
+        signer = await load_signer(pool, settings.signing_key, source=settings.signing_key_source)
+    except BaseException:
+        await store.close_replica()
+        await pool.close()
+        raise
+    manifest = Manifest(
+        store,
+        projector,
+        signer,
+        faults=Faults(settings.retry_after),
+        admission=Admission(settings.game_writers),
+    )
+    manifest.rejected_cap = settings.rejected_cap
+    manifest.refusal_body_prefix = settings.refusal_body_prefix
+    manifest.refusal_budget = Budget(settings.refusals_per_client, settings.refusal_bytes)
+    return manifest, pool, projections
+
+
+async def _keep_session(connection: Any) -> None:
+    """The pool's reset between uses. The default (unlisten, reset settings, release advisory
+    locks, close cursors) costs a round trip per release, and nothing here leaves such state:
+    the only advisory lock (migrations) is released by ``migrate`` itself."""
