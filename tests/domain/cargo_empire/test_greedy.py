@@ -122,11 +122,11 @@ def test_a_solo_greedy_game_scores_by_the_target() -> None:
 
 
 @pytest.mark.slow
-def test_50_greedy_games_per_player_count() -> None:
+def test_20_greedy_games_per_player_count() -> None:
     lines = []
     for seats in (1, 2, 3, 4, 5):
-        seen = greedy_games(seats, 50, "slow")
+        seen = greedy_games(seats, 20, "slow")
         lines.append(f"{seats} seats: {dict(seen)}")
         if seats > 1:
-            assert seen["top score alone"] >= 42 and seen["one winner"] >= 45, seen
-    print("\nCargo Empire, 50 greedy games per player count:\n" + "\n".join(lines))
+            assert seen["top score alone"] >= 16 and seen["one winner"] >= 18, seen
+    print("\nCargo Empire, 20 greedy games per player count:\n" + "\n".join(lines))

@@ -110,10 +110,10 @@ def test_the_greedy_bot_beats_the_random_bot() -> None:
 
 
 @pytest.mark.slow
-def test_20_greedy_games_of_every_configuration() -> None:
+def test_10_greedy_games_of_every_configuration() -> None:
     lines = []
     for seats, fast in CONFIGS:
-        seen = greedy_games(seats, fast, 20, "slow")
+        seen = greedy_games(seats, fast, 10, "slow")
         lines.append(f"{seats} seats, fast {fast}: {dict(seen)}")
-        assert seen["top score alone"] >= 14, seen
-    print("\nCARGO, 20 greedy games per configuration:\n" + "\n".join(lines))
+        assert seen["top score alone"] >= 7, seen
+    print("\nCARGO, 10 greedy games per configuration:\n" + "\n".join(lines))
