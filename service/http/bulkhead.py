@@ -10,8 +10,8 @@ The slot is held while the document is computed or read, not while its bytes are
 client that reads slowly holds no slot (uvicorn's flow control holds the bytes).
 
 The work itself never runs on the event loop as one blocking computation: the replay folds
-in slices that yield to the loop (:mod:`service.application.history`), the audit runs in a
-thread, and a finished game's documents are read back from PostgreSQL
+in slices that yield to the loop (:mod:`service.application.history`), the audit, the export
+and dispute files run in a thread, and a finished game's documents are read back from PostgreSQL
 (:mod:`service.application.kept`). The caps bound how many such slices compete with the
 commands a process answers; docs/scaling.md ("Heavy reads") has the measurements.
 """
