@@ -1,4 +1,4 @@
-"""A short, typed Python client for Manifest's REST API (``shared/API.md``), over httpx.
+"""A short, typed Python client for Manifest's REST API (``docs/api.md``), over httpx.
 
     from examples.client import ManifestClient
 

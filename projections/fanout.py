@@ -216,7 +216,8 @@ class Subscriptions:
 
     async def _write(self, conn: Any) -> None:
         outbox = self._outbox
-        assert outbox is not None
+        if outbox is None:
+            raise RuntimeError("the change subscription's writer started before its outbox")
         while True:
             command = await outbox.get()
             async with asyncio.timeout(self.timeout):

@@ -274,7 +274,8 @@ class GreedyBot:
     def _run(self, state: State, seat: int, plan: Plan | None) -> cmd.Command | None:
         p = state.players[seat]
         at = p.train
-        assert at is not None
+        if at is None:
+            raise ValueError(f"seat {seat} has no train on the map to run")
         here = MAP.city_at[at]
         if here is not None and struck(state, at) is not None:
             here = None  # a strike: no pick-up or delivery here

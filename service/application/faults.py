@@ -1,4 +1,4 @@
-"""Dependency faults as honest answers (``shared/API.md``, "Faults").
+"""Dependency faults as honest answers (``docs/api.md``, "Faults").
 
 A PostgreSQL or Redis failure — refused, stalled past its timeout, full, restarting — is never a
 500 or a hang: it is 503 ``service.unavailable`` with ``Retry-After``. Whether the request may

@@ -1,5 +1,5 @@
 """Queries: a question answered from the game's current state, with
-nothing appended (``shared/API.md``). The game answers through the kernel's optional
+nothing appended (``docs/api.md``). The game answers through the kernel's optional
 ``Game.ask(state, viewer, query)`` (Empire Builder: survey, route planner, auto move preview).
 
 A seat token asks as that seat; no token asks as a spectator (public questions only: a game
