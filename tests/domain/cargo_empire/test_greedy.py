@@ -19,6 +19,7 @@ from domain.cargo_empire.greedy import GreedyBot
 from domain.cargo_empire.options import Options
 from domain.cargo_empire.state import State
 from domain.kernel import LocalGame, Rng, play_bot_game
+from tests.support.duels import duel_wins
 
 #: docs/rules/cargo-empire.md, "Development track": VP by marker space.
 TRACK_VP = {
@@ -99,21 +100,7 @@ def test_greedy_games_end_with_scores_that_differ(seats: int) -> None:
 
 
 def test_the_greedy_bot_beats_the_random_bot() -> None:
-    wins = 0
-    for n in range(6):
-        seed = hashlib.sha256(f"cargo-empire/greedy/duel/{n}".encode()).digest()
-        me = n % 2
-        table = LocalGame.new(G, seed, 2, Options())
-        bot, other = GreedyBot(Rng(seed, 1_000_000)), Rng(seed, 2_000_000)
-        while G.to_act(table.state):
-            seat = G.to_act(table.state)[0]
-            if seat == me:
-                table.submit(seat, bot.choose(table.state, seat))
-            else:
-                table.submit(seat, other.choice(G.legal(table.state, seat)))
-        check_ending(table)
-        wins += table.state.winners == [me]
-    assert wins >= 5
+    assert duel_wins(G, GreedyBot, Options(), "cargo-empire", 6, check_ending) >= 5
 
 
 def test_a_solo_greedy_game_scores_by_the_target() -> None:

@@ -18,6 +18,7 @@ from domain.jolly_cargo.greedy import GreedyBot
 from domain.jolly_cargo.options import Options
 from domain.jolly_cargo.state import State
 from domain.kernel import LocalGame, Rng, play_bot_game
+from tests.support.duels import duel_wins
 
 CONFIGS = [(seats, fast) for seats in (2, 3, 4) for fast in (False, True)]
 
@@ -92,21 +93,7 @@ def test_greedy_games_end_with_a_side_emptied_and_scores_that_differ(
 
 
 def test_the_greedy_bot_beats_the_random_bot() -> None:
-    wins = 0
-    for n in range(4):
-        seed = hashlib.sha256(f"jolly-cargo/greedy/duel/{n}".encode()).digest()
-        me = n % 2
-        table = LocalGame.new(G, seed, 2, Options())
-        bot, other = GreedyBot(Rng(seed, 1_000_000)), Rng(seed, 2_000_000)
-        while G.to_act(table.state):
-            seat = G.to_act(table.state)[0]
-            if seat == me:
-                table.submit(seat, bot.choose(table.state, seat))
-            else:
-                table.submit(seat, other.choice(G.legal(table.state, seat)))
-        check_ending(table)
-        wins += table.state.winners == [me]
-    assert wins >= 3
+    assert duel_wins(G, GreedyBot, Options(), "jolly-cargo", 4, check_ending) >= 3
 
 
 @pytest.mark.slow
