@@ -42,6 +42,11 @@ class Problem(Exception):
         #: response headers (``Retry-After`` of a 503)
         self.headers: dict[str, str] = {}
 
+    def retry(self, seconds: int) -> Problem:
+        """This problem, answered with ``Retry-After: seconds`` (a 429 or a 503)."""
+        self.headers["Retry-After"] = str(seconds)
+        return self
+
     def document(self, instance: str | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "type": f"urn:manifest:problem:{self.code}",

@@ -115,8 +115,7 @@ class Faults:
     def unavailable(self, dependency: str, detail: str) -> Problem:
         UNAVAILABLE.labels(dependency=dependency).inc()
         problem = Problem(503, "service.unavailable", detail, dependency=dependency)
-        problem.headers["Retry-After"] = str(self.retry_after)
-        return problem
+        return problem.retry(self.retry_after)
 
     def contention(self, tries: int) -> Problem:
         """The 503 of a command whose game moved on under each of its ``tries`` decisions."""
@@ -126,8 +125,7 @@ class Faults:
             f"the game kept changing while this command was decided ({tries} tries); "
             "nothing was recorded: send it again",
         )
-        problem.headers["Retry-After"] = str(self.retry_after)
-        return problem
+        return problem.retry(self.retry_after)
 
     def problem(self, error: BaseException, kind: str) -> Problem | None:
         """The 503 for ``error`` if it is a dependency failure, else None. ``kind``:

@@ -57,27 +57,23 @@ class Bulkhead:
         if mine >= self.per_client:
             self.refused[429] += 1
             REFUSED.labels("429").inc()
-            problem = Problem(
+            raise Problem(
                 429,
                 "rate.limited",
                 f"this client already has {mine} heavy reads running ({what}); "
                 f"at most {self.per_client} at once",
                 quota="heavy_concurrent",
                 retry_after=self.retry_after,
-            )
-            problem.headers["Retry-After"] = str(self.retry_after)
-            raise problem
+            ).retry(self.retry_after)
         if self.running >= self.per_process:
             self.refused[503] += 1
             REFUSED.labels("503").inc()
-            problem = Problem(
+            raise Problem(
                 503,
                 "service.unavailable",
                 f"too many heavy reads ({what}) running in this process; retry later",
                 dependency="heavy_reads",
-            )
-            problem.headers["Retry-After"] = str(self.retry_after)
-            raise problem
+            ).retry(self.retry_after)
         self.running += 1
         RUNNING.inc()
         self._by_client[client] = mine + 1

@@ -106,16 +106,14 @@ class StreamCaps:
         room = self.per_process if seat is not None else self.per_process - self.seat_reserve
         if self.open >= self.per_process or (seat is None and self.spectators >= room):
             STREAMS_REFUSED.labels(cap="process").inc()
-            problem = Problem(
+            raise Problem(
                 503,
                 "service.unavailable",
                 "this server has as many live streams open as it serves"
                 + ("" if seat is not None else " to spectators")
                 + "; retry later or on another instance",
                 limit="streams",
-            )
-            problem.headers["Retry-After"] = str(self.retry_after)
-            raise problem
+            ).retry(self.retry_after)
         self.open += 1
         self.spectators += seat is None
         _count(self._by_client, client, 1)
@@ -126,15 +124,13 @@ class StreamCaps:
 
     def _too_many(self, what: str) -> Problem:
         STREAMS_REFUSED.labels(cap="client").inc()
-        problem = Problem(
+        return Problem(
             429,
             "rate.limited",
             f"{what} (the most it may); close one or retry later",
             quota="streams",
             retry_after=self.retry_after,
-        )
-        problem.headers["Retry-After"] = str(self.retry_after)
-        return problem
+        ).retry(self.retry_after)
 
     def _release(self, slot: Slot) -> None:
         self.open -= 1
