@@ -2,6 +2,7 @@
 bots play, and what synchronous replication costs.
 
     .venv/bin/python -m bench.failover [--failovers 5] [--games 16] [--seconds 20]
+                                       [--pairs 3] [--pair-seconds 15]
 
 Starts etcd and three PostgreSQL 15 servers under Patroni (``tests/support/patroni.py``,
 ``fsync`` on, synchronous strict mode), a Redis, and ``manifest serve`` on the cluster's
@@ -18,11 +19,16 @@ Idempotency-Key as told). Then:
    - *RTO*: from the fault until the first command sent after it is acknowledged;
    - *lost*: commands acknowledged before the fault that are not in the event log at the end
      (must be 0; 503'd commands are first resent with their keys, as clients are told);
-3. the same moves/s on a second cluster with ``synchronous_mode: false`` (asynchronous
-   streaming replication), for the cost of synchronous replication;
-0. before each, PostgreSQL alone: 16 connections committing one small row at a time for
-   ``--seconds`` (commits/s, median commit time), so that the cost of replication shows
-   apart from the HTTP service's own.
+3. the cost of synchronous replication, side by side on the same cluster and load: ``--pairs``
+   pairs of windows of ``--pair-seconds``, synchronous then asynchronous (Patroni's dynamic
+   configuration switched between windows: ``synchronous_mode`` and strict mode together),
+   moves/s in each window and the ratio per pair;
+0. before the HTTP server starts, PostgreSQL alone, in the same alternation: 16 connections
+   committing one small row at a time (commits/s, median commit time), so that the cost of
+   replication shows apart from the HTTP service's own.
+
+Only figures taken in one run, side by side, are compared: the machines are shared and the
+same run differs by 2x between days.
 
 Prints a table and writes ``bench/results/failover-latest.json``. Nothing is asserted; every
 process started is stopped, also on failure.
@@ -142,10 +148,53 @@ async def _commits(dsn: str, seconds: float, connections: int = 16) -> dict[str,
     }
 
 
+async def _switch(cluster: PatroniCluster, synchronous: bool) -> None:
+    await asyncio.to_thread(cluster.set_synchronous, synchronous)
+    await asyncio.sleep(1)  # the pool's connections see the new setting at their next commit
+
+
+async def _commit_pairs(cluster: PatroniCluster, pairs: int, seconds: float) -> list[Any]:
+    rows = []
+    for _ in range(pairs):
+        row: dict[str, Any] = {}
+        for synchronous in (True, False):
+            await _switch(cluster, synchronous)
+            row["synchronous" if synchronous else "asynchronous"] = await _commits(
+                cluster.dsn, seconds
+            )
+        rows.append(row)
+    await _switch(cluster, True)
+    return rows
+
+
+async def _move_pairs(
+    cluster: PatroniCluster, ledger: Ledger, pairs: int, seconds: float
+) -> list[dict[str, float]]:
+    rows = []
+    for _ in range(pairs):
+        row: dict[str, float] = {}
+        for synchronous in (True, False):
+            await _switch(cluster, synchronous)
+            row["synchronous" if synchronous else "asynchronous"] = round(
+                await _throughput(ledger, seconds), 1
+            )
+        row["ratio"] = round(row["synchronous"] / row["asynchronous"], 3)
+        rows.append(row)
+        print(f"moves/s pair: {row}", flush=True)
+    await _switch(cluster, True)
+    return rows
+
+
 async def _run(
-    cluster: PatroniCluster, redis: str, games: int, seconds: float, failovers: int
+    cluster: PatroniCluster,
+    redis: str,
+    games: int,
+    seconds: float,
+    failovers: int,
+    pairs: int,
+    pair_seconds: float,
 ) -> dict[str, Any]:
-    commits = await _commits(cluster.dsn, seconds)
+    commit_pairs = await _commit_pairs(cluster, pairs, pair_seconds)
     server = ServerProcess(cluster.dsn, redis)
     server.env.update(FAULT_SETTINGS)
     server.start()
@@ -188,6 +237,7 @@ async def _run(
                 )
                 print(f"failover {i + 1}: {rows[-1]}", flush=True)
             await asyncio.to_thread(cluster.wait_healthy, 180)
+            move_pairs = await _move_pairs(cluster, ledger, pairs, pair_seconds)
         # Resend every 503'd command with its key (as clients are told), then compare.
         async with server.async_client(timeout=15) as client:
             for key, (gid, token, body) in list(ledger.uncertain.items()):
@@ -204,8 +254,9 @@ async def _run(
             row["acknowledged_before"] = sum(1 for at in ledger.acked_at.values() if at < fault_at)
             row["lost"] = sum(1 for k in lost if ledger.acked_at[k] < fault_at)
         return {
-            **commits,
+            "commit_pairs": commit_pairs,
             "moves_per_s": round(moves_per_s, 1),
+            "move_pairs": move_pairs,
             "acknowledged": len(ledger.acked),
             "lost_total": len(lost),
             "failovers": rows,
@@ -221,6 +272,8 @@ def main() -> None:
     parser.add_argument("--failovers", type=int, default=5)
     parser.add_argument("--games", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--pair-seconds", type=float, default=15)
     args = parser.parse_args()
     random.seed(1)
     report: dict[str, Any] = {
@@ -228,35 +281,45 @@ def main() -> None:
         "machine": f"{platform.node()} {platform.machine()}",
         "games": args.games,
         "seconds": args.seconds,
+        "pair_seconds": args.pair_seconds,
     }
     with local_redis() as redis:
         cluster = PatroniCluster(synchronous=True, strict=True, fsync=True)
         try:
             cluster.start()
             report["synchronous"] = asyncio.run(
-                _run(cluster, redis, args.games, args.seconds, args.failovers)
+                _run(
+                    cluster,
+                    redis,
+                    args.games,
+                    args.seconds,
+                    args.failovers,
+                    args.pairs,
+                    args.pair_seconds,
+                )
             )
         finally:
             cluster.close()
-    with local_redis() as redis:
-        cluster = PatroniCluster(synchronous=False, fsync=True)
-        try:
-            cluster.start()
-            report["asynchronous"] = asyncio.run(_run(cluster, redis, args.games, args.seconds, 0))
-        finally:
-            cluster.close()
-    sync, asyn = report["synchronous"], report["asynchronous"]
-    print(f"\nmoves/s: synchronous {sync['moves_per_s']}, asynchronous {asyn['moves_per_s']}")
-    for name, run in (("synchronous", sync), ("asynchronous", asyn)):
-        print(f"{name}: {run['commits_per_s']} commits/s, p50 {run['commit_p50_ms']} ms")
+    run = report["synchronous"]
+    print("\nPostgreSQL alone (16 connections), synchronous vs asynchronous, side by side:")
+    for pair in run["commit_pairs"]:
+        sync, asyn = pair["synchronous"], pair["asynchronous"]
+        print(
+            f"  {sync['commits_per_s']} commits/s (p50 {sync['commit_p50_ms']} ms) vs "
+            f"{asyn['commits_per_s']} commits/s (p50 {asyn['commit_p50_ms']} ms): "
+            f"ratio {sync['commits_per_s'] / asyn['commits_per_s']:.3f}"
+        )
+    print("moves/s through HTTP, synchronous vs asynchronous, side by side:")
+    for row in run["move_pairs"]:
+        print(f"  {row['synchronous']} vs {row['asynchronous']}: ratio {row['ratio']}")
     print("fault              | without primary | RTO    | 503s | acked | lost")
-    for row in sync["failovers"]:
+    for row in run["failovers"]:
         print(
             f"{row['fault']:<18} | {row['without_primary_s']:>13.2f} s | {row['rto_s']:>4.2f} s "
             f"| {row['unavailable_503']:>4} | {row['acknowledged_before']:>5} | {row['lost']}"
         )
-    print(f"acknowledged {sync['acknowledged']}, lost {sync['lost_total']}")
-    print(f"client failures: {sync['client_failures']}")
+    print(f"acknowledged {run['acknowledged']}, lost {run['lost_total']}")
+    print(f"client failures: {run['client_failures']}")
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=1) + "\n")
 

@@ -10,7 +10,10 @@ PostgreSQL). Each time:
 - meanwhile requests are answered 503 ``service.unavailable`` with ``Retry-After``, never a 500,
   never after more than ``MAX_WAIT`` seconds (the checks of ``tests/faults/test_faults.py``);
 - the old primary rejoins as a replica of the new timeline (pg_rewind where it had diverged)
-  and there is never more than one writable server.
+  and there is never more than one writable server;
+- ``/readyz`` says so, as docs/operations.md's runbook tells an operator: 503 with
+  ``postgres: {ok: false, error}`` while no server takes writes, answered within ``MAX_WAIT``,
+  never a 500, and 200 again once the new primary accepts commands.
 
 Afterwards every command a client saw acknowledged is in the event log, exactly once, with the
 events and hashes it was told (the clients' own log of acknowledgements against the store);
@@ -110,7 +113,7 @@ async def _failover(server: ServerProcess, cluster: PatroniCluster, redis: Redis
         # 1. The primary's PostgreSQL crashes; Patroni (alive on that host) sees it.
         first = _leader(cluster)
         first.kill_postgres()
-        await _fails_over(cluster, ledger, first)
+        await _fails_over(server, cluster, ledger, first)
         await asyncio.to_thread(cluster.wait_healthy, REJOIN)  # `first` is a replica again
         assert _role(first) == "replica"
         timelines.append(_timeline(cluster))
@@ -121,7 +124,7 @@ async def _failover(server: ServerProcess, cluster: PatroniCluster, redis: Redis
         assert second is expected, (second.name, cluster.members())
         second.pause()
         try:
-            await _fails_over(cluster, ledger, second)
+            await _fails_over(server, cluster, ledger, second)
         finally:
             second.resume()
         await asyncio.to_thread(cluster.wait_healthy, REJOIN)  # demoted, rewound, streaming
@@ -137,23 +140,62 @@ async def _failover(server: ServerProcess, cluster: PatroniCluster, redis: Redis
     await _dense_and_audited(server, games)
 
 
-async def _fails_over(cluster: PatroniCluster, ledger: Ledger, old: Node) -> None:
+async def _fails_over(
+    server: ServerProcess, cluster: PatroniCluster, ledger: Ledger, old: Node
+) -> None:
     """Waits (on conditions, within generous bounds) until another member leads, clients were
-    told 503 meanwhile, and commands are acknowledged again; never two writable servers."""
+    told 503 meanwhile, and commands are acknowledged again; never two writable servers.
+    ``/readyz`` is watched all along: it must say the primary is gone, then that it is back."""
     unavailable = ledger.statuses[503]
-    deadline = time.monotonic() + FAILOVER
-    while True:
-        primaries = await asyncio.to_thread(cluster.primaries)
-        assert len(primaries) <= 1, f"split brain: {[n.name for n in primaries]}"
-        leader = await asyncio.to_thread(cluster.leader)
-        if leader is not None and leader is not old:
-            break
-        assert time.monotonic() < deadline, f"no new leader; {ledger.statuses}"
-        await asyncio.sleep(0.2)
-    await ledger.wait_for(lambda: ledger.statuses[503] > unavailable, FAILOVER, "a 503")
-    before = len(ledger.acked)
-    await ledger.wait_for(lambda: len(ledger.acked) >= before + 10, FAILOVER, "acks again")
+    readiness = _Readiness()
+    watcher = asyncio.create_task(readiness.watch(server))
+    try:
+        deadline = time.monotonic() + FAILOVER
+        while True:
+            primaries = await asyncio.to_thread(cluster.primaries)
+            assert len(primaries) <= 1, f"split brain: {[n.name for n in primaries]}"
+            leader = await asyncio.to_thread(cluster.leader)
+            if leader is not None and leader is not old:
+                break
+            assert time.monotonic() < deadline, f"no new leader; {ledger.statuses}"
+            await asyncio.sleep(0.2)
+        await ledger.wait_for(lambda: ledger.statuses[503] > unavailable, FAILOVER, "a 503")
+        before = len(ledger.acked)
+        await ledger.wait_for(lambda: len(ledger.acked) >= before + 10, FAILOVER, "acks again")
+        await ledger.wait_for(lambda: readiness.ready_again, FAILOVER, "/readyz 200 again")
+    finally:
+        watcher.cancel()
     assert not ledger.failures, ledger.failures[:10]
+    assert not readiness.wrong, readiness.wrong[:5]
+    assert readiness.postgres_down, f"/readyz never said postgres was down: {readiness.seen}"
+
+
+class _Readiness:
+    """``GET /readyz`` every 0.2 s during a failover: what an operator's probe would see."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, Any]] = []
+        self.wrong: list[str] = []  # a 500 or an answer later than MAX_WAIT
+        self.postgres_down = False
+        self.ready_again = False
+
+    async def watch(self, server: ServerProcess) -> None:
+        async with server.async_client(timeout=3 * MAX_WAIT) as client:
+            while True:
+                started = time.monotonic()
+                r = await client.get("/readyz")
+                took = time.monotonic() - started
+                body = r.json()
+                self.seen.append((r.status_code, body))
+                if took > MAX_WAIT or r.status_code not in (200, 503):
+                    self.wrong.append(f"{r.status_code} after {took:.1f} s: {body}")
+                elif r.status_code == 503:
+                    postgres = body.get("checks", {}).get("postgres", {})
+                    if postgres.get("ok") is False and postgres.get("error"):
+                        self.postgres_down = True
+                elif self.postgres_down:
+                    self.ready_again = True
+                await asyncio.sleep(0.2)
 
 
 def _leader(cluster: PatroniCluster) -> Node:

@@ -366,6 +366,19 @@ class PatroniCluster:
         if result.returncode != 0:
             raise ServerUnavailable(f"createdb failed: {result.stdout}{result.stderr}")
 
+    def _setting(self, node: Node, name: str) -> str:
+        """``SHOW name`` on ``node`` ('' when it does not answer)."""
+        psql = [str(self.bindir / "psql"), "-h", "127.0.0.1", "-p", str(node.pg_port)]
+        result = subprocess.run(
+            [*psql, "-U", PG_SUPERUSER, "-d", "postgres", "-tAc", f"SHOW {name}"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
+        return result.stdout.strip() if result.returncode == 0 else ""
+
     # --- observation --------------------------------------------------------------------------
     def members(self) -> list[dict[str, Any]]:
         """``GET /cluster`` of the first node that answers (members with role, state, lag,
@@ -437,6 +450,32 @@ class PatroniCluster:
 
         self._wait(ready, timeout, "a leader is elected", self.logs)
         return found[0]
+
+    def set_synchronous(self, on: bool, timeout: float = 60.0) -> None:
+        """Switches synchronous replication (and strict mode with it) on or off in Patroni's
+        dynamic configuration (``PATCH /config`` on the leader), then waits until the primary's
+        ``synchronous_standby_names`` says the switch took effect and the cluster is whole."""
+        leader = self.leader()
+        assert leader is not None, self.members()
+        body = json.dumps({"synchronous_mode": on, "synchronous_mode_strict": on}).encode()
+        request = urllib.request.Request(
+            f"{leader.api}/config",
+            data=body,
+            method="PATCH",
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=5) as r:
+            assert r.status == 200, r.status
+        self.synchronous, self.strict = on, on
+
+        def applied() -> bool:
+            current = self.leader()
+            if current is None:
+                return False
+            names = self._setting(current, "synchronous_standby_names")
+            return bool(names) == on and self.healthy()
+
+        self._wait(applied, timeout, f"synchronous replication is {on}", self.logs)
 
     def wait_healthy(self, timeout: float) -> None:
         self._wait(self.healthy, timeout, "every member is healthy", self.logs)
