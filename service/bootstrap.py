@@ -15,11 +15,12 @@ from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 from service.application.faults import Admission, BoundedPool, Faults, pg_session_settings
 from service.application.gameplay import Manifest
-from service.audit.receipts import load_signer
+from service.audit.receipts import Signer, load_signer
 from service.eventstore.migrate import migrate
 from service.eventstore.primary import PrimaryConnector
 from service.eventstore.rejections import Budget
 from service.eventstore.store import EventStore
+from service.http.problemmap import document_of
 from service.settings import Settings
 
 
@@ -80,7 +81,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         await store.close_replica()
         await pool.close()
         raise
-    manifest = Manifest(
+    manifest = compose(
         store,
         projector,
         signer,
@@ -91,6 +92,26 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
     manifest.refusal_body_prefix = settings.refusal_body_prefix
     manifest.refusal_budget = Budget(settings.refusals_per_client, settings.refusal_bytes)
     return manifest, pool, projections
+
+
+def compose(
+    store: EventStore,
+    projector: Projector,
+    signer: Signer,
+    faults: Faults | None = None,
+    admission: Admission | None = None,
+) -> Manifest:
+    """The application over an event store, a projector and a signer already built (by
+    :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on one
+    database), with the defaults of every setting it has."""
+    return Manifest(
+        store,
+        projector,
+        signer,
+        document_of=document_of,
+        faults=faults,
+        admission=admission,
+    )
 
 
 async def _keep_session(connection: Any) -> None:

@@ -12,11 +12,11 @@ import msgspec
 from domain.platform.table import Table
 from projections.store import StoreUnavailable
 from projections.views import fresh
+from service.application.errors import NotFound
 from service.application.games import Games, log
 from service.application.tokens import (
     HOST_PREFIX,
 )
-from service.problems import Problem
 
 
 class Documents(Games):
@@ -40,7 +40,7 @@ class Documents(Games):
                 return local[1]
             have, raw = await self._projected(game_id, field)
         if stored is None or stored[0] == 0:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         version, head = stored
         body = fresh(raw, version)
         if body is not None:
@@ -52,7 +52,7 @@ class Documents(Games):
             self.projector.schedule(table, lazy=have is not None)
         body = await self.projector.views.view(table, field, keep=have is not None)
         if body is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         return body
 
     def _built(self, game_id: str, field: str) -> tuple[tuple[int, bytes], bytes] | None:
@@ -105,4 +105,3 @@ class Documents(Games):
     async def legal_document(self, game_id: str, token: str | None) -> bytes:
         seat = await self.require_seat(game_id, token)
         return await self.document(game_id, f"legal:{seat}")
-

@@ -17,6 +17,7 @@ from domain.platform.events import (
 from domain.platform.table import Table, fold_stream
 from projections.projector import Projector
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
+from service.application.errors import ApplicationError, Forbidden, NotFound, Unauthorized
 from service.application.faults import Admission, Faults
 from service.application.ruling import (
     Pending,
@@ -35,7 +36,6 @@ from service.eventstore.records import GameRow, NewEvent, StoredEvent
 from service.eventstore.store import EventStore, GameNotFound, Locked
 from service.lru import LRU
 from service.observability import COMMANDS
-from service.problems import Problem
 
 log = structlog.get_logger("manifest")
 _CACHE_GAMES = 4096
@@ -58,10 +58,16 @@ class Games:
         store: EventStore,
         projector: Projector,
         signer: Signer,
+        *,
+        document_of: Callable[[ApplicationError], dict[str, Any]],
         faults: Faults | None = None,
         admission: Admission | None = None,
     ) -> None:
         self.store = store
+        #: The answer a refusal gets, as a refused command is recorded with it (and a resent
+        #: Idempotency-Key answered from that record): the HTTP edge's problem document, handed
+        #: over by the composition root (:mod:`service.bootstrap`).
+        self.document_of = document_of
         self.projector = projector
         self.signer = signer
         self.faults = faults or Faults()
@@ -146,11 +152,11 @@ class Games:
         if found is None:
             found = await self.store.seat_for_token(digest)
             if found is None:
-                raise Problem(401, "auth.invalid_token", "the token is not a seat token")
+                raise Unauthorized("auth.invalid_token", "the token is not a seat token")
             if await self._started(found[0]):  # before the start the host may remove a seat
                 self._seat_tokens.put(digest, found)
         if found[0] != game_id:
-            raise Problem(403, "auth.wrong_game", "the token is for a seat of another game")
+            raise Forbidden("auth.wrong_game", "the token is for a seat of another game")
         structlog.contextvars.bind_contextvars(seat=found[1])  # for the request's log line
         return found[1]
 
@@ -175,28 +181,27 @@ class Games:
 
     async def require_seat(self, game_id: str, token: str | None) -> int:
         if token is None:
-            raise Problem(401, "auth.missing_token", "send the seat token: Authorization: Bearer")
+            raise Unauthorized("auth.missing_token", "send the seat token: Authorization: Bearer")
         seat = await self.seat_for(game_id, token)
         if seat is None:  # seat_for answers None only without a token
-            raise Problem(401, "auth.missing_token", "send the seat token: Authorization: Bearer")
+            raise Unauthorized("auth.missing_token", "send the seat token: Authorization: Bearer")
         return seat
 
     async def _require_host(self, game_id: str, token: str | None) -> None:
         if token is None:
-            raise Problem(401, "auth.missing_token", "send the host token: Authorization: Bearer")
+            raise Unauthorized("auth.missing_token", "send the host token: Authorization: Bearer")
         try:
             expected = await self.store.host_token_hash(game_id)
         except GameNotFound:
-            raise Problem(404, "game.not_found", f"no game {game_id}") from None
+            raise NotFound("game.not_found", f"no game {game_id}") from None
         if token_hash(token) != expected:
-            raise Problem(403, "auth.not_host", "only the host token of this game may do this")
+            raise Forbidden("auth.not_host", "only the host token of this game may do this")
 
     async def _row(self, game_id: str) -> GameRow:
         row = await self.store.get_game(game_id)
         if row is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         return row
-
 
     async def current(self, game_id: str) -> tuple[bytes, Table]:
         """The latest table this process knows (or reads from PostgreSQL), with its head."""
@@ -211,23 +216,21 @@ class Games:
         row = await self._row(game_id)
         return row.head, await self._stored_table(game_id, row.head, row.version)
 
-
     async def _write(self, game_id: str, run: Callable[[], Awaitable[T]], kind: str) -> T:
-        """Run a write to one game under its admission limit; a dependency failure is a 503
-        that says whether the write may have been recorded."""
+        """Run a write to one game under its admission limit; a dependency failure is
+        :class:`Unavailable` and says whether the write may have been recorded."""
         try:
             with self.admission.enter(game_id):
                 return await run()
-        except Problem:
+        except ApplicationError:
             raise
         except Exception as error:
-            problem = self.faults.problem(error, kind)
-            if problem is None:
+            failed = self.faults.unavailable_for(error, kind)
+            if failed is None:
                 raise
             log.warning("write not answered", game=game_id, error=repr(error))
-            COMMANDS.labels(game="?", outcome=problem.code).inc()
-            raise problem from error
-
+            COMMANDS.labels(game="?", outcome=failed.code).inc()
+            raise failed from error
 
     async def _append(
         self,
@@ -285,7 +288,6 @@ class Games:
         self.projector.schedule(table, snapshots, known, lazy=lazy)
 
 
-
 def _seat_runs(pending: list[Pending], seat: int | None) -> list[tuple[int | None, list[Pending]]]:
     """``pending`` split into runs that share the ``seat`` column. An event appended without an
     acting seat (a player joining, the set-up's private deals) is stored with the seat it
@@ -305,11 +307,9 @@ def _seat_runs(pending: list[Pending], seat: int | None) -> list[tuple[int | Non
 
 
 def check_game_id(game_id: str) -> None:
-    """404 for anything that is not a game id: a UUID in the one spelling the server issues
-    (lower case, hyphenated). PostgreSQL would read any spelling as the same UUID, but Redis
-    keys and this process's caches are keyed by the string: another spelling would be
+    """:class:`NotFound` for anything that is not a game id: a UUID in the one spelling the
+    server issues (lower case, hyphenated). PostgreSQL would read any spelling as the same UUID,
+    but Redis keys and this process's caches are keyed by the string: another spelling would be
     another projection record of the same game (decision, docs/api.md)."""
     if not CANONICAL_UUID.fullmatch(game_id):
-        raise Problem(404, "game.not_found", f"no game {game_id}")
-
-
+        raise NotFound("game.not_found", f"no game {game_id}")

@@ -26,6 +26,7 @@ from service.application.answers import (
 )
 from service.application.changes import LiveChanges
 from service.application.disputes import dispute_file, disputed
+from service.application.errors import NotFound
 from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
 from service.audit.adjudication import Progress
@@ -35,7 +36,6 @@ from service.audit.evidence import Evidence
 from service.audit.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
 from service.audit.treeheads import TreeCache, inclusion
 from service.eventstore.records import CommandRecord, GameRow, StoredEvent
-from service.problems import Problem
 
 MAX_PAGE = 1000
 #: A replay line carries the view after its event every KEYFRAME_EVERY events (and on the
@@ -98,7 +98,7 @@ class History:
         seat = await self.manifest.viewer(game_id, token)
         row = await self.store.get_game(game_id)
         if row is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         if row.status == "finished":
             return row, seat, AUDITOR  # a finished game replays everything
         return row, seat, SPECTATOR if seat is None else seat_viewer(seat)
@@ -132,9 +132,8 @@ class History:
     async def replay(self, game_id: str, token: str | None, n: int) -> ReplayView:
         row, seat, viewer = await self._caller(game_id, token)
         if not 1 <= n <= row.version:
-            raise Problem(
-                404, "replay.no_such_event", f"the game has events 1 to {row.version}, not {n}"
-            )
+            detail = f"the game has events 1 to {row.version}, not {n}"
+            raise NotFound("replay.no_such_event", detail)
         table, folded = await self.replayer.table_at(game_id, n)
         doc = game_document(table, key_of(seat), everything=viewer == AUDITOR)
         return ReplayView(
@@ -224,7 +223,7 @@ class History:
         exists, so they agree with any snapshot."""
         snapshot = await self.store.snapshot(game_id)
         if snapshot is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         return snapshot.row, snapshot.events, snapshot.commands, snapshot.seed
 
     async def audit(self, game_id: str, progress: Progress | None = None) -> dict[str, Any]:
@@ -255,7 +254,7 @@ class History:
         caller = await self.manifest.viewer(game_id, token)
         row, events, commands, seed = await self._material(game_id)
         if not 1 <= n <= len(events):
-            raise Problem(404, "audit.no_such_event", f"the game has events 1 to {len(events)}")
+            raise NotFound("audit.no_such_event", f"the game has events 1 to {len(events)}")
         of = disputed(commands, events[n - 1])
         before = (await self.replayer.table_at(game_id, of.first - 1))[0] if of.first > 1 else None
         rules = (await self._table_for_redaction(game_id)).rules

@@ -30,6 +30,7 @@ from service.application.answers import (
     Started,
 )
 from service.application.bodies import CreateGame, JoinGame
+from service.application.errors import BadRequest, Conflict, Forbidden, RefusedByRules
 from service.application.games import Games
 from service.application.names import alike, all_distinct, player_name
 from service.application.tokens import (
@@ -42,7 +43,6 @@ from service.application.tokens import (
 )
 from service.audit.commitments import CANONICAL, Keys
 from service.eventstore.store import Locked, SeatTaken
-from service.problems import Problem
 
 
 def _names(values: list[str], seats: int) -> list[str]:
@@ -50,13 +50,11 @@ def _names(values: list[str], seats: int) -> list[str]:
     allows, and each name costs its confusables skeleton), each a valid name, no two alike
     (:func:`alike`)."""
     if len(values) != seats:
-        raise Problem(422, "lobby.bad_players", f"name {seats} players, one per seat")
+        raise RefusedByRules("lobby.bad_players", f"name {seats} players, one per seat")
     names = [player_name(v) for v in values]
     if not all_distinct(names):
-        raise Problem(400, "lobby.name_taken", "two players may not have the same name")
+        raise BadRequest("lobby.name_taken", "two players may not have the same name")
     return names
-
-
 
 
 class Lobby(Games):
@@ -64,12 +62,11 @@ class Lobby(Games):
         try:
             rules = get_game(req.game)
         except UnknownGame:
-            raise Problem(
-                422, "lobby.unknown_game", f"no game {req.game!r}; see /v1/rules"
+            raise RefusedByRules(
+                "lobby.unknown_game", f"no game {req.game!r}; see /v1/rules"
             ) from None
         if not rules.min_seats <= req.seats <= rules.max_seats:
-            raise Problem(
-                422,
+            raise RefusedByRules(
                 "lobby.bad_seats",
                 f"{rules.title} is for {rules.min_seats} to {rules.max_seats} players",
             )
@@ -84,8 +81,7 @@ class Lobby(Games):
         # Dry run of the set-up, so bad options or positions never leave a game behind.
         _problem_from(lambda: self._opening(rules, options, position, req.seats, seed, 1))
         if position is not None and rules.position_seats(position) != req.seats:
-            raise Problem(
-                422,
+            raise RefusedByRules(
                 "position.invalid",
                 f"the position has {rules.position_seats(position)} players, not {req.seats}",
             )
@@ -146,7 +142,7 @@ class Lobby(Games):
         """The locked game's table, which must still be open (a lobby action): else 409."""
         table = await self._table_at(locked)
         if table.status != "open":
-            raise Problem(409, "lobby.started", "the game has already started")
+            raise Conflict("lobby.started", "the game has already started")
         return table
 
     @staticmethod
@@ -161,7 +157,7 @@ class Lobby(Games):
     async def join(self, game_id: str, req: JoinGame) -> Joined:
         row = await self._row(game_id)
         if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
-            raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
+            raise Forbidden("lobby.bad_invite", "the invite code does not match this game")
         name = player_name(req.name)
         token = new_token(SEAT_PREFIX)
         snapshots: dict[int, bytes] = {}
@@ -170,21 +166,21 @@ class Lobby(Games):
             _check_invited(table, name)
             free = [i for i, n in enumerate(table.names) if n is None]
             if any(n is not None and alike(n, name) for n in table.names):
-                raise Problem(409, "lobby.name_taken", f"a player called {name!r} has joined")
+                raise Conflict("lobby.name_taken", f"a player called {name!r} has joined")
             if req.seat is not None:
                 if not 0 <= req.seat < table.seats:
-                    raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
+                    raise RefusedByRules("lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
                 if req.seat not in free:
-                    raise Problem(409, "lobby.seat_taken", f"seat {req.seat} is taken")
+                    raise Conflict("lobby.seat_taken", f"seat {req.seat} is taken")
                 chosen = req.seat
             elif not free:
-                raise Problem(409, "lobby.full", "every seat is taken")
+                raise Conflict("lobby.full", "every seat is taken")
             else:
                 chosen = free[0]
             try:
                 await locked.set_seat(chosen, name, token_hash(token))
             except SeatTaken:
-                raise Problem(409, "lobby.seat_taken", f"seat {chosen} is taken") from None
+                raise Conflict("lobby.seat_taken", f"seat {chosen} is taken") from None
             table = await self._append(
                 locked, [LobbyJoined(chosen, name)], snapshots, seat=chosen, command_id=None
             )
@@ -203,10 +199,10 @@ class Lobby(Games):
         async with self.store.lock(game_id) as locked:
             table = await self._open_table(locked)
             if not 0 <= seat < table.seats:
-                raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
+                raise RefusedByRules("lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
             name = table.names[seat]
             if name is None:
-                raise Problem(409, "lobby.seat_empty", f"nobody has joined seat {seat}")
+                raise Conflict("lobby.seat_empty", f"nobody has joined seat {seat}")
             await locked.release_seat(seat)
             table = await self._append(
                 locked, [LobbyLeft(seat, name)], snapshots, seat=None, command_id=None
@@ -220,7 +216,7 @@ class Lobby(Games):
         async with self.store.lock(game_id) as locked:
             table = await self._open_table(locked)
             if any(n is None for n in table.names):
-                raise Problem(409, "lobby.not_full", "the game starts once every seat is taken")
+                raise Conflict("lobby.not_full", "the game starts once every seat is taken")
             table = await self._start(locked, table, snapshots)
         await self._project(table, snapshots)
         return Started(id=game_id, status=table.status, version=table.version)
@@ -234,7 +230,6 @@ class Lobby(Games):
         options = rules.decode_options(table.options)
         events = self._opening(rules, options, position, table.seats, seed, table.version + 1)
         return await self._append(locked, events, snapshots, seat=None, command_id=None)
-
 
     async def list_games(
         self, status: str | None, game: str | None, limit: int, cursor: str | None
@@ -262,7 +257,6 @@ class Lobby(Games):
         return GameList(games=games, next=nxt)
 
 
-
 def _cursor(text: str) -> tuple[datetime, str]:
     """A ``next`` of ours read back: a time with its UTC offset, ``~``, a game id. Anything
     else — no offset, a time that is out of range once moved to UTC (``0001-01-01T00:00+14:00``
@@ -277,7 +271,7 @@ def _cursor(text: str) -> tuple[datetime, str]:
             raise ValueError("no UTC offset")
         return at.astimezone(UTC), str(uuid.UUID(gid))
     except (ValueError, OverflowError):
-        raise Problem(400, "request.bad_cursor", "the cursor is not one we gave out") from None
+        raise BadRequest("request.bad_cursor", "the cursor is not one we gave out") from None
 
 
 def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] | None:
@@ -285,9 +279,9 @@ def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] 
         return None
     names = [player_name(n) for n in invited]
     if not names or not all_distinct(names):
-        raise Problem(422, "lobby.bad_invited", "invite one or more names, each once")
+        raise RefusedByRules("lobby.bad_invited", "invite one or more names, each once")
     if players is not None and any(not any(alike(p, n) for n in names) for p in players):
-        raise Problem(422, "lobby.bad_players", "every player named must be invited")
+        raise RefusedByRules("lobby.bad_players", "every player named must be invited")
     return names
 
 
@@ -295,17 +289,13 @@ def _check_invited(table: Table, name: str) -> None:
     if table.invited is None:
         return
     if not any(alike(name, n) for n in table.invited):
-        raise Problem(403, "lobby.not_invited", f"{name!r} is not invited to this game")
+        raise Forbidden("lobby.not_invited", f"{name!r} is not invited to this game")
     if any(alike(name, n) for n in table.names if n is not None):
-        raise Problem(409, "lobby.already_seated", f"{name!r} has a seat already")
-
-
+        raise Conflict("lobby.already_seated", f"{name!r} has a seat already")
 
 
 def _problem_from(thunk: Any) -> Any:
     try:
         return thunk()
     except RuleError as error:
-        raise Problem(422, error.code, error.message) from None
-
-
+        raise RefusedByRules(error.code, error.message) from None

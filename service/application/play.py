@@ -16,6 +16,7 @@ from domain.kernel import CommandError, RuleError
 from domain.platform.table import Table, legal_document
 from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
+from service.application.errors import ApplicationError, Conflict, RefusedByRules, Repeated
 from service.application.games import _RETRIES, Games
 from service.application.ruling import (
     accepted_answer,
@@ -27,7 +28,6 @@ from service.eventstore.optimistic import append_command
 from service.eventstore.records import CommandRecord, NewEvent, StoredEvent
 from service.eventstore.store import DuplicateCommand
 from service.observability import COMMANDS, REFUSALS_UNSTORED
-from service.problems import Problem
 
 
 class _Attempt(msgspec.Struct):
@@ -112,8 +112,8 @@ class Play(Games):
                 COMMANDS.labels(game=game, outcome="accepted").inc()
                 return answer
             raise self.faults.contention(_RETRIES)
-        except Problem as problem:
-            COMMANDS.labels(game=game, outcome=problem.code).inc()
+        except ApplicationError as refused:
+            COMMANDS.labels(game=game, outcome=refused.code).inc()
             raise
 
     async def _still(self, game_id: str, head: bytes) -> None:
@@ -127,26 +127,25 @@ class Play(Games):
         try:
             command = rules.decode_command(a.body.command)
         except CommandError as error:
-            return await self._refuse(a, Problem(422, error.code, error.message), "rejected")
+            return await self._refuse(a, RefusedByRules(error.code, error.message), "rejected")
         version = table.version
         if a.body.expected_version is not None and a.body.expected_version != version:
             await self._still(a.game_id, head)
-            conflict = Problem(
-                409,
+            conflict = Conflict(
                 "version.conflict",
                 f"the game is at version {version}, not {a.body.expected_version}",
                 version=version,
             )
             return await self._refuse(a, conflict, "conflict")
-        problem = self._not_playing(table)
-        if problem is None:
+        refusal: ApplicationError | None = self._not_playing(table)
+        if refusal is None:
             try:
                 ruling = rule(table, a.seat, command, await self._seed(a.game_id))
             except RuleError as error:
-                problem = Problem(422, error.code, error.message, **_details(error))
-        if problem is not None:
+                refusal = RefusedByRules(error.code, error.message, **_details(error))
+        if refusal is not None:
             await self._still(a.game_id, head)
-            return await self._refuse(a, problem, "rejected")
+            return await self._refuse(a, refusal, "rejected")
         new = ruling.table
         try:
             appended = await append_command(
@@ -177,28 +176,29 @@ class Play(Games):
         await self._project(new, ruling.snapshots, known, lazy=True)
         return _hints(response, new, a.seat, ruling.legal)
 
-    async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> CommandAnswer:
-        """Record a refused command and raise its problem (or, if its Idempotency-Key was
+    async def _refuse(self, a: _Attempt, refusal: ApplicationError, outcome: str) -> CommandAnswer:
+        """Record a refused command and raise its ``refusal``, recorded with the answer its
+        client gets (:attr:`document_of`) (or, if its Idempotency-Key was
         taken meanwhile, answer as that command was answered). Its body is kept whole up to
         ``refusal_body_prefix`` bytes, else as that prefix, with the SHA-256 of the whole. Over
         the client's or the process's storage budget, or past the seat's cap of recorded
         refusals, it is only counted (:mod:`service.eventstore.rejections`)."""
-        problem = rejections.short_detail(problem)
+        refused = refusal.with_detail(rejections.short_detail(refusal.detail))
         bounded = rejections.Bounded.of(msgspec.to_builtins(a.body), self.refusal_body_prefix)
-        response = problem.document()
+        response = self.document_of(refused)
         cost = (
             bounded.stored_bytes()
             + len(msgspec.json.encode(response))
-            + len(problem.detail.encode())
+            + len(refused.detail.encode())
             + rejections.ROW_BYTES
         )
         if a.client is not None and not self.refusal_budget.take(a.client, cost):
             self.refusal_tally.add(self.store.pool, a.game_id, a.seat)
             REFUSALS_UNSTORED.labels("budget").inc()
-            raise problem
+            raise refused
         if not await rejections.admit(self.store.pool, a.game_id, a.seat, self.rejected_cap):
             REFUSALS_UNSTORED.labels("cap").inc()
-            raise problem
+            raise refused
         try:
             await self.store.record_rejection(
                 game_id=a.game_id,
@@ -210,15 +210,15 @@ class Play(Games):
                 body_prefix=bounded.prefix,
                 body_sha256=bounded.sha256,
                 body_size=bounded.size,
-                error_code=problem.code,
-                error_detail=problem.detail,
+                error_code=refused.code,
+                error_detail=refused.detail,
                 outcome=outcome,
                 response=response,
                 received_at=a.received_at,
             )
         except DuplicateCommand:
             return await self._replay_key(a)
-        raise problem
+        raise refused
 
     async def _answer_again(
         self, prior: CommandRecord, seat: int, body: CommandBody
@@ -240,13 +240,11 @@ class Play(Games):
             raise _Stale
         return await self._answer_again(prior, a.seat, a.body)
 
-    def _not_playing(self, table: Table) -> Problem | None:
+    def _not_playing(self, table: Table) -> Conflict | None:
         if table.status == "open":
-            return Problem(
-                409, "game.not_started", "the game has not started: seats are still open"
-            )
+            return Conflict("game.not_started", "the game has not started: seats are still open")
         if table.status == "finished":
-            return Problem(409, "game.finished", "the game is over")
+            return Conflict("game.finished", "the game is over")
         return None
 
     def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> RecordedAnswer:
@@ -270,21 +268,11 @@ def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> RecordedAnswe
     else:
         same = prior.body == sent
     if prior.seat != seat or not same:
-        raise Problem(
-            422,
+        raise RefusedByRules(
             "idempotency.key_reused",
             "this Idempotency-Key was used for a different command; use a new key",
         )
     response = prior.response or {}
     if prior.outcome != "accepted":
-        raise Problem(
-            int(response.get("status", 422)),
-            str(prior.error_code),
-            str(prior.error_detail),
-            **{
-                k: v
-                for k, v in response.items()
-                if k not in ("type", "title", "status", "detail", "code")
-            },
-        )
+        raise Repeated(str(prior.error_code), str(prior.error_detail), response)
     return msgspec.convert(response, RecordedAnswer)

@@ -15,8 +15,8 @@ import msgspec
 
 from domain.kernel import SPECTATOR, RuleError, seat
 from service.application.answers import QueryAnswer
+from service.application.errors import Conflict, NotFound, RefusedByRules
 from service.application.games import Games
-from service.problems import Problem
 
 
 class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -31,16 +31,14 @@ class Queries(Games):
         who = await self.viewer(game_id, token)
         stored = await self.store.version_head(game_id)
         if stored is None or stored[0] == 0:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         table = await self._stored_table(game_id, stored[1], stored[0])
         if table.status == "open" or table.state is None:
-            raise Problem(
-                409, "game.not_started", "the game has not started: seats are still open"
-            )
+            raise Conflict("game.not_started", "the game has not started: seats are still open")
         rules = table.rules
         try:
             query = rules.decode_query(body.query)
             result = rules.ask(table.state, SPECTATOR if who is None else seat(who), query)
         except RuleError as error:
-            raise Problem(422, error.code, error.message, **error.details) from None
+            raise RefusedByRules(error.code, error.message, **error.details) from None
         return QueryAnswer(version=table.version, answer=result)

@@ -13,8 +13,8 @@ from domain.platform.events import (
 )
 from service.application.answers import MessageAnswer, Receipt
 from service.application.bodies import MAX_MESSAGE, MessageBody
+from service.application.errors import RefusedByRules
 from service.application.games import Games
-from service.problems import Problem
 
 
 class Talk(Games):
@@ -25,17 +25,19 @@ class Talk(Games):
         seat = await self.require_seat(game_id, token)
         text = body.text.strip()
         if not text or len(text) > MAX_MESSAGE:
-            raise Problem(422, "message.bad_text", f"a message is 1 to {MAX_MESSAGE} characters")
+            raise RefusedByRules("message.bad_text", f"a message is 1 to {MAX_MESSAGE} characters")
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             seats = (await self._table_at(locked)).seats
             if isinstance(body.to, str):
                 if body.to != "all":
-                    raise Problem(422, "message.bad_recipients", 'send to a list of seats or "all"')
+                    raise RefusedByRules(
+                        "message.bad_recipients", 'send to a list of seats or "all"'
+                    )
                 to: list[int] | str = "all"
             else:
                 if not body.to or any(not 0 <= s < seats for s in body.to):
-                    raise Problem(422, "message.bad_recipients", f"seats are 0 to {seats - 1}")
+                    raise RefusedByRules("message.bad_recipients", f"seats are 0 to {seats - 1}")
                 to = sorted(set(body.to))
             command_id = str(uuid.uuid4())
             table = await self._append(
@@ -61,4 +63,3 @@ class Talk(Games):
             )
         await self._project(table, snapshots)
         return response
-

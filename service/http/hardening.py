@@ -34,7 +34,9 @@ from urllib.parse import unquote_to_bytes
 
 import msgspec
 
+from service.application.errors import NotFound
 from service.application.games import check_game_id
+from service.http.problemmap import problem_of
 from service.problems import PROBLEM_JSON, Problem
 
 DEFAULT_MAX_JSON_DEPTH = 32
@@ -205,7 +207,10 @@ class HardeningMiddleware:
         check_path(scope)
         game_id = scope.get("path_params", {}).get("game_id")
         if game_id is not None:  # every route with {game_id}: a new route cannot forget it
-            check_game_id(game_id)
+            try:
+                check_game_id(game_id)
+            except NotFound as error:
+                raise problem_of(error) from None
         if scope.get("query_string"):
             check_query(scope["query_string"])
         content_types: list[bytes] = []

@@ -19,10 +19,10 @@ from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
-from service.application.gameplay import Manifest
 from service.application.history import History
 from service.application.queries import QueryBody
 from service.audit.receipts import load_signer, published_keys
+from service.bootstrap import compose
 from service.eventstore.migrate import migrate
 from service.http import schemas
 from service.http.routes import system
@@ -108,7 +108,7 @@ async def _answers(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store._pool))
         history = History.of(manifest)
         open_game = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
         wire = _wire(open_game)

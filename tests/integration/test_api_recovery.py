@@ -23,8 +23,10 @@ from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
+from service.bootstrap import compose
 from service.eventstore.chain import verify_chain
 from service.eventstore.migrate import migrate
+from service.http.problemmap import document_of
 
 from .apihelp import (
     GAME,
@@ -306,7 +308,7 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
         # is written by the racing catch-up tasks alone.
         memory = MemoryStore()
         app_projector = Projector(memory, lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, app_projector, await load_signer(pool))
+        manifest = compose(store, app_projector, await load_signer(pool))
         created = await manifest.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
@@ -400,7 +402,8 @@ async def _rolled_back(dsn: str) -> None:
         signer = await load_signer(store._pool)
 
         def instance(cls: type[Manifest]) -> Manifest:
-            return cls(store, Projector(MemoryStore(), lambda g, a: store.read(g, after=a)), signer)
+            projector = Projector(MemoryStore(), lambda g, a: store.read(g, after=a))
+            return cls(store, projector, signer, document_of=document_of)
 
         a, b = instance(_FailOnce), instance(Manifest)
         assert isinstance(a, _FailOnce)

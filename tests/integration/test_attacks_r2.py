@@ -14,12 +14,14 @@ from redis.asyncio import Redis
 from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
+from service.application.errors import ApplicationError
 from service.application.gameplay import Manifest
 from service.application.play import _Stale
 from service.application.queries import QueryBody
 from service.audit.receipts import load_signer
+from service.bootstrap import compose
 from service.eventstore.migrate import migrate
-from service.problems import Problem
+from service.http.problemmap import document_of, problem_of
 
 from .apihelp import GAME, assert_problem, auth, pg
 from .serverproc import ServerProcess
@@ -112,7 +114,7 @@ def test_a_query_answers_on_the_stored_state_not_a_stale_cached_one(fresh_databa
 
             def instance() -> Manifest:
                 reader = lambda g, after: events.read(g, after=after)  # noqa: E731
-                return Manifest(events, Projector(MemoryStore(), reader), signer)
+                return compose(events, Projector(MemoryStore(), reader), signer)
 
             a, b = instance(), instance()
             created = await a.create(
@@ -152,14 +154,17 @@ def test_a_command_that_loses_every_race_is_a_503_with_retry_after(fresh_databas
         async with pg(fresh_database) as events:
             reader = lambda g, after: events.read(g, after=after)  # noqa: E731
             manifest = Racing(
-                events, Projector(MemoryStore(), reader), await load_signer(events._pool)
+                events,
+                Projector(MemoryStore(), reader),
+                await load_signer(events._pool),
+                document_of=document_of,
             )
             manifest.tries = 0
             created = await manifest.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
             token = created.seats[created.to_act[0]].token
-            with pytest.raises(Problem) as caught:
+            with pytest.raises(ApplicationError) as caught:
                 await manifest.command(created.id, token, CommandBody({"type": "end_turn"}), "k1")
-            problem = caught.value
+            problem = problem_of(caught.value)
             assert (problem.status, problem.code) == (503, "version.contention")
             assert problem.headers["Retry-After"] == str(manifest.faults.retry_after)
             assert manifest.tries > 1  # re-decided, not refused at once

@@ -28,6 +28,7 @@ from service.application.answers import CreatedGame
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
+from service.bootstrap import compose
 from service.eventstore.migrate import migrate
 from service.eventstore.store import EventStore
 
@@ -95,7 +96,7 @@ async def game(
     async with pg(dsn) as events:
         signer = await load_signer(events._pool)
         manifests = [
-            Manifest(events, Projector(store, lambda g, after: events.read(g, after=after)), signer)
+            compose(events, Projector(store, lambda g, after: events.read(g, after=after)), signer)
             for _ in range(processes)
         ]
         players = [f"p{i}" for i in range(seats)]

@@ -13,12 +13,12 @@ import pytest
 from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame, JoinGame
-from service.application.gameplay import Manifest
+from service.application.errors import ApplicationError
 from service.application.history import History
 from service.audit.receipts import load_signer
+from service.bootstrap import compose
 from service.eventstore.migrate import migrate
 from service.http import schemas
-from service.problems import Problem
 
 from .apihelp import GAME, RANDOM_CRATES, pg
 
@@ -35,13 +35,13 @@ async def _removed(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store._pool))
         created = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
         gid = created.id
         joined = await manifest.join(gid, JoinGame(name="bob", invite_code=created.invite_code))
         assert await manifest.seat_for(gid, joined.token) == joined.seat
         await manifest.remove_seat(gid, created.host_token, joined.seat)
-        with pytest.raises(Problem) as caught:
+        with pytest.raises(ApplicationError) as caught:
             await manifest.seat_for(gid, joined.token)
         assert caught.value.code == "auth.invalid_token"
         # a token of a game that has started is cached (nothing can take that seat back)
@@ -63,7 +63,7 @@ async def _fields(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store._pool))
         created = await manifest.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
@@ -100,7 +100,7 @@ async def _host(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store._pool))
         history = History.of(manifest)
         created = await manifest.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
@@ -114,9 +114,9 @@ async def _host(dsn: str) -> None:
         anyone = await history.dispute(gid, created.version, None)
         assert hosted.events == anyone.events
         assert await history.export(gid, host) == await history.export(gid, None)
-        with pytest.raises(Problem) as caught:
+        with pytest.raises(ApplicationError) as caught:
             await history.events(gid, other.host_token, 0, 100)
         assert caught.value.code == "auth.not_host"
-        with pytest.raises(Problem) as caught:
+        with pytest.raises(ApplicationError) as caught:
             await manifest.legal_document(gid, host)
         assert caught.value.code == "auth.invalid_token"
