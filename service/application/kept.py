@@ -150,7 +150,7 @@ class Kept:
     # --- the export ----------------------------------------------------------------------------
     async def export_tag(self, game_id: str, token: str | None) -> tuple[str, str, bytes]:
         """The caller's redaction class, the export's ETag now, and the fingerprint it names."""
-        seat = await self.history.manifest.viewer(game_id, token)
+        seat = await self.history.seats.viewer(game_id, token)
         klass = "spectator" if seat is None else f"seat:{seat}"
         fingerprint = await self.history.store.pool.fetchval(FINGERPRINT, uuid.UUID(game_id))
         if fingerprint is None:

@@ -1,6 +1,7 @@
 """The lobby: creating a game (in one transaction: row, seats, events, start), joining with the
 invite code (and the invited names), the host taking a seat back or starting the game, and the
-list of games. Lobby actions take the game's row lock."""
+list of games. Lobby actions take the game's row lock and append through
+:meth:`~service.application.writes.Writes.append`; who a token is, :class:`Seats`."""
 
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ from service.application.answers import (
 )
 from service.application.bodies import CreateGame, JoinGame
 from service.application.errors import BadRequest, Conflict, Forbidden, RefusedByRules
-from service.application.games import Games
 from service.application.names import alike, all_distinct, player_name
+from service.application.seats import Seats
+from service.application.tables import Tables
 from service.application.tokens import (
     HOST_PREFIX,
     SEAT_PREFIX,
@@ -41,8 +43,9 @@ from service.application.tokens import (
     new_token,
     token_hash,
 )
+from service.application.writes import Writes
 from service.audit.commitments import CANONICAL, Keys
-from service.eventstore.store import Locked, SeatTaken
+from service.eventstore.store import EventStore, Locked, SeatTaken
 
 
 def _names(values: list[str], seats: int) -> list[str]:
@@ -57,7 +60,25 @@ def _names(values: list[str], seats: int) -> list[str]:
     return names
 
 
-class Lobby(Games):
+class Lobby:
+    """Games created, joined, started, seats taken back, games listed."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        tables: Tables,
+        seats: Seats,
+        writes: Writes,
+        canonical: int = CANONICAL,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.seats = seats
+        self.writes = writes
+        #: The canonical form new games are created in (``service.eventstore.chain``; 1 only to
+        #: test that games created before commitments still verify).
+        self.canonical = canonical
+
     async def create(self, req: CreateGame) -> CreatedGame:
         try:
             rules = get_game(req.game)
@@ -100,7 +121,7 @@ class Lobby(Games):
             message_key=message_key,
         ) as locked:
             row = locked.row
-            self._keys.put(row.id, Keys(seed, message_key))
+            self.tables.keep_keys(row.id, Keys(seed, message_key))
             created = LobbyCreated(
                 rules.id,
                 req.seats,
@@ -116,14 +137,14 @@ class Lobby(Games):
                 await locked.set_seat(i, name, token_hash(token))
                 seats[i] = SeatSlot(seat=i, name=name, token=token)
                 pending.append(LobbyJoined(i, name))
-            table = await self._append(locked, pending, snapshots, seat=None, command_id=None)
+            table = await self.writes.append(locked, pending, snapshots, seat=None, command_id=None)
             if players is not None:
                 table = await self._start(locked, table, snapshots)
             locked_row = locked.row
         for slot in seats:  # committed: the tokens are valid now (cached once started only:
             if slot.token is not None and table.status != "open":  # a seat may be removed)
-                self._seat_tokens.put(token_hash(slot.token), (row.id, slot.seat))
-        await self._project(table, snapshots)
+                self.seats.started(slot.token, row.id, slot.seat)
+        self.writes.project(table, snapshots)
         started = table.state is not None
         return CreatedGame(
             id=row.id,
@@ -140,7 +161,7 @@ class Lobby(Games):
 
     async def _open_table(self, locked: Locked) -> Table:
         """The locked game's table, which must still be open (a lobby action): else 409."""
-        table = await self._table_at(locked)
+        table = await self.tables.at_lock(locked)
         if table.status != "open":
             raise Conflict("lobby.started", "the game has already started")
         return table
@@ -155,7 +176,7 @@ class Lobby(Games):
         return rules.start(options, seats, rng)
 
     async def join(self, game_id: str, req: JoinGame) -> Joined:
-        row = await self._row(game_id)
+        row = await self.tables.row(game_id)
         if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
             raise Forbidden("lobby.bad_invite", "the invite code does not match this game")
         name = player_name(req.name)
@@ -181,20 +202,20 @@ class Lobby(Games):
                 await locked.set_seat(chosen, name, token_hash(token))
             except SeatTaken:
                 raise Conflict("lobby.seat_taken", f"seat {chosen} is taken") from None
-            table = await self._append(
+            table = await self.writes.append(
                 locked, [LobbyJoined(chosen, name)], snapshots, seat=chosen, command_id=None
             )
             if all(n is not None for n in table.names):
                 table = await self._start(locked, table, snapshots)
         if table.status != "open":  # committed, and no host can take the seat back any more
-            self._seat_tokens.put(token_hash(token), (game_id, chosen))
-        await self._project(table, snapshots)
+            self.seats.started(token, game_id, chosen)
+        self.writes.project(table, snapshots)
         return Joined(game=game_id, seat=chosen, token=token, status=table.status)
 
     async def remove_seat(self, game_id: str, token: str | None, seat: int) -> SeatRemoved:
         """The host takes a joined player's seat back before the start (``lobby.left``): the
         seat reopens and the player's token stops working."""
-        await self._require_host(game_id, token)
+        await self.seats.require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             table = await self._open_table(locked)
@@ -204,32 +225,32 @@ class Lobby(Games):
             if name is None:
                 raise Conflict("lobby.seat_empty", f"nobody has joined seat {seat}")
             await locked.release_seat(seat)
-            table = await self._append(
+            table = await self.writes.append(
                 locked, [LobbyLeft(seat, name)], snapshots, seat=None, command_id=None
             )
-        await self._project(table, snapshots)
+        self.writes.project(table, snapshots)
         return SeatRemoved(id=game_id, seat=seat, status=table.status, version=table.version)
 
     async def start(self, game_id: str, token: str | None) -> Started:
-        await self._require_host(game_id, token)
+        await self.seats.require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             table = await self._open_table(locked)
             if any(n is None for n in table.names):
                 raise Conflict("lobby.not_full", "the game starts once every seat is taken")
             table = await self._start(locked, table, snapshots)
-        await self._project(table, snapshots)
+        self.writes.project(table, snapshots)
         return Started(id=game_id, status=table.status, version=table.version)
 
     async def _start(self, locked: Locked, table: Table, snapshots: dict[int, bytes]) -> Table:
         rules = table.rules
-        seed = await self._seed(table.game_id)
+        seed = await self.tables.seed(table.game_id)
         created = await locked.read(after=0, limit=1)
         position_raw = created[0].data.get("position")
         position = None if position_raw is None else rules.decode_position(position_raw)
         options = rules.decode_options(table.options)
         events = self._opening(rules, options, position, table.seats, seed, table.version + 1)
-        return await self._append(locked, events, snapshots, seat=None, command_id=None)
+        return await self.writes.append(locked, events, snapshots, seat=None, command_id=None)
 
     async def list_games(
         self, status: str | None, game: str | None, limit: int, cursor: str | None

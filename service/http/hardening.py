@@ -6,7 +6,7 @@ database or a decoder that would fail with a 500.
 * the query string and the path as sent: percent-decoded, UTF-8, no NUL (also for a path no
   route takes, checked before its 404: :func:`check_path`);
 * a ``{game_id}`` path parameter: the game id in the one spelling the server issues, else 404
-  ``game.not_found`` (:func:`~service.application.games.check_game_id`), for every route at once
+  ``game.not_found`` (:func:`~service.application.tables.check_game_id`), for every route at once
   (a guard would do it too, but litestar copies the handler for each guard call);
 * the ``Idempotency-Key`` header (the one header that is stored): 1–255 visible ASCII characters;
 * the body (when there is one): sent as JSON (``Content-Type: application/json`` or
@@ -35,7 +35,7 @@ from urllib.parse import unquote_to_bytes
 import msgspec
 
 from service.application.errors import NotFound
-from service.application.games import check_game_id
+from service.application.tables import check_game_id
 from service.http.problemmap import problem_of
 from service.problems import PROBLEM_JSON, Problem
 

@@ -36,21 +36,23 @@ async def _removed(dsn: str) -> None:
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
         manifest = compose(store, projector, await load_signer(store._pool))
-        created = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+        created = await manifest.lobby.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
         gid = created.id
-        joined = await manifest.join(gid, JoinGame(name="bob", invite_code=created.invite_code))
-        assert await manifest.seat_for(gid, joined.token) == joined.seat
-        await manifest.remove_seat(gid, created.host_token, joined.seat)
+        joined = await manifest.lobby.join(
+            gid, JoinGame(name="bob", invite_code=created.invite_code)
+        )
+        assert await manifest.seats.seat_for(gid, joined.token) == joined.seat
+        await manifest.lobby.remove_seat(gid, created.host_token, joined.seat)
         with pytest.raises(ApplicationError) as caught:
-            await manifest.seat_for(gid, joined.token)
+            await manifest.seats.seat_for(gid, joined.token)
         assert caught.value.code == "auth.invalid_token"
         # a token of a game that has started is cached (nothing can take that seat back)
-        ann = await manifest.join(gid, JoinGame(name="ann", invite_code=created.invite_code))
-        cy = await manifest.join(gid, JoinGame(name="cy", invite_code=created.invite_code))
+        ann = await manifest.lobby.join(gid, JoinGame(name="ann", invite_code=created.invite_code))
+        cy = await manifest.lobby.join(gid, JoinGame(name="cy", invite_code=created.invite_code))
         assert cy.status == "active"
-        assert manifest.knows_token(cy.token)
-        assert await manifest.seat_for(gid, ann.token) == ann.seat
-        assert manifest.knows_token(ann.token)
+        assert manifest.seats.knows_token(cy.token)
+        assert await manifest.seats.seat_for(gid, ann.token) == ann.seat
+        assert manifest.seats.knows_token(ann.token)
 
 
 def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
@@ -64,17 +66,19 @@ async def _fields(dsn: str) -> None:
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
         manifest = compose(store, projector, await load_signer(store._pool))
-        created = await manifest.create(
+        created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
-        listed = _json((await manifest.list_games(None, None, 10, None)).games[0])
+        listed = _json((await manifest.lobby.list_games(None, None, 10, None)).games[0])
         assert set(listed) == set(schemas.GameSummary.__struct_fields__)
         seat = created.to_act[0]
         token = created.seats[seat].token
         assert token is not None
-        doc = msgspec.json.decode(await manifest.legal_document(created.id, token))
+        doc = msgspec.json.decode(await manifest.documents.legal_document(created.id, token))
         answer = _json(
-            await manifest.command(created.id, token, CommandBody(command=doc["commands"][0]), None)
+            await manifest.play.command(
+                created.id, token, CommandBody(command=doc["commands"][0]), None
+            )
         )
         assert set(answer) == set(schemas.CommandAnswer.__struct_fields__)
         for event in answer["events"]:
@@ -102,12 +106,12 @@ async def _host(dsn: str) -> None:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
         manifest = compose(store, projector, await load_signer(store._pool))
         history = History.of(manifest)
-        created = await manifest.create(
+        created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
-        other = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+        other = await manifest.lobby.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
         gid, host = created.id, created.host_token
-        assert await manifest.viewer(gid, host) is None
+        assert await manifest.seats.viewer(gid, host) is None
         assert await history.events(gid, host, 0, 100) == await history.events(gid, None, 0, 100)
         assert await history.replay(gid, host, 1) == await history.replay(gid, None, 1)
         hosted = await history.dispute(gid, created.version, host)
@@ -118,5 +122,5 @@ async def _host(dsn: str) -> None:
             await history.events(gid, other.host_token, 0, 100)
         assert caught.value.code == "auth.not_host"
         with pytest.raises(ApplicationError) as caught:
-            await manifest.legal_document(gid, host)
+            await manifest.documents.legal_document(gid, host)
         assert caught.value.code == "auth.invalid_token"
