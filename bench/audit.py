@@ -35,7 +35,7 @@ async def _run(dsn: str, redis: str, events: int, rounds: int) -> None:
     settings = Settings(pg_dsn=dsn, redis_url=redis, redis_prefix="bench-audit")
     manifest, pool, projections = await build_manifest(settings)
     try:
-        created = await manifest.create(
+        created = await manifest.lobby.create(
             CreateGame(
                 game="jolly-cargo",
                 seats=2,
@@ -46,12 +46,14 @@ async def _run(dsn: str, redis: str, events: int, rounds: int) -> None:
         game_id, tokens = created.id, [str(s.token) for s in created.seats]
         rng, version = random.Random(1), created.version
         while version < events:
-            doc = msgspec.json.decode(await manifest.game_document(game_id, None))
+            doc = msgspec.json.decode(await manifest.documents.game_document(game_id, None))
             seat = doc["to_act"][0]
-            legal = msgspec.json.decode(await manifest.legal_document(game_id, tokens[seat]))
+            legal = msgspec.json.decode(
+                await manifest.documents.legal_document(game_id, tokens[seat])
+            )
             ends = [c for c in legal["commands"] if c["type"] == "end_turn"]
             command = ends[0] if ends else rng.choice(legal["commands"])
-            answer = await manifest.command(game_id, tokens[seat], CommandBody(command), None)
+            answer = await manifest.play.command(game_id, tokens[seat], CommandBody(command), None)
             version = answer.version
         history = History.of(manifest)
         full, fingerprint, cached = [], [], []

@@ -32,12 +32,12 @@ from tests.support.servers import fresh_database, postgres_dsn, redis_url
 
 
 async def _command(manifest: Manifest, game_id: str, tokens: list[str], rng: random.Random) -> int:
-    doc = msgspec.json.decode(await manifest.game_document(game_id, None))
+    doc = msgspec.json.decode(await manifest.documents.game_document(game_id, None))
     seat = doc["to_act"][0]
-    legal = msgspec.json.decode(await manifest.legal_document(game_id, tokens[seat]))
+    legal = msgspec.json.decode(await manifest.documents.legal_document(game_id, tokens[seat]))
     ends = [c for c in legal["commands"] if c["type"] == "end_turn"]
     command = ends[0] if ends else rng.choice(legal["commands"])
-    answer = await manifest.command(game_id, tokens[seat], CommandBody(command=command), None)
+    answer = await manifest.play.command(game_id, tokens[seat], CommandBody(command=command), None)
     return answer.version
 
 
@@ -54,7 +54,7 @@ async def _run(dsn: str, redis: str, events: int, n: int, repeat: int) -> None:
     settings = Settings(pg_dsn=dsn, redis_url=redis, redis_prefix="bench-dispute")
     manifest, pool, projections = await build_manifest(settings)
     try:
-        created = await manifest.create(
+        created = await manifest.lobby.create(
             CreateGame(
                 game="jolly-cargo",
                 seats=2,

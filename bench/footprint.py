@@ -63,7 +63,7 @@ async def _pg_bytes(dsn: str) -> dict[str, float]:
 
 async def _play(manifest: Manifest, prefix: str, marks: list[int], seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
-    created = await manifest.create(
+    created = await manifest.lobby.create(
         CreateGame(
             game="jolly-cargo",
             seats=2,
@@ -75,15 +75,15 @@ async def _play(manifest: Manifest, prefix: str, marks: list[int], seed: int) ->
     sizes: dict[str, Any] = {}
     moves = 0
     while True:
-        doc = msgspec.json.decode(await manifest.document(game_id, "doc:spectator"))
+        doc = msgspec.json.decode(await manifest.documents.document(game_id, "doc:spectator"))
         if doc["status"] != "active":
             break
         who = rng.choice(doc["to_act"])
-        legal = msgspec.json.decode(await manifest.legal_document(game_id, tokens[who]))
+        legal = msgspec.json.decode(await manifest.documents.legal_document(game_id, tokens[who]))
         if not legal["commands"]:
             continue
         body = CommandBody(command=rng.choice(legal["commands"]), expected_version=legal["version"])
-        await manifest.command(game_id, tokens[who], body, None)
+        await manifest.play.command(game_id, tokens[who], body, None)
         moves += 1
         if moves in marks:
             sizes[str(moves)] = await _redis_bytes(manifest, prefix, game_id)

@@ -65,7 +65,7 @@ async def build_target(server: ServerProcess, events: int, seed: int, finish: bo
     options = {"turn_limit": 95} if finish else {}
     async with in_process(server) as manifest:
         created = as_json(
-            await manifest.create(
+            await manifest.lobby.create(
                 CreateGame(game=EB, seats=2, options=options, players=["ann", "bob"])
             )
         )

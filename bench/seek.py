@@ -34,7 +34,7 @@ async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
     settings = Settings(pg_dsn=dsn, redis_url=redis, redis_prefix="bench-seek")
     manifest, pool, projections = await build_manifest(settings)
     try:
-        created = await manifest.create(
+        created = await manifest.lobby.create(
             CreateGame(
                 game="jolly-cargo",
                 seats=2,
@@ -48,12 +48,14 @@ async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
         version = created.version
         started = time.perf_counter()
         while version < events:
-            doc = msgspec.json.decode(await manifest.game_document(game_id, None))
+            doc = msgspec.json.decode(await manifest.documents.game_document(game_id, None))
             seat = doc["to_act"][0]
-            legal = msgspec.json.decode(await manifest.legal_document(game_id, tokens[seat]))
+            legal = msgspec.json.decode(
+                await manifest.documents.legal_document(game_id, tokens[seat])
+            )
             ends = [c for c in legal["commands"] if c["type"] == "end_turn"]
             command = ends[0] if ends else rng.choice(legal["commands"])
-            answer = await manifest.command(
+            answer = await manifest.play.command(
                 game_id, tokens[seat], CommandBody(command=command), None
             )
             version = answer.version
@@ -77,9 +79,9 @@ async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
         print(f"folded per seek: max {max(folded)}  mean {statistics.mean(folded):.1f}  (K = 100)")
         cold: list[float] = []
         for _ in range(20):
-            manifest._tables.pop(game_id)
+            manifest.tables.forget(game_id)
             t0 = time.perf_counter()
-            await manifest.current(game_id)
+            await manifest.tables.current(game_id)
             cold.append((time.perf_counter() - t0) * 1000)
         cold.sort()
         print(

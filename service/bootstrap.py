@@ -1,8 +1,8 @@
 """The composition root: the objects every entry point needs (the pools, the event store, the
-projection store and its projector, the signer, the :class:`Manifest`) built from the
-:class:`Settings` read once at start. Used by the HTTP app's lifespan (:mod:`service.http.app`),
-the CLI (:mod:`service.cli`) and the benchmarks; it may import from every layer, and nothing in a
-layer imports it."""
+projection store and its projector, the signer, the application's services gathered in a
+:class:`Manifest`: :func:`compose`) built from the :class:`Settings` read once at start. Used
+by the HTTP app's lifespan (:mod:`service.http.app`), the CLI (:mod:`service.cli`) and the
+benchmarks; it may import from every layer, and nothing in a layer imports it."""
 
 from __future__ import annotations
 
@@ -13,13 +13,22 @@ import asyncpg  # type: ignore[import-untyped]
 from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
+from service.application.documents import Documents
 from service.application.faults import Admission, BoundedPool, Faults, pg_session_settings
 from service.application.gameplay import Manifest
-from service.audit.receipts import load_signer
+from service.application.lobby import Lobby
+from service.application.play import Play
+from service.application.queries import Queries
+from service.application.seats import Seats
+from service.application.tables import Tables
+from service.application.talk import Talk
+from service.application.writes import Writes
+from service.audit.receipts import Signer, load_signer
 from service.eventstore.migrate import migrate
 from service.eventstore.primary import PrimaryConnector
 from service.eventstore.rejections import Budget
 from service.eventstore.store import EventStore
+from service.http.problemmap import document_of
 from service.settings import Settings
 
 
@@ -80,17 +89,66 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         await store.close_replica()
         await pool.close()
         raise
-    manifest = Manifest(
-        store,
-        projector,
-        signer,
-        faults=Faults(settings.retry_after),
-        admission=Admission(settings.game_writers),
+    return (
+        compose(
+            store,
+            projector,
+            signer,
+            faults=Faults(settings.retry_after),
+            admission=Admission(settings.game_writers),
+            rejected_cap=settings.rejected_cap,
+            refusal_body_prefix=settings.refusal_body_prefix,
+            refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
+        ),
+        pool,
+        projections,
     )
-    manifest.rejected_cap = settings.rejected_cap
-    manifest.refusal_body_prefix = settings.refusal_body_prefix
-    manifest.refusal_budget = Budget(settings.refusals_per_client, settings.refusal_bytes)
-    return manifest, pool, projections
+
+
+def compose(
+    store: EventStore,
+    projector: Projector,
+    signer: Signer,
+    *,
+    faults: Faults | None = None,
+    admission: Admission | None = None,
+    rejected_cap: int = 1000,
+    refusal_body_prefix: int = 1024,
+    refusal_budget: Budget | None = None,
+) -> Manifest:
+    """The application's services over an event store, a projector and a signer already built
+    (by :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on
+    one database): the collaborators they share — the tables and keys, who a token is, how a
+    write goes — made once, and each service given the ones it uses. A refused command is
+    recorded with the answer the HTTP edge gives it
+    (:func:`service.http.problemmap.document_of`)."""
+    faults = faults or Faults()
+    tables = Tables(store)
+    seats = Seats(store)
+    writes = Writes(tables, projector, faults, admission or Admission(8))
+    return Manifest(
+        store=store,
+        projector=projector,
+        signer=signer,
+        faults=faults,
+        tables=tables,
+        seats=seats,
+        lobby=Lobby(store, tables, seats, writes),
+        play=Play(
+            store,
+            tables,
+            seats,
+            writes,
+            signer,
+            document_of=document_of,
+            rejected_cap=rejected_cap,
+            refusal_body_prefix=refusal_body_prefix,
+            refusal_budget=refusal_budget,
+        ),
+        talk=Talk(store, tables, seats, writes, signer),
+        documents=Documents(store, tables, seats, projector),
+        queries=Queries(store, tables, seats),
+    )
 
 
 async def _keep_session(connection: Any) -> None:

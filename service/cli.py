@@ -320,16 +320,16 @@ def _run(args: argparse.Namespace) -> None:
     from redis.exceptions import RedisError
 
     from projections.store import StoreUnavailable
+    from service.application.errors import ApplicationError, NotFound, Unavailable
     from service.audit.receipts import SigningKeyMissing
-    from service.problems import Problem
 
     try:
         _command(args)
     except (SigningKeyMissing, SettingsError) as error:  # a bad setting or no key stops the start
         raise Failure(EXIT_USAGE, str(error)) from None
-    except Problem as problem:
-        status = {404: EXIT_NO_GAME, 503: EXIT_UNAVAILABLE}.get(problem.status, EXIT_USAGE)
-        raise Failure(status, f"{problem.detail} ({problem.code})") from None
+    except ApplicationError as error:
+        code = {NotFound: EXIT_NO_GAME, Unavailable: EXIT_UNAVAILABLE}.get(type(error), EXIT_USAGE)
+        raise Failure(code, f"{error.detail} ({error.code})") from None
     except (RedisError, StoreUnavailable) as error:
         raise Failure(EXIT_UNAVAILABLE, f"Redis does not answer: {error}") from None
     except (ConnectionError, socket.gaierror, TimeoutError) as error:  # asyncpg's connect

@@ -178,3 +178,89 @@ def test_modules_and_classes_stay_small(path: Path) -> None:
     assert lines <= MAX_MODULE_LINES, f"{lines} lines: split it by concern"
     big = [(name, n) for name, n in classes if n > MAX_CLASS_LINES]
     assert not big, f"classes over {MAX_CLASS_LINES} lines: {big}"
+
+
+#: The layers below the HTTP edge: they say what went wrong with typed errors
+#: (``service.application.errors``); only ``service/http`` turns them into statuses and headers.
+HTTP_FREE = ("application", "audit", "eventstore")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def _http_spoken(source: str, name: str = "<source>") -> list[str]:
+    """What in ``source`` speaks HTTP: the problem documents (``service.problems``), a status
+    code passed to anything (an integer 400–599 as an argument, ``status=``), the ``http``
+    module's statuses, ``HTTP_*`` names, a ``Retry-After`` header. Docstrings may talk of them."""
+    tree = ast.parse(source, name)
+    docs = _docstrings(tree)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [f"{node.module}.{a.name}" for a in node.names] + [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            names = []
+        for imported in names:
+            if _under(imported, ["service.problems", "http"]) or imported.endswith(".Problem"):
+                found.append(f"line {line}: imports {imported}")
+        if isinstance(node, ast.Call):
+            values = [*node.args, *(k.value for k in node.keywords)]
+            for value in values:
+                if (
+                    isinstance(value, ast.Constant)
+                    and type(value.value) is int
+                    and 400 <= value.value <= 599
+                ):
+                    found.append(f"line {line}: a status code {value.value} passed")
+            for keyword in node.keywords:
+                if keyword.arg in ("status_code", "headers"):
+                    found.append(f"line {line}: {keyword.arg}= given")
+        if isinstance(node, ast.Name | ast.Attribute):
+            ident = node.id if isinstance(node, ast.Name) else node.attr
+            if ident.startswith(("HTTP_", "HTTPStatus")) or ident == "Problem":
+                found.append(f"line {line}: {ident}")
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docs
+            and "retry-after" in node.value.lower()
+        ):
+            found.append(f"line {line}: a Retry-After header")
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for top in HTTP_FREE for p in (ROOT / "service" / top).rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_below_the_edge_no_status_codes(path: Path) -> None:
+    """The application, the audit and the event store raise typed errors
+    (:mod:`service.application.errors`) and never choose an HTTP status, a problem document or
+    a header: :mod:`service.http.problemmap` maps the errors to HTTP (issue 27)."""
+    spoken = _http_spoken(path.read_text(), str(path))
+    assert not spoken, f"{_module(path)} speaks HTTP: {spoken}"
+
+
+def test_a_status_code_below_the_edge_is_caught() -> None:
+    """The check above can fail: each way HTTP crept into the application before is found."""
+    assert _http_spoken("from service.problems import Problem\nraise Problem(409, 'x', 'y')\n")
+    assert _http_spoken("raise Conflict('x', 'y', status=409)\n")
+    assert _http_spoken("return Answer(body, headers={'x': '1'})\n")
+    assert not _http_spoken("await store.append(events, status='finished')\n")
+    assert _http_spoken("code = int(response.get('status', 422))\n")
+    assert _http_spoken("problem.headers['Retry-After'] = '1'\n")
+    assert _http_spoken("from http import HTTPStatus\n")
+    assert _http_spoken("x = starlette.status.HTTP_409_CONFLICT\n")
+    assert not _http_spoken('"""A 503 with Retry-After."""\nMAX_DETAIL = 500\n')

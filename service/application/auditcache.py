@@ -22,10 +22,10 @@ from typing import Any
 
 import msgspec
 
+from service.application.errors import NotFound
 from service.application.history import History
 from service.eventstore import kept, rejections
 from service.lru import LRU
-from service.problems import Problem
 
 #: SHA-256 over the row versions of everything the audit reads of one game (NULL: no such
 #: game). PostgreSQL gives every row version its own (xmin, ctid): any INSERT, UPDATE or DELETE
@@ -64,7 +64,7 @@ class AuditCache:
         pool = self.history.store.pool
         fingerprint = await pool.fetchval(_FINGERPRINT, uuid.UUID(game_id))
         if fingerprint is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         unrecorded = await rejections.unrecorded(pool, game_id)
         return f'"{bytes(fingerprint).hex()[:40]}"', bytes(fingerprint), unrecorded
 

@@ -10,12 +10,18 @@ from collections.abc import AsyncGenerator
 
 import msgspec
 
-from service.application.gameplay import Manifest
+from projections.store import ProjectionStore
+from service.application.documents import Documents
+from service.application.seats import Seats
 
 
 class LiveChanges:
-    def __init__(self, manifest: Manifest) -> None:
-        self.manifest = manifest
+    def __init__(self, seats: Seats, documents: Documents, projections: ProjectionStore) -> None:
+        self.seats = seats
+        self.documents = documents
+        self.projections = projections
+        #: documents being read for live streams, by (game, view field, version heard): the
+        #: streams woken by one change share one read (:meth:`_read_for_streams`)
         self._stream_reads: dict[tuple[str, str, int], asyncio.Future[bytes]] = {}
 
     async def changes(self, game_id: str, token: str | None) -> AsyncGenerator[bytes, None]:
@@ -23,16 +29,16 @@ class LiveChanges:
         version heard, or ``None``: changes may have been missed, re-read). Subscribed before
         the first document is read, so no change falls between. Raises
         :class:`StoreUnavailable` when changes can no longer be heard."""
-        seat = await self.manifest.viewer(game_id, token)
+        seat = await self.seats.viewer(game_id, token)
         field = "doc:spectator" if seat is None else f"doc:seat:{seat}"
         sent = -1
-        versions = self.manifest.projector.store.subscribe(game_id)
+        versions = self.projections.subscribe(game_id)
         try:
             async for version in versions:
                 if version is not None and version <= sent:
                     continue
                 doc = (
-                    await self.manifest.document(game_id, field)
+                    await self.documents.document(game_id, field)
                     if version is None
                     else await self._read_for_streams(game_id, field, version)
                 )
@@ -54,7 +60,7 @@ class LiveChanges:
         key = (game_id, field, version)
         read = self._stream_reads.get(key)
         if read is None:
-            read = asyncio.ensure_future(self.manifest.document(game_id, field))
+            read = asyncio.ensure_future(self.documents.document(game_id, field))
             self._stream_reads[key] = read
 
             def done(finished: asyncio.Future[bytes]) -> None:

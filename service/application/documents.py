@@ -8,18 +8,32 @@ from __future__ import annotations
 import asyncio
 
 import msgspec
+import structlog
 
 from domain.platform.table import Table
+from projections.projector import Projector
 from projections.store import StoreUnavailable
 from projections.views import fresh
-from service.application.games import Games, log
-from service.application.tokens import (
-    HOST_PREFIX,
-)
-from service.problems import Problem
+from service.application.errors import NotFound
+from service.application.seats import Seats
+from service.application.tables import Tables
+from service.application.tokens import HOST_PREFIX
+from service.eventstore.store import EventStore
+
+log = structlog.get_logger("manifest")
 
 
-class Documents(Games):
+class Documents:
+    """The current game as a viewer sees it, and a seat's legal commands."""
+
+    def __init__(
+        self, store: EventStore, tables: Tables, seats: Seats, projector: Projector
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.seats = seats
+        self.projector = projector
+
     async def document(self, game_id: str, field: str) -> bytes:
         """A projection field, never older than the stored version (``games.version``): a
         projection behind it, missing, or unreadable is answered from PostgreSQL instead.
@@ -40,7 +54,7 @@ class Documents(Games):
                 return local[1]
             have, raw = await self._projected(game_id, field)
         if stored is None or stored[0] == 0:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         version, head = stored
         body = fresh(raw, version)
         if body is not None:
@@ -52,12 +66,12 @@ class Documents(Games):
             self.projector.schedule(table, lazy=have is not None)
         body = await self.projector.views.view(table, field, keep=have is not None)
         if body is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         return body
 
     def _built(self, game_id: str, field: str) -> tuple[tuple[int, bytes], bytes] | None:
         """((version, head), view) of the table this process holds, if it built that view."""
-        cached = self._tables.get(game_id)
+        cached = self.tables.latest(game_id)
         if cached is None:
             return None
         head, table = cached
@@ -68,7 +82,7 @@ class Documents(Games):
         """The table to build a view from, at ``version`` or newer: this process's (at the
         stored head), the projection's (``current``: at least at ``version``), else folded
         from PostgreSQL."""
-        if current and self._cached(game_id, head, version) is None:
+        if current and self.tables.cached(game_id, head, version) is None:
             try:
                 table = await self.projector.load(game_id)
             except StoreUnavailable as error:
@@ -76,7 +90,7 @@ class Documents(Games):
                 table = None
             if table is not None and table.version >= version:
                 return table
-        return await self._stored_table(game_id, head, version)
+        return await self.tables.stored(game_id, head, version)
 
     async def _projected(self, game_id: str, field: str) -> tuple[bytes | None, bytes | None]:
         """(version, field) of the projection; (None, None) when Redis fails."""
@@ -90,19 +104,18 @@ class Documents(Games):
     async def game_document(self, game_id: str, token: str | None) -> bytes:
         if token is not None and token.startswith(HOST_PREFIX):
             return await self._host_document(game_id, token)
-        seat = await self.seat_for(game_id, token)
+        seat = await self.seats.seat_for(game_id, token)
         return await self.document(game_id, "doc:spectator" if seat is None else f"doc:seat:{seat}")
 
     async def _host_document(self, game_id: str, token: str) -> bytes:
         """What the host token reads: the game as a spectator sees it, with the invite code
         to hand out (the host is no seat: it sees no hidden thing)."""
-        await self._require_host(game_id, token)
-        row = await self._row(game_id)
+        await self.seats.require_host(game_id, token)
+        row = await self.tables.row(game_id)
         doc = msgspec.json.decode(await self.document(game_id, "doc:spectator"))
         doc["invite_code"] = row.invite_code
         return msgspec.json.encode(doc)
 
     async def legal_document(self, game_id: str, token: str | None) -> bytes:
-        seat = await self.require_seat(game_id, token)
+        seat = await self.seats.require_seat(game_id, token)
         return await self.document(game_id, f"legal:{seat}")
-

@@ -1,7 +1,8 @@
 """Dependency faults as honest answers (``docs/api.md``, "Faults").
 
 A PostgreSQL or Redis failure — refused, stalled past its timeout, full, restarting — is never a
-500 or a hang: it is 503 ``service.unavailable`` with ``Retry-After``. Whether the request may
+500 or a hang: it is :class:`~service.application.errors.Unavailable` ``service.unavailable``
+with a retry hint (HTTP: 503 with ``Retry-After``). Whether the request may
 have changed anything is said plainly:
 
 - failures *before anything was sent* (no pool connection within
@@ -33,7 +34,7 @@ from redis.exceptions import RedisError
 
 from projections.deadlines import Deadlines
 from projections.store import StoreUnavailable
-from service.problems import Problem
+from service.application.errors import Unavailable
 from service.settings import Settings
 
 log = structlog.get_logger("manifest")
@@ -107,28 +108,26 @@ def pg_session_settings(settings: Settings) -> dict[str, str]:
 
 
 class Faults:
-    """Turns dependency failures into 503 problems with ``Retry-After``."""
+    """Turns dependency failures into :class:`Unavailable` errors with a retry hint."""
 
     def __init__(self, retry_after: int = 1) -> None:
         self.retry_after = retry_after
 
-    def unavailable(self, dependency: str, detail: str) -> Problem:
+    def unavailable(self, dependency: str, detail: str) -> Unavailable:
         UNAVAILABLE.labels(dependency=dependency).inc()
-        problem = Problem(503, "service.unavailable", detail, dependency=dependency)
-        return problem.retry(self.retry_after)
+        return Unavailable("service.unavailable", detail, self.retry_after, dependency=dependency)
 
-    def contention(self, tries: int) -> Problem:
-        """The 503 of a command whose game moved on under each of its ``tries`` decisions."""
-        problem = Problem(
-            503,
+    def contention(self, tries: int) -> Unavailable:
+        """The refusal of a command whose game moved on under each of its ``tries`` decisions."""
+        return Unavailable(
             "version.contention",
             f"the game kept changing while this command was decided ({tries} tries); "
             "nothing was recorded: send it again",
+            self.retry_after,
         )
-        return problem.retry(self.retry_after)
 
-    def problem(self, error: BaseException, kind: str) -> Problem | None:
-        """The 503 for ``error`` if it is a dependency failure, else None. ``kind``:
+    def unavailable_for(self, error: BaseException, kind: str) -> Unavailable | None:
+        """The refusal for ``error`` if it is a dependency failure, else None. ``kind``:
         ``command`` (may have been recorded: resend with its key), ``write`` (another write,
         with no key: may have taken effect) or ``read``."""
         if isinstance(error, Busy):

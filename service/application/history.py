@@ -15,6 +15,7 @@ from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
 from domain.platform.table import Table, fold_stream, game_document
 from domain.registry import AnyGame
+from projections.projector import Projector
 from projections.replay import SNAPSHOT_EVERY, Replayer
 from projections.store import StoreUnavailable
 from service.application.answers import (
@@ -26,16 +27,21 @@ from service.application.answers import (
 )
 from service.application.changes import LiveChanges
 from service.application.disputes import dispute_file, disputed
+from service.application.documents import Documents
+from service.application.errors import NotFound
 from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
+from service.application.seats import Seats
+from service.application.tables import Tables
 from service.audit.adjudication import Progress
 from service.audit.audit import audit
 from service.audit.commitments import Keys, shown
 from service.audit.evidence import Evidence
 from service.audit.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
+from service.audit.receipts import Signer
 from service.audit.treeheads import TreeCache, inclusion
 from service.eventstore.records import CommandRecord, GameRow, StoredEvent
-from service.problems import Problem
+from service.eventstore.store import EventStore
 
 MAX_PAGE = 1000
 #: A replay line carries the view after its event every KEYFRAME_EVERY events (and on the
@@ -70,14 +76,28 @@ def _has_private_talk(lines: list[bytes]) -> bool:
 
 
 class History:
-    def __init__(self, manifest: Manifest, replayer: Replayer) -> None:
-        self.manifest = manifest
-        self.store = manifest.store
+    """A game's past and its live changes, over the application's shared collaborators."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        tables: Tables,
+        seats: Seats,
+        documents: Documents,
+        projector: Projector,
+        signer: Signer,
+        replayer: Replayer,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.seats = seats
+        self.documents = documents
+        self.projector = projector
+        self.signer = signer
         self.replayer = replayer
         self.trees = TreeCache()
-        #: documents being read for live streams, by (game, view field, version heard): the
-        #: streams woken by one change share one read (:meth:`_read_for_streams`)
-        self.live = LiveChanges(manifest)
+        #: the caller's document after every change, one read shared per change
+        self.live = LiveChanges(seats, documents, projector.store)
 
     @classmethod
     def of(cls, manifest: Manifest) -> History:
@@ -92,13 +112,21 @@ class History:
                 game_id, after=after, limit=limit, through=after + limit
             )
 
-        return cls(manifest, Replayer(manifest.replayer.store, read_range, SNAPSHOT_EVERY))
+        return cls(
+            store,
+            manifest.tables,
+            manifest.seats,
+            manifest.documents,
+            manifest.projector,
+            manifest.signer,
+            Replayer(manifest.projector.store, read_range, SNAPSHOT_EVERY),
+        )
 
     async def _caller(self, game_id: str, token: str | None) -> tuple[GameRow, int | None, Viewer]:
-        seat = await self.manifest.viewer(game_id, token)
+        seat = await self.seats.viewer(game_id, token)
         row = await self.store.get_game(game_id)
         if row is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         if row.status == "finished":
             return row, seat, AUDITOR  # a finished game replays everything
         return row, seat, SPECTATOR if seat is None else seat_viewer(seat)
@@ -112,7 +140,7 @@ class History:
             game_id, after=after, limit=limit, through=row.version
         )
         table = await self._table_for_redaction(game_id)
-        keys = await self.manifest.keys(game_id)
+        keys = await self.tables.keys(game_id)
         finished = row.status == "finished"
         page = [event_for(table.rules, e, seat, finished, keys) for e in events]
         last = events[-1].version if events else after
@@ -122,19 +150,18 @@ class History:
         """Any table of the game (redaction needs only its rules): this process's, the
         projection's, or (Redis failing) folded from PostgreSQL."""
         try:
-            table = await self.manifest.projector.load(game_id)
+            table = await self.projector.load(game_id)
         except StoreUnavailable:
             table = None
         if table is None:
-            _, table = await self.manifest.current(game_id)
+            _, table = await self.tables.current(game_id)
         return table
 
     async def replay(self, game_id: str, token: str | None, n: int) -> ReplayView:
         row, seat, viewer = await self._caller(game_id, token)
         if not 1 <= n <= row.version:
-            raise Problem(
-                404, "replay.no_such_event", f"the game has events 1 to {row.version}, not {n}"
-            )
+            detail = f"the game has events 1 to {row.version}, not {n}"
+            raise NotFound("replay.no_such_event", detail)
         table, folded = await self.replayer.table_at(game_id, n)
         doc = game_document(table, key_of(seat), everything=viewer == AUDITOR)
         return ReplayView(
@@ -173,7 +200,7 @@ class History:
         last = plan.version if last is None else min(last, plan.version)
         if start > last:
             return
-        keys = await self.manifest.keys(game_id)
+        keys = await self.tables.keys(game_id)
         table: Table | None = None
         if start > 1:  # from the snapshot at or below, folding at most 99 events
             table, _ = await self.replayer.table_at(game_id, start - 1)
@@ -224,12 +251,12 @@ class History:
         exists, so they agree with any snapshot."""
         snapshot = await self.store.snapshot(game_id)
         if snapshot is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         return snapshot.row, snapshot.events, snapshot.commands, snapshot.seed
 
     async def audit(self, game_id: str, progress: Progress | None = None) -> dict[str, Any]:
         row, events, commands, seed = await self._material(game_id)
-        keys = await self.manifest.keys(game_id)
+        keys = await self.tables.keys(game_id)
         evidence = Evidence(game_id, events, commands, seed, row.head, keys.messages)
         # pure Python (~0.1 s for 1,600 events): in a thread, the loop keeps its GIL turns
         return await asyncio.to_thread(audit, evidence, progress)
@@ -240,10 +267,10 @@ class History:
         """The whole game as the caller may read it (``token``: a seat's; None: anyone's):
         the events' public forms, their data with what the caller may read in the clear and
         its openings, the commands redacted alike, and the seed once revealed."""
-        seat = await self.manifest.viewer(game_id, token)
+        seat = await self.seats.viewer(game_id, token)
         row, events, commands, seed = await self._material(game_id)
         rules = (await self._table_for_redaction(game_id)).rules if events else None
-        keys = await self.manifest.keys(game_id)
+        keys = await self.tables.keys(game_id)
         # pure Python (~80 ms for 1,600 events): in a thread, the loop keeps its GIL turns
         return await asyncio.to_thread(
             _export_file, row, events, commands, seed, rules, keys, seat, progress
@@ -252,19 +279,19 @@ class History:
     async def dispute(self, game_id: str, n: int, token: str | None = None) -> DisputeFile:
         """The dispute file of event ``n`` (:mod:`service.application.disputes`), redacted for
         the caller (``token``: a seat's; None: anyone) as its events are."""
-        caller = await self.manifest.viewer(game_id, token)
+        caller = await self.seats.viewer(game_id, token)
         row, events, commands, seed = await self._material(game_id)
         if not 1 <= n <= len(events):
-            raise Problem(404, "audit.no_such_event", f"the game has events 1 to {len(events)}")
+            raise NotFound("audit.no_such_event", f"the game has events 1 to {len(events)}")
         of = disputed(commands, events[n - 1])
         before = (await self.replayer.table_at(game_id, of.first - 1))[0] if of.first > 1 else None
         rules = (await self._table_for_redaction(game_id)).rules
-        keys = await self.manifest.keys(game_id)
+        keys = await self.tables.keys(game_id)
         live = row.status != "finished"
         tree = self.trees.tree(game_id, [bytes(e.hash) for e in events])
         # event n's O(log n) inclusion proof under a signed tree head (service.audit.treeheads)
-        proof = inclusion(self.manifest.signer, game_id, tree, n, bytes(events[-1].hash))
-        receipt = Receipt(**self.manifest.signer.receipt(game_id, row.version, row.head.hex()))
+        proof = inclusion(self.signer, game_id, tree, n, bytes(events[-1].hash))
+        receipt = Receipt(**self.signer.receipt(game_id, row.version, row.head.hex()))
         # pure, and over the whole game's events and commands: in a thread, as the audit
         return await asyncio.to_thread(
             dispute_file,

@@ -34,10 +34,10 @@ from collections.abc import Awaitable, Callable
 from prometheus_client import Counter
 
 from service.application.auditcache import FINGERPRINT
+from service.application.errors import NotFound
 from service.application.history import History, ReplayPlan
 from service.audit.exportfile import encode_export
 from service.eventstore import kept
-from service.problems import Problem
 
 KEPT = Counter(
     "manifest_kept_documents_total",
@@ -150,11 +150,11 @@ class Kept:
     # --- the export ----------------------------------------------------------------------------
     async def export_tag(self, game_id: str, token: str | None) -> tuple[str, str, bytes]:
         """The caller's redaction class, the export's ETag now, and the fingerprint it names."""
-        seat = await self.history.manifest.viewer(game_id, token)
+        seat = await self.history.seats.viewer(game_id, token)
         klass = "spectator" if seat is None else f"seat:{seat}"
         fingerprint = await self.history.store.pool.fetchval(FINGERPRINT, uuid.UUID(game_id))
         if fingerprint is None:
-            raise Problem(404, "game.not_found", f"no game {game_id}")
+            raise NotFound("game.not_found", f"no game {game_id}")
         fingerprint = bytes(fingerprint)
         digest = hashlib.sha256(fingerprint + b"|" + klass.encode()).hexdigest()[:32]
         return klass, f'"x{digest}"', fingerprint

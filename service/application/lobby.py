@@ -1,6 +1,7 @@
 """The lobby: creating a game (in one transaction: row, seats, events, start), joining with the
 invite code (and the invited names), the host taking a seat back or starting the game, and the
-list of games. Lobby actions take the game's row lock."""
+list of games. Lobby actions take the game's row lock and append through
+:meth:`~service.application.writes.Writes.append`; who a token is, :class:`Seats`."""
 
 from __future__ import annotations
 
@@ -30,8 +31,10 @@ from service.application.answers import (
     Started,
 )
 from service.application.bodies import CreateGame, JoinGame
-from service.application.games import Games
+from service.application.errors import BadRequest, Conflict, Forbidden, RefusedByRules
 from service.application.names import alike, all_distinct, player_name
+from service.application.seats import Seats
+from service.application.tables import Tables
 from service.application.tokens import (
     HOST_PREFIX,
     SEAT_PREFIX,
@@ -40,9 +43,9 @@ from service.application.tokens import (
     new_token,
     token_hash,
 )
+from service.application.writes import Writes
 from service.audit.commitments import CANONICAL, Keys
-from service.eventstore.store import Locked, SeatTaken
-from service.problems import Problem
+from service.eventstore.store import EventStore, Locked, SeatTaken
 
 
 def _names(values: list[str], seats: int) -> list[str]:
@@ -50,26 +53,41 @@ def _names(values: list[str], seats: int) -> list[str]:
     allows, and each name costs its confusables skeleton), each a valid name, no two alike
     (:func:`alike`)."""
     if len(values) != seats:
-        raise Problem(422, "lobby.bad_players", f"name {seats} players, one per seat")
+        raise RefusedByRules("lobby.bad_players", f"name {seats} players, one per seat")
     names = [player_name(v) for v in values]
     if not all_distinct(names):
-        raise Problem(400, "lobby.name_taken", "two players may not have the same name")
+        raise BadRequest("lobby.name_taken", "two players may not have the same name")
     return names
 
 
+class Lobby:
+    """Games created, joined, started, seats taken back, games listed."""
 
+    def __init__(
+        self,
+        store: EventStore,
+        tables: Tables,
+        seats: Seats,
+        writes: Writes,
+        canonical: int = CANONICAL,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.seats = seats
+        self.writes = writes
+        #: The canonical form new games are created in (``service.eventstore.chain``; 1 only to
+        #: test that games created before commitments still verify).
+        self.canonical = canonical
 
-class Lobby(Games):
     async def create(self, req: CreateGame) -> CreatedGame:
         try:
             rules = get_game(req.game)
         except UnknownGame:
-            raise Problem(
-                422, "lobby.unknown_game", f"no game {req.game!r}; see /v1/rules"
+            raise RefusedByRules(
+                "lobby.unknown_game", f"no game {req.game!r}; see /v1/rules"
             ) from None
         if not rules.min_seats <= req.seats <= rules.max_seats:
-            raise Problem(
-                422,
+            raise RefusedByRules(
                 "lobby.bad_seats",
                 f"{rules.title} is for {rules.min_seats} to {rules.max_seats} players",
             )
@@ -84,8 +102,7 @@ class Lobby(Games):
         # Dry run of the set-up, so bad options or positions never leave a game behind.
         _problem_from(lambda: self._opening(rules, options, position, req.seats, seed, 1))
         if position is not None and rules.position_seats(position) != req.seats:
-            raise Problem(
-                422,
+            raise RefusedByRules(
                 "position.invalid",
                 f"the position has {rules.position_seats(position)} players, not {req.seats}",
             )
@@ -104,7 +121,7 @@ class Lobby(Games):
             message_key=message_key,
         ) as locked:
             row = locked.row
-            self._keys.put(row.id, Keys(seed, message_key))
+            self.tables.keep_keys(row.id, Keys(seed, message_key))
             created = LobbyCreated(
                 rules.id,
                 req.seats,
@@ -120,14 +137,14 @@ class Lobby(Games):
                 await locked.set_seat(i, name, token_hash(token))
                 seats[i] = SeatSlot(seat=i, name=name, token=token)
                 pending.append(LobbyJoined(i, name))
-            table = await self._append(locked, pending, snapshots, seat=None, command_id=None)
+            table = await self.writes.append(locked, pending, snapshots, seat=None, command_id=None)
             if players is not None:
                 table = await self._start(locked, table, snapshots)
             locked_row = locked.row
         for slot in seats:  # committed: the tokens are valid now (cached once started only:
             if slot.token is not None and table.status != "open":  # a seat may be removed)
-                self._seat_tokens.put(token_hash(slot.token), (row.id, slot.seat))
-        await self._project(table, snapshots)
+                self.seats.started(slot.token, row.id, slot.seat)
+        self.writes.project(table, snapshots)
         started = table.state is not None
         return CreatedGame(
             id=row.id,
@@ -144,9 +161,9 @@ class Lobby(Games):
 
     async def _open_table(self, locked: Locked) -> Table:
         """The locked game's table, which must still be open (a lobby action): else 409."""
-        table = await self._table_at(locked)
+        table = await self.tables.at_lock(locked)
         if table.status != "open":
-            raise Problem(409, "lobby.started", "the game has already started")
+            raise Conflict("lobby.started", "the game has already started")
         return table
 
     @staticmethod
@@ -159,9 +176,9 @@ class Lobby(Games):
         return rules.start(options, seats, rng)
 
     async def join(self, game_id: str, req: JoinGame) -> Joined:
-        row = await self._row(game_id)
+        row = await self.tables.row(game_id)
         if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
-            raise Problem(403, "lobby.bad_invite", "the invite code does not match this game")
+            raise Forbidden("lobby.bad_invite", "the invite code does not match this game")
         name = player_name(req.name)
         token = new_token(SEAT_PREFIX)
         snapshots: dict[int, bytes] = {}
@@ -170,71 +187,70 @@ class Lobby(Games):
             _check_invited(table, name)
             free = [i for i, n in enumerate(table.names) if n is None]
             if any(n is not None and alike(n, name) for n in table.names):
-                raise Problem(409, "lobby.name_taken", f"a player called {name!r} has joined")
+                raise Conflict("lobby.name_taken", f"a player called {name!r} has joined")
             if req.seat is not None:
                 if not 0 <= req.seat < table.seats:
-                    raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
+                    raise RefusedByRules("lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
                 if req.seat not in free:
-                    raise Problem(409, "lobby.seat_taken", f"seat {req.seat} is taken")
+                    raise Conflict("lobby.seat_taken", f"seat {req.seat} is taken")
                 chosen = req.seat
             elif not free:
-                raise Problem(409, "lobby.full", "every seat is taken")
+                raise Conflict("lobby.full", "every seat is taken")
             else:
                 chosen = free[0]
             try:
                 await locked.set_seat(chosen, name, token_hash(token))
             except SeatTaken:
-                raise Problem(409, "lobby.seat_taken", f"seat {chosen} is taken") from None
-            table = await self._append(
+                raise Conflict("lobby.seat_taken", f"seat {chosen} is taken") from None
+            table = await self.writes.append(
                 locked, [LobbyJoined(chosen, name)], snapshots, seat=chosen, command_id=None
             )
             if all(n is not None for n in table.names):
                 table = await self._start(locked, table, snapshots)
         if table.status != "open":  # committed, and no host can take the seat back any more
-            self._seat_tokens.put(token_hash(token), (game_id, chosen))
-        await self._project(table, snapshots)
+            self.seats.started(token, game_id, chosen)
+        self.writes.project(table, snapshots)
         return Joined(game=game_id, seat=chosen, token=token, status=table.status)
 
     async def remove_seat(self, game_id: str, token: str | None, seat: int) -> SeatRemoved:
         """The host takes a joined player's seat back before the start (``lobby.left``): the
         seat reopens and the player's token stops working."""
-        await self._require_host(game_id, token)
+        await self.seats.require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             table = await self._open_table(locked)
             if not 0 <= seat < table.seats:
-                raise Problem(422, "lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
+                raise RefusedByRules("lobby.no_such_seat", f"seats are 0 to {table.seats - 1}")
             name = table.names[seat]
             if name is None:
-                raise Problem(409, "lobby.seat_empty", f"nobody has joined seat {seat}")
+                raise Conflict("lobby.seat_empty", f"nobody has joined seat {seat}")
             await locked.release_seat(seat)
-            table = await self._append(
+            table = await self.writes.append(
                 locked, [LobbyLeft(seat, name)], snapshots, seat=None, command_id=None
             )
-        await self._project(table, snapshots)
+        self.writes.project(table, snapshots)
         return SeatRemoved(id=game_id, seat=seat, status=table.status, version=table.version)
 
     async def start(self, game_id: str, token: str | None) -> Started:
-        await self._require_host(game_id, token)
+        await self.seats.require_host(game_id, token)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             table = await self._open_table(locked)
             if any(n is None for n in table.names):
-                raise Problem(409, "lobby.not_full", "the game starts once every seat is taken")
+                raise Conflict("lobby.not_full", "the game starts once every seat is taken")
             table = await self._start(locked, table, snapshots)
-        await self._project(table, snapshots)
+        self.writes.project(table, snapshots)
         return Started(id=game_id, status=table.status, version=table.version)
 
     async def _start(self, locked: Locked, table: Table, snapshots: dict[int, bytes]) -> Table:
         rules = table.rules
-        seed = await self._seed(table.game_id)
+        seed = await self.tables.seed(table.game_id)
         created = await locked.read(after=0, limit=1)
         position_raw = created[0].data.get("position")
         position = None if position_raw is None else rules.decode_position(position_raw)
         options = rules.decode_options(table.options)
         events = self._opening(rules, options, position, table.seats, seed, table.version + 1)
-        return await self._append(locked, events, snapshots, seat=None, command_id=None)
-
+        return await self.writes.append(locked, events, snapshots, seat=None, command_id=None)
 
     async def list_games(
         self, status: str | None, game: str | None, limit: int, cursor: str | None
@@ -262,7 +278,6 @@ class Lobby(Games):
         return GameList(games=games, next=nxt)
 
 
-
 def _cursor(text: str) -> tuple[datetime, str]:
     """A ``next`` of ours read back: a time with its UTC offset, ``~``, a game id. Anything
     else — no offset, a time that is out of range once moved to UTC (``0001-01-01T00:00+14:00``
@@ -277,7 +292,7 @@ def _cursor(text: str) -> tuple[datetime, str]:
             raise ValueError("no UTC offset")
         return at.astimezone(UTC), str(uuid.UUID(gid))
     except (ValueError, OverflowError):
-        raise Problem(400, "request.bad_cursor", "the cursor is not one we gave out") from None
+        raise BadRequest("request.bad_cursor", "the cursor is not one we gave out") from None
 
 
 def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] | None:
@@ -285,9 +300,9 @@ def _invited(invited: list[str] | None, players: list[str] | None) -> list[str] 
         return None
     names = [player_name(n) for n in invited]
     if not names or not all_distinct(names):
-        raise Problem(422, "lobby.bad_invited", "invite one or more names, each once")
+        raise RefusedByRules("lobby.bad_invited", "invite one or more names, each once")
     if players is not None and any(not any(alike(p, n) for n in names) for p in players):
-        raise Problem(422, "lobby.bad_players", "every player named must be invited")
+        raise RefusedByRules("lobby.bad_players", "every player named must be invited")
     return names
 
 
@@ -295,17 +310,13 @@ def _check_invited(table: Table, name: str) -> None:
     if table.invited is None:
         return
     if not any(alike(name, n) for n in table.invited):
-        raise Problem(403, "lobby.not_invited", f"{name!r} is not invited to this game")
+        raise Forbidden("lobby.not_invited", f"{name!r} is not invited to this game")
     if any(alike(name, n) for n in table.names if n is not None):
-        raise Problem(409, "lobby.already_seated", f"{name!r} has a seat already")
-
-
+        raise Conflict("lobby.already_seated", f"{name!r} has a seat already")
 
 
 def _problem_from(thunk: Any) -> Any:
     try:
         return thunk()
     except RuleError as error:
-        raise Problem(422, error.code, error.message) from None
-
-
+        raise RefusedByRules(error.code, error.message) from None

@@ -23,7 +23,7 @@ import json
 import re
 import unicodedata
 
-from service.problems import Problem
+from service.application.errors import BadRequest
 
 MAX_NAME = 64
 
@@ -87,17 +87,15 @@ def player_name(value: str) -> str:
     (:func:`is_visible`)."""
     name = unicodedata.normalize("NFC", value).strip()
     if not 1 <= len(name) <= MAX_NAME:
-        raise Problem(400, "lobby.bad_name", f"a name is 1 to {MAX_NAME} characters")
+        raise BadRequest("lobby.bad_name", f"a name is 1 to {MAX_NAME} characters")
     for ch in name:
         if ch in _BIDI or unicodedata.category(ch) in _REFUSED:
-            raise Problem(
-                400,
+            raise BadRequest(
                 "lobby.bad_name",
                 f"a name may not contain U+{ord(ch):04X} (control or formatting characters)",
             )
     if not any(is_visible(ch) for ch in name):
-        raise Problem(
-            400,
+        raise BadRequest(
             "lobby.bad_name",
             "a name needs a visible character (a letter, digit, punctuation mark or symbol; "
             "fillers, blanks and combining marks alone show nothing)",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,18 +17,25 @@ from domain.kernel import CommandError, RuleError
 from domain.platform.table import Table, legal_document
 from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
-from service.application.games import _RETRIES, Games
+from service.application.errors import ApplicationError, Conflict, RefusedByRules, Repeated
 from service.application.ruling import (
     accepted_answer,
     legal_bytes,
     rule,
 )
+from service.application.seats import Seats
+from service.application.tables import Tables
+from service.application.writes import Writes
+from service.audit.receipts import Signer
 from service.eventstore import rejections
 from service.eventstore.optimistic import append_command
 from service.eventstore.records import CommandRecord, NewEvent, StoredEvent
-from service.eventstore.store import DuplicateCommand
+from service.eventstore.store import DuplicateCommand, EventStore
 from service.observability import COMMANDS, REFUSALS_UNSTORED
-from service.problems import Problem
+
+#: Decisions of one command before it is refused as ``version.contention`` (the game kept
+#: moving under it: other writers, other instances).
+RETRIES = 8
 
 
 class _Attempt(msgspec.Struct):
@@ -60,7 +68,41 @@ def _hints(
     return recorded.answer(table.rules.to_act(state) if state is not None else [], legal)
 
 
-class Play(Games):
+class Play:
+    """Commands: decided, appended, refused (recorded within bounds) or answered again."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        tables: Tables,
+        seats: Seats,
+        writes: Writes,
+        signer: Signer,
+        *,
+        document_of: Callable[[ApplicationError], dict[str, Any]],
+        rejected_cap: int = 1000,
+        refusal_body_prefix: int = 1024,
+        refusal_budget: rejections.Budget | None = None,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.seats = seats
+        self.writes = writes
+        self.signer = signer
+        #: The answer a refusal gets, as a refused command is recorded with it (and a resent
+        #: Idempotency-Key answered from that record): the HTTP edge's problem document, handed
+        #: over by the composition root (:mod:`service.bootstrap`).
+        self.document_of = document_of
+        #: Refused commands recorded per seat per game (``MANIFEST_REJECTED_CAP``); more: counted.
+        self.rejected_cap = rejected_cap
+        #: Bytes of a refused body kept whole or as a prefix (``MANIFEST_REFUSAL_BODY_PREFIX``).
+        self.refusal_body_prefix = refusal_body_prefix
+        #: Refusals stored per minute per client address and bytes per minute in all
+        #: (``MANIFEST_REFUSALS_PER_CLIENT``, ``MANIFEST_REFUSAL_BYTES``).
+        self.refusal_budget = refusal_budget or rejections.Budget(60, 262144)
+        #: Refusals over a budget, counted (written once a second at most).
+        self.refusal_tally = rejections.Tally()
+
     async def command(
         self,
         game_id: str,
@@ -73,7 +115,7 @@ class Play(Games):
         (:mod:`service.eventstore.optimistic`); if the game moved meanwhile, re-read and decide
         again. ``client``: the sender's address, whose refusals are stored within a budget."""
         kind = "command" if key is not None else "write"  # without a key: nothing to resend with
-        return await self._write(
+        return await self.writes.run(
             game_id, lambda: self._command(game_id, token, body, key, client), kind
         )
 
@@ -85,7 +127,7 @@ class Play(Games):
         key: str | None,
         client: str | None = None,
     ) -> CommandAnswer:
-        seat = await self.require_seat(game_id, token)
+        seat = await self.seats.require_seat(game_id, token)
         if key is not None:
             prior = await self.store.find_command(game_id, seat, key)
             if prior is not None:
@@ -101,24 +143,24 @@ class Play(Games):
         )
         game = "?"
         try:
-            for _ in range(_RETRIES):
-                head, table = await self._current(game_id)
+            for _ in range(RETRIES):
+                head, table = await self.tables.current(game_id)
                 game = table.game
                 try:
                     answer = await self._decide_and_append(attempt, head, table)
                 except _Stale:
-                    self._tables.pop(game_id)
+                    self.tables.forget(game_id)
                     continue
                 COMMANDS.labels(game=game, outcome="accepted").inc()
                 return answer
-            raise self.faults.contention(_RETRIES)
-        except Problem as problem:
-            COMMANDS.labels(game=game, outcome=problem.code).inc()
+            raise self.writes.faults.contention(RETRIES)
+        except ApplicationError as refused:
+            COMMANDS.labels(game=game, outcome=refused.code).inc()
             raise
 
     async def _still(self, game_id: str, head: bytes) -> None:
         """Before refusing a command on a cached state, make sure the state is the stored one."""
-        row = await self._row(game_id)
+        row = await self.tables.row(game_id)
         if row.head != head:
             raise _Stale
 
@@ -127,26 +169,25 @@ class Play(Games):
         try:
             command = rules.decode_command(a.body.command)
         except CommandError as error:
-            return await self._refuse(a, Problem(422, error.code, error.message), "rejected")
+            return await self._refuse(a, RefusedByRules(error.code, error.message), "rejected")
         version = table.version
         if a.body.expected_version is not None and a.body.expected_version != version:
             await self._still(a.game_id, head)
-            conflict = Problem(
-                409,
+            conflict = Conflict(
                 "version.conflict",
                 f"the game is at version {version}, not {a.body.expected_version}",
                 version=version,
             )
             return await self._refuse(a, conflict, "conflict")
-        problem = self._not_playing(table)
-        if problem is None:
+        refusal: ApplicationError | None = self._not_playing(table)
+        if refusal is None:
             try:
-                ruling = rule(table, a.seat, command, await self._seed(a.game_id))
+                ruling = rule(table, a.seat, command, await self.tables.seed(a.game_id))
             except RuleError as error:
-                problem = Problem(422, error.code, error.message, **_details(error))
-        if problem is not None:
+                refusal = RefusedByRules(error.code, error.message, **_details(error))
+        if refusal is not None:
             await self._still(a.game_id, head)
-            return await self._refuse(a, problem, "rejected")
+            return await self._refuse(a, refusal, "rejected")
         new = ruling.table
         try:
             appended = await append_command(
@@ -172,33 +213,34 @@ class Play(Games):
         if appended is None:
             raise _Stale
         stored, response = appended
-        self._remember(new, stored[-1].hash)
+        self.tables.remember(new, stored[-1].hash)
         known = {f"legal:{a.seat}": legal_bytes(ruling)}
-        await self._project(new, ruling.snapshots, known, lazy=True)
+        self.writes.project(new, ruling.snapshots, known, lazy=True)
         return _hints(response, new, a.seat, ruling.legal)
 
-    async def _refuse(self, a: _Attempt, problem: Problem, outcome: str) -> CommandAnswer:
-        """Record a refused command and raise its problem (or, if its Idempotency-Key was
+    async def _refuse(self, a: _Attempt, refusal: ApplicationError, outcome: str) -> CommandAnswer:
+        """Record a refused command and raise its ``refusal``, recorded with the answer its
+        client gets (:attr:`document_of`) (or, if its Idempotency-Key was
         taken meanwhile, answer as that command was answered). Its body is kept whole up to
         ``refusal_body_prefix`` bytes, else as that prefix, with the SHA-256 of the whole. Over
         the client's or the process's storage budget, or past the seat's cap of recorded
         refusals, it is only counted (:mod:`service.eventstore.rejections`)."""
-        problem = rejections.short_detail(problem)
+        refused = refusal.with_detail(rejections.short_detail(refusal.detail))
         bounded = rejections.Bounded.of(msgspec.to_builtins(a.body), self.refusal_body_prefix)
-        response = problem.document()
+        response = self.document_of(refused)
         cost = (
             bounded.stored_bytes()
             + len(msgspec.json.encode(response))
-            + len(problem.detail.encode())
+            + len(refused.detail.encode())
             + rejections.ROW_BYTES
         )
         if a.client is not None and not self.refusal_budget.take(a.client, cost):
             self.refusal_tally.add(self.store.pool, a.game_id, a.seat)
             REFUSALS_UNSTORED.labels("budget").inc()
-            raise problem
+            raise refused
         if not await rejections.admit(self.store.pool, a.game_id, a.seat, self.rejected_cap):
             REFUSALS_UNSTORED.labels("cap").inc()
-            raise problem
+            raise refused
         try:
             await self.store.record_rejection(
                 game_id=a.game_id,
@@ -210,15 +252,15 @@ class Play(Games):
                 body_prefix=bounded.prefix,
                 body_sha256=bounded.sha256,
                 body_size=bounded.size,
-                error_code=problem.code,
-                error_detail=problem.detail,
+                error_code=refused.code,
+                error_detail=refused.detail,
                 outcome=outcome,
                 response=response,
                 received_at=a.received_at,
             )
         except DuplicateCommand:
             return await self._replay_key(a)
-        raise problem
+        raise refused
 
     async def _answer_again(
         self, prior: CommandRecord, seat: int, body: CommandBody
@@ -229,7 +271,7 @@ class Play(Games):
         await self.store.settled()  # not a 200 for what is on the primary only
         answer = _replay(prior, seat, body)
         head = bytes.fromhex(answer.head)
-        table = await self._stored_table(prior.game_id, head, answer.version, False)
+        table = await self.tables.stored(prior.game_id, head, answer.version, False)
         return _hints(answer, table, seat)
 
     async def _replay_key(self, a: _Attempt) -> CommandAnswer:
@@ -240,19 +282,18 @@ class Play(Games):
             raise _Stale
         return await self._answer_again(prior, a.seat, a.body)
 
-    def _not_playing(self, table: Table) -> Problem | None:
+    def _not_playing(self, table: Table) -> Conflict | None:
         if table.status == "open":
-            return Problem(
-                409, "game.not_started", "the game has not started: seats are still open"
-            )
+            return Conflict("game.not_started", "the game has not started: seats are still open")
         if table.status == "finished":
-            return Problem(409, "game.finished", "the game is over")
+            return Conflict("game.finished", "the game is over")
         return None
 
     def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> RecordedAnswer:
         """The recorded answer (built inside the append, before the commit; a test makes it
         fail there to prove a rolled-back append leaves no trace)."""
-        return accepted_answer(self.signer, table, seat, stored, self._keys.get(table.game_id))
+        keys = self.tables.known_keys(table.game_id)
+        return accepted_answer(self.signer, table, seat, stored, keys)
 
 
 def _details(error: RuleError) -> dict[str, Any]:
@@ -261,7 +302,7 @@ def _details(error: RuleError) -> dict[str, Any]:
 
 def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> RecordedAnswer:
     """The recorded first answer to a command sent again with the same Idempotency-Key (for an
-    accepted command, without the ``to_act``/``legal`` hints: see ``Manifest._answer_again``),
+    accepted command, without the ``to_act``/``legal`` hints: see ``Play._answer_again``),
     decoded from the stored JSON (fields an older server did not record stay absent). A refusal
     stored with a hash (its body maybe cut to a prefix) is compared by the hash."""
     sent = msgspec.to_builtins(body)
@@ -270,21 +311,11 @@ def _replay(prior: CommandRecord, seat: int, body: CommandBody) -> RecordedAnswe
     else:
         same = prior.body == sent
     if prior.seat != seat or not same:
-        raise Problem(
-            422,
+        raise RefusedByRules(
             "idempotency.key_reused",
             "this Idempotency-Key was used for a different command; use a new key",
         )
     response = prior.response or {}
     if prior.outcome != "accepted":
-        raise Problem(
-            int(response.get("status", 422)),
-            str(prior.error_code),
-            str(prior.error_detail),
-            **{
-                k: v
-                for k, v in response.items()
-                if k not in ("type", "title", "status", "detail", "code")
-            },
-        )
+        raise Repeated(str(prior.error_code), str(prior.error_detail), response)
     return msgspec.convert(response, RecordedAnswer)

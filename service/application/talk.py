@@ -13,32 +13,49 @@ from domain.platform.events import (
 )
 from service.application.answers import MessageAnswer, Receipt
 from service.application.bodies import MAX_MESSAGE, MessageBody
-from service.application.games import Games
-from service.problems import Problem
+from service.application.errors import RefusedByRules
+from service.application.seats import Seats
+from service.application.tables import Tables
+from service.application.writes import Writes
+from service.audit.receipts import Signer
+from service.eventstore.store import EventStore
 
 
-class Talk(Games):
+class Talk:
+    """Table talk: appended under the game's row lock, recorded like a command."""
+
+    def __init__(
+        self, store: EventStore, tables: Tables, seats: Seats, writes: Writes, signer: Signer
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.seats = seats
+        self.writes = writes
+        self.signer = signer
+
     async def message(self, game_id: str, token: str | None, body: MessageBody) -> MessageAnswer:
-        return await self._write(game_id, lambda: self._message(game_id, token, body), "write")
+        return await self.writes.run(game_id, lambda: self._message(game_id, token, body), "write")
 
     async def _message(self, game_id: str, token: str | None, body: MessageBody) -> MessageAnswer:
-        seat = await self.require_seat(game_id, token)
+        seat = await self.seats.require_seat(game_id, token)
         text = body.text.strip()
         if not text or len(text) > MAX_MESSAGE:
-            raise Problem(422, "message.bad_text", f"a message is 1 to {MAX_MESSAGE} characters")
+            raise RefusedByRules("message.bad_text", f"a message is 1 to {MAX_MESSAGE} characters")
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
-            seats = (await self._table_at(locked)).seats
+            seats = (await self.tables.at_lock(locked)).seats
             if isinstance(body.to, str):
                 if body.to != "all":
-                    raise Problem(422, "message.bad_recipients", 'send to a list of seats or "all"')
+                    raise RefusedByRules(
+                        "message.bad_recipients", 'send to a list of seats or "all"'
+                    )
                 to: list[int] | str = "all"
             else:
                 if not body.to or any(not 0 <= s < seats for s in body.to):
-                    raise Problem(422, "message.bad_recipients", f"seats are 0 to {seats - 1}")
+                    raise RefusedByRules("message.bad_recipients", f"seats are 0 to {seats - 1}")
                 to = sorted(set(body.to))
             command_id = str(uuid.uuid4())
-            table = await self._append(
+            table = await self.writes.append(
                 locked, [TableMessage(seat, to, text)], snapshots, seat=seat, command_id=command_id
             )
             head = locked.row.head.hex()
@@ -59,6 +76,5 @@ class Talk(Games):
                 last_version=table.version,
                 response=response,
             )
-        await self._project(table, snapshots)
+        self.writes.project(table, snapshots)
         return response
-

@@ -39,7 +39,6 @@ from typing import Any
 import msgspec
 
 from service.lru import LRU
-from service.problems import Problem
 
 #: What a stored refusal costs beside its body, answer and detail, for the bytes budget: the
 #: row's header and other columns, its three index entries and the pages' free space, so that
@@ -73,15 +72,11 @@ ON CONFLICT (game_id, seat) DO UPDATE
 MAX_DETAIL = 500
 
 
-def short_detail(problem: Problem) -> Problem:
-    """``problem`` with its detail cut to :data:`MAX_DETAIL` characters (``…`` marks a cut)."""
-    if len(problem.detail) <= MAX_DETAIL:
-        return problem
-    short = Problem(
-        problem.status, problem.code, problem.detail[: MAX_DETAIL - 1] + "\u2026", **problem.extra
-    )
-    short.headers = problem.headers
-    return short
+def short_detail(detail: str) -> str:
+    """A refusal's ``detail`` cut to :data:`MAX_DETAIL` characters (``…`` marks a cut)."""
+    if len(detail) <= MAX_DETAIL:
+        return detail
+    return detail[: MAX_DETAIL - 1] + "\u2026"
 
 
 def canonical_body(body: Any) -> bytes:

@@ -76,7 +76,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     def quota(app: Any) -> Any:
         def known(scope: Any, token: str) -> bool:
             manifest = services.started
-            return manifest is not None and manifest.knows_token(token)
+            return manifest is not None and manifest.seats.knows_token(token)
 
         return QuotaMiddleware(app, quotas, known)
 

@@ -1,9 +1,10 @@
 """Every error as an RFC 9457 problem document (:mod:`service.problems`): the exception
-handlers of the app. A :class:`~service.problems.Problem` raised anywhere is answered as it is;
-litestar's own errors (validation, 404, 405 with ``Allow``, 413) get stable codes; a failing
-dependency (PostgreSQL, Redis) is a 503 with ``Retry-After``
-(:mod:`service.application.faults`); anything else is a 500 that says a command may have been
-recorded."""
+handlers of the app. A :class:`~service.problems.Problem` raised by the HTTP edge is answered as
+it is, an application's typed error (:mod:`service.application.errors`) as
+:mod:`service.http.problemmap` maps it; litestar's own errors (validation, 404, 405 with
+``Allow``, 413) get stable codes; a failing dependency (PostgreSQL, Redis) is a 503 with
+``Retry-After`` (:mod:`service.application.faults`); anything else is a 500 that says a
+command may have been recorded."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
+from service.application.errors import ApplicationError
 from service.eventstore.store import GameNotFound
 from service.http.hardening import check_path
+from service.http.problemmap import problem_of
 from service.http.services import Services
 from service.problems import PROBLEM_JSON, Problem
 
@@ -38,6 +41,12 @@ def on_problem(request: Request[Any, Any, Any], exc: Exception) -> Response[byte
     if not isinstance(exc, Problem):
         raise exc
     return problem_response(exc, request)
+
+
+def on_refusal(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    if not isinstance(exc, ApplicationError):
+        raise exc
+    return problem_response(problem_of(exc), request)
 
 
 def on_http_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
@@ -107,10 +116,10 @@ def on_unexpected(services: Services) -> Handler:
     def handle(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
         kind = "read" if request.method in ("GET", "HEAD") else "write"
         manifest = services.started
-        problem = None if manifest is None else manifest.faults.problem(exc, kind)
-        if problem is not None:
+        failed = None if manifest is None else manifest.faults.unavailable_for(exc, kind)
+        if failed is not None:
             log.warning("dependency failure", path=request.url.path, error=repr(exc))
-            return problem_response(problem, request)
+            return problem_response(problem_of(failed), request)
         log.exception("unhandled error", path=request.url.path)
         detail = (
             "the server failed; a command sent may have been recorded: "
@@ -124,6 +133,7 @@ def on_unexpected(services: Services) -> Handler:
 def exception_handlers(services: Services) -> dict[Any, Handler]:
     return {
         Problem: on_problem,
+        ApplicationError: on_refusal,
         HTTPException: on_http_error,
         GameNotFound: on_not_found,
         Exception: on_unexpected(services),

@@ -6,7 +6,7 @@ database or a decoder that would fail with a 500.
 * the query string and the path as sent: percent-decoded, UTF-8, no NUL (also for a path no
   route takes, checked before its 404: :func:`check_path`);
 * a ``{game_id}`` path parameter: the game id in the one spelling the server issues, else 404
-  ``game.not_found`` (:func:`~service.application.games.check_game_id`), for every route at once
+  ``game.not_found`` (:func:`~service.application.tables.check_game_id`), for every route at once
   (a guard would do it too, but litestar copies the handler for each guard call);
 * the ``Idempotency-Key`` header (the one header that is stored): 1–255 visible ASCII characters;
 * the body (when there is one): sent as JSON (``Content-Type: application/json`` or
@@ -34,7 +34,9 @@ from urllib.parse import unquote_to_bytes
 
 import msgspec
 
-from service.application.games import check_game_id
+from service.application.errors import NotFound
+from service.application.tables import check_game_id
+from service.http.problemmap import problem_of
 from service.problems import PROBLEM_JSON, Problem
 
 DEFAULT_MAX_JSON_DEPTH = 32
@@ -205,7 +207,10 @@ class HardeningMiddleware:
         check_path(scope)
         game_id = scope.get("path_params", {}).get("game_id")
         if game_id is not None:  # every route with {game_id}: a new route cannot forget it
-            check_game_id(game_id)
+            try:
+                check_game_id(game_id)
+            except NotFound as error:
+                raise problem_of(error) from None
         if scope.get("query_string"):
             check_query(scope["query_string"])
         content_types: list[bytes] = []

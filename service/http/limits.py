@@ -125,7 +125,7 @@ def address_key(host: str) -> str:
 class QuotaMiddleware:
     """Inside litestar's route stack (the handler is known); answers 429 itself.
     ``known(scope, token)``: is it a token this process has seen valid
-    (``Manifest.knows_token``)."""
+    (``Seats.knows_token``)."""
 
     def __init__(self, app: Any, quotas: Quotas, known: Callable[[Any, str], bool]) -> None:
         self.app = app

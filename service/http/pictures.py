@@ -59,7 +59,7 @@ def _svg(body: str) -> Response[bytes]:
 
 
 async def _board_now(manifest: Manifest, game_id: str, token: str | None) -> Response[bytes]:
-    doc = msgspec.json.decode(await manifest.game_document(game_id, token))
+    doc = msgspec.json.decode(await manifest.documents.game_document(game_id, token))
     names = [s.get("name") for s in sorted(doc.get("seats") or [], key=lambda s: s["seat"])]
     return _svg(picture(doc["game"], doc.get("view"), doc.get("status", ""), names))
 

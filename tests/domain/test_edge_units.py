@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from service.application.errors import ApplicationError
 from service.application.names import alike, player_name
 from service.http.hardening import check_body, check_query, json_depth
 from service.http.limits import Quotas
+from service.http.problemmap import problem_of
 from service.problems import Problem
 from service.settings import Settings
 
@@ -98,9 +100,9 @@ def test_player_names() -> None:
     assert player_name("  Jose\u0301 ") == "Jos\u00e9"
     assert player_name("x" * 64) == "x" * 64
     for bad in ("", "   ", "x" * 65, "a\u0007", "\u202eevil", "a\u200bb", "a\ue000", "\u2066x"):
-        with pytest.raises(Problem) as caught:
+        with pytest.raises(ApplicationError) as refused:
             player_name(bad)
-        assert caught.value.code == "lobby.bad_name" and caught.value.status == 400
+        assert refused.value.code == "lobby.bad_name" and problem_of(refused.value).status == 400
     assert alike("Ann", "ann") and alike("ann", "\uff21nn") and alike("Ann", "\uff21nn")
 
 

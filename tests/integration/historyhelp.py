@@ -58,7 +58,7 @@ async def create(
     manifest: Manifest, options: dict[str, Any] | None = None, seats: int = 2
 ) -> dict[str, Any]:
     """A started game (bot players), its create answer as a client decodes it."""
-    created = await manifest.create(
+    created = await manifest.lobby.create(
         CreateGame(
             game=GAME,
             seats=seats,
@@ -70,7 +70,9 @@ async def create(
 
 
 async def spectator_doc(manifest: Manifest, game_id: str) -> dict[str, Any]:
-    doc: dict[str, Any] = msgspec.json.decode(await manifest.document(game_id, "doc:spectator"))
+    doc: dict[str, Any] = msgspec.json.decode(
+        await manifest.documents.document(game_id, "doc:spectator")
+    )
     return doc
 
 
@@ -96,14 +98,14 @@ async def bot_command(
     rng: random.Random,
     choose: Chooser = uniform,
 ) -> dict[str, Any] | None:
-    """One legal command by a seat to act, through ``Manifest.command`` (None: game over)."""
+    """One legal command by a seat to act, through ``manifest.play.command`` (None: game over)."""
     doc = await spectator_doc(manifest, game_id)
     if doc["status"] != "active":
         return None
     who = rng.choice(doc["to_act"])
-    legal = msgspec.json.decode(await manifest.legal_document(game_id, tokens[who]))
+    legal = msgspec.json.decode(await manifest.documents.legal_document(game_id, tokens[who]))
     body = CommandBody(command=choose(legal["commands"], rng), expected_version=legal["version"])
-    return as_json(await manifest.command(game_id, tokens[who], body, None))
+    return as_json(await manifest.play.command(game_id, tokens[who], body, None))
 
 
 async def play_to_end(
@@ -121,7 +123,7 @@ async def play_to_end(
         last = response
         commands += 1
         if commands == talk_at:
-            await manifest.message(game_id, tokens[1], MessageBody(to=[0], text="gg?"))
+            await manifest.talk.message(game_id, tokens[1], MessageBody(to=[0], text="gg?"))
     assert last is not None
     return last
 

@@ -19,10 +19,10 @@ from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
-from service.application.gameplay import Manifest
 from service.application.history import History
 from service.application.queries import QueryBody
 from service.audit.receipts import load_signer, published_keys
+from service.bootstrap import compose
 from service.eventstore.migrate import migrate
 from service.http import schemas
 from service.http.routes import system
@@ -108,9 +108,11 @@ async def _answers(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store._pool))
         history = History.of(manifest)
-        open_game = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+        open_game = await manifest.lobby.create(
+            CreateGame(game=GAME, seats=2, options=RANDOM_CRATES)
+        )
         wire = _wire(open_game)
         _fields(wire, CREATED)
         assert wire["to_act"] == [] and wire["view"] is None  # not started: null, not absent
@@ -118,13 +120,15 @@ async def _answers(dsn: str) -> None:
             assert slot == {"seat": slot["seat"], "name": None, "token": None}
             _fields(slot, SEAT_SLOT)
         gid = open_game.id
-        joined = await manifest.join(gid, JoinGame(name="ann", invite_code=open_game.invite_code))
+        joined = await manifest.lobby.join(
+            gid, JoinGame(name="ann", invite_code=open_game.invite_code)
+        )
         _fields(_wire(joined), JOINED)
-        removed = await manifest.remove_seat(gid, open_game.host_token, joined.seat)
+        removed = await manifest.lobby.remove_seat(gid, open_game.host_token, joined.seat)
         _fields(_wire(removed), REMOVED)
         for name in ("bo", "cy"):
-            await manifest.join(gid, JoinGame(name=name, invite_code=open_game.invite_code))
-        created = await manifest.create(
+            await manifest.lobby.join(gid, JoinGame(name=name, invite_code=open_game.invite_code))
+        created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
         wire = _wire(created)
@@ -132,10 +136,10 @@ async def _answers(dsn: str) -> None:
         assert wire["to_act"] and wire["view"] is not None
         for slot in wire["seats"]:
             _fields(slot, SEAT_SLOT)
-        page = _wire(await manifest.list_games(None, None, 1, None))
+        page = _wire(await manifest.lobby.list_games(None, None, 1, None))
         _fields(page, ["games", "next"])
         assert isinstance(page["next"], str)
-        last = _wire(await manifest.list_games(None, None, 10, None))
+        last = _wire(await manifest.lobby.list_games(None, None, 10, None))
         assert last["next"] is None  # null, not absent
         for summary in last["games"]:
             _fields(summary, SUMMARY)
@@ -143,9 +147,9 @@ async def _answers(dsn: str) -> None:
         seat = created.to_act[0]
         token = created.seats[seat].token
         assert token is not None
-        legal = msgspec.json.decode(await manifest.legal_document(gid, token))
+        legal = msgspec.json.decode(await manifest.documents.legal_document(gid, token))
         body = CommandBody(command=legal["commands"][0])
-        first = await manifest.command(gid, token, body, "key-1")
+        first = await manifest.play.command(gid, token, body, "key-1")
         wire = _wire(first)
         _fields(wire, COMMAND)
         _events(wire["events"])
@@ -158,13 +162,13 @@ async def _answers(dsn: str) -> None:
         # ... and sent again, the answer is the first answer (the stored JSON, its keys
         # reordered by jsonb, decoded into the Struct: its fields in the first answer's order,
         # as before; inside an event's ``data`` jsonb's order, as before; the hints recomputed).
-        again = _wire(await manifest.command(gid, token, body, "key-1"))
+        again = _wire(await manifest.play.command(gid, token, body, "key-1"))
         assert again == wire
         _fields(again, COMMAND)
         _events(again["events"])
         _fields(again["receipt"], RECEIPT)
         assert msgspec.json.encode(again["legal"]) == msgspec.json.encode(wire["legal"])
-        said = await manifest.message(gid, token, MessageBody(to="all", text="hello"))
+        said = await manifest.talk.message(gid, token, MessageBody(to="all", text="hello"))
         wire = _wire(said)
         _fields(wire, MESSAGE)
         _fields(wire["receipt"], RECEIPT)
@@ -182,12 +186,12 @@ async def _answers(dsn: str) -> None:
         assert set_up["command"] is None and set_up["state_before"]["full"] is None
         disputed = _dispute(await history.dispute(gid, first.version, token))
         assert disputed["command"] is not None
-        empire = await manifest.create(
+        empire = await manifest.lobby.create(
             CreateGame(game="empire-builder", seats=2, players=["ann", "bob"])
         )
         asker = empire.seats[empire.to_act[0]].token
         plan = QueryBody(query={"type": "plan", "to": "Denver"})
-        query = _wire(await manifest.query(empire.id, asker, plan))
+        query = _wire(await manifest.queries.query(empire.id, asker, plan))
         _fields(query, QUERY)
         assert query["version"] == empire.version
         keys = _wire(schemas.Keys(keys=await published_keys(manifest.store.pool, manifest.signer)))

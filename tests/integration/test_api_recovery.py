@@ -23,6 +23,7 @@ from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
+from service.bootstrap import compose
 from service.eventstore.chain import verify_chain
 from service.eventstore.migrate import migrate
 
@@ -306,8 +307,8 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
         # is written by the racing catch-up tasks alone.
         memory = MemoryStore()
         app_projector = Projector(memory, lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, app_projector, await load_signer(pool))
-        created = await manifest.create(
+        manifest = compose(store, app_projector, await load_signer(pool))
+        created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
         gid, tokens = created.id, [str(s.token) for s in created.seats]
@@ -321,12 +322,14 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
             rng = random.Random(11)
             try:
                 for _ in range(COMMANDS):
-                    doc = msgspec.json.decode(await manifest.game_document(gid, None))
+                    doc = msgspec.json.decode(await manifest.documents.game_document(gid, None))
                     if doc["status"] != "active":
                         break
                     who = rng.choice(doc["to_act"])
-                    legal = msgspec.json.decode(await manifest.legal_document(gid, tokens[who]))
-                    await manifest.command(
+                    legal = msgspec.json.decode(
+                        await manifest.documents.legal_document(gid, tokens[who])
+                    )
+                    await manifest.play.command(
                         gid, tokens[who], CommandBody(command=rng.choice(legal["commands"])), None
                     )
                     await asyncio.sleep(0)
@@ -380,14 +383,20 @@ def test_rolled_back_append_never_poisons_the_table_cache(fresh_database: str) -
     asyncio.run(_rolled_back(fresh_database))
 
 
-class _FailOnce(Manifest):
-    fail = False
+class _FailOnce:
+    """A play service's recorded answer, made to fail once (inside the append, before the
+    commit) when ``fail`` is set."""
 
-    def _accepted(self, table: Any, seat: int, stored: list[Any]) -> RecordedAnswer:
+    def __init__(self, manifest: Manifest) -> None:
+        self.fail = False
+        self.accepted = manifest.play._accepted
+        manifest.play._accepted = self  # type: ignore[method-assign]
+
+    def __call__(self, table: Any, seat: int, stored: list[Any]) -> RecordedAnswer:
         if self.fail:
             self.fail = False
             raise RuntimeError("lost after the append, before the commit")
-        return super()._accepted(table, seat, stored)
+        return self.accepted(table, seat, stored)
 
 
 async def _rolled_back(dsn: str) -> None:
@@ -399,12 +408,13 @@ async def _rolled_back(dsn: str) -> None:
     async with pg(dsn, size=8) as store:
         signer = await load_signer(store._pool)
 
-        def instance(cls: type[Manifest]) -> Manifest:
-            return cls(store, Projector(MemoryStore(), lambda g, a: store.read(g, after=a)), signer)
+        def instance() -> Manifest:
+            projector = Projector(MemoryStore(), lambda g, a: store.read(g, after=a))
+            return compose(store, projector, signer)
 
-        a, b = instance(_FailOnce), instance(Manifest)
-        assert isinstance(a, _FailOnce)
-        created = await a.create(
+        a, b = instance(), instance()
+        failing = _FailOnce(a)
+        created = await a.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
         gid, tokens = created.id, [str(s.token) for s in created.seats]
@@ -415,7 +425,7 @@ async def _rolled_back(dsn: str) -> None:
             await ref.refresh(store)
             who = JOLLY_CARGO.to_act(ref.state)[0]
             choice = rng.choice(JOLLY_CARGO.legal(ref.state, who))
-            await a.command(
+            await a.play.command(
                 gid, tokens[who], CommandBody(command=msgspec.to_builtins(choice)), None
             )
         await ref.refresh(store)
@@ -434,14 +444,14 @@ async def _rolled_back(dsn: str) -> None:
             same.append(command)
         assert pair is not None, "no two commands with as many events and different results"
         first, second = (CommandBody(command=msgspec.to_builtins(c)) for c in pair)
-        a.fail = True
+        failing.fail = True
         with pytest.raises(RuntimeError, match="lost after the append"):
-            await a.command(gid, tokens[who], first, None)
+            await a.play.command(gid, tokens[who], first, None)
         assert (await store.get_game(gid)).version == version  # type: ignore[union-attr]
-        await b.command(gid, tokens[who], second, None)
+        await b.play.command(gid, tokens[who], second, None)
         await ref.refresh(store)
         assert ref.table is not None
         async with store.lock(gid) as locked:
-            seen_by_a = await a._table_at(locked)
+            seen_by_a = await a.tables.at_lock(locked)
         assert seen_by_a.version == ref.version
         assert encode_table(seen_by_a) == encode_table(ref.table), "A decides on a phantom"

@@ -14,12 +14,14 @@ from redis.asyncio import Redis
 from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
+from service.application.errors import ApplicationError
 from service.application.gameplay import Manifest
 from service.application.play import _Stale
 from service.application.queries import QueryBody
 from service.audit.receipts import load_signer
+from service.bootstrap import compose
 from service.eventstore.migrate import migrate
-from service.problems import Problem
+from service.http.problemmap import problem_of
 
 from .apihelp import GAME, assert_problem, auth, pg
 from .serverproc import ServerProcess
@@ -112,25 +114,27 @@ def test_a_query_answers_on_the_stored_state_not_a_stale_cached_one(fresh_databa
 
             def instance() -> Manifest:
                 reader = lambda g, after: events.read(g, after=after)  # noqa: E731
-                return Manifest(events, Projector(MemoryStore(), reader), signer)
+                return compose(events, Projector(MemoryStore(), reader), signer)
 
             a, b = instance(), instance()
-            created = await a.create(
+            created = await a.lobby.create(
                 CreateGame(game="empire-builder", seats=2, players=["ann", "bob"])
             )
             me = created.to_act[0]
             token = created.seats[me].token
             plan = QueryBody(query={"type": "plan", "to": "Denver"})
-            before = await a.query(created.id, token, plan)
+            before = await a.queries.query(created.id, token, plan)
             assert before.version == created.version
             path = before.answer["path"]
             problem = before.answer["problem"]
             head = path if problem is None else path[: problem["step"]]
-            survey = await b.query(created.id, token, QueryBody({"type": "survey", "path": head}))
+            survey = await b.queries.query(
+                created.id, token, QueryBody({"type": "survey", "path": head})
+            )
             build = {"type": "build", "path": head, "cost": survey.answer["cost"]}
-            moved = await b.command(created.id, token, CommandBody(build), None)
+            moved = await b.play.command(created.id, token, CommandBody(build), None)
             assert moved.version > created.version
-            after = await a.query(created.id, token, plan)
+            after = await a.queries.query(created.id, token, plan)
             assert after.version == moved.version
 
     asyncio.run(run())
@@ -142,27 +146,33 @@ def test_a_command_that_loses_every_race_is_a_503_with_retry_after(fresh_databas
     recorded. The races are forced: each decision finds the game moved (the state it read is
     dropped and read again from PostgreSQL, as after a real lost race)."""
 
-    class Racing(Manifest):
-        async def _decide_and_append(self, *args: object, **kwargs: object) -> Any:
-            self.tries += 1
-            raise _Stale
+    tries = 0
+
+    async def racing(*args: object, **kwargs: object) -> Any:
+        nonlocal tries
+        tries += 1
+        raise _Stale
 
     async def run() -> None:
         await migrate(fresh_database)
         async with pg(fresh_database) as events:
             reader = lambda g, after: events.read(g, after=after)  # noqa: E731
-            manifest = Racing(
+            manifest = compose(
                 events, Projector(MemoryStore(), reader), await load_signer(events._pool)
             )
-            manifest.tries = 0
-            created = await manifest.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
+            manifest.play._decide_and_append = racing  # type: ignore[method-assign]
+            created = await manifest.lobby.create(
+                CreateGame(game=GAME, seats=2, players=["a", "b"])
+            )
             token = created.seats[created.to_act[0]].token
-            with pytest.raises(Problem) as caught:
-                await manifest.command(created.id, token, CommandBody({"type": "end_turn"}), "k1")
-            problem = caught.value
+            with pytest.raises(ApplicationError) as caught:
+                await manifest.play.command(
+                    created.id, token, CommandBody({"type": "end_turn"}), "k1"
+                )
+            problem = problem_of(caught.value)
             assert (problem.status, problem.code) == (503, "version.contention")
             assert problem.headers["Retry-After"] == str(manifest.faults.retry_after)
-            assert manifest.tries > 1  # re-decided, not refused at once
+            assert tries > 1  # re-decided, not refused at once
             row = await events.get_game(created.id)
             assert row is not None and row.version == created.version  # nothing recorded
 

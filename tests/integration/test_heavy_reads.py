@@ -37,7 +37,7 @@ async def _long_game(server: ServerProcess, game: str, events: int, seed: int) -
     """A live game of ``game`` (2 bots) played in-process to at least ``events`` events."""
     async with in_process(server) as manifest:
         created = as_json(
-            await manifest.create(CreateGame(game=game, seats=2, players=["ann", "bob"]))
+            await manifest.lobby.create(CreateGame(game=game, seats=2, players=["ann", "bob"]))
         )
         rng = random.Random(seed)
         version = created["version"]
@@ -170,14 +170,14 @@ def test_finished_game_kept_equal_and_never_leaks_private_talk(server: ServerPro
 async def _finished(server: ServerProcess) -> None:
     async with in_process(server) as manifest:
         created = as_json(
-            await manifest.create(CreateGame(game="jolly-cargo", seats=2, players=["a", "b"]))
+            await manifest.lobby.create(CreateGame(game="jolly-cargo", seats=2, players=["a", "b"]))
         )
         await play_to_end(manifest, created, random.Random(3), talk_at=10**9)
         tokens = tokens_of(created)
-        await manifest.message(created["id"], tokens[1], MessageBody(to="all", text="gg"))
-        await manifest.message(created["id"], tokens[1], MessageBody(to=[0], text=SECRET))
+        await manifest.talk.message(created["id"], tokens[1], MessageBody(to="all", text="gg"))
+        await manifest.talk.message(created["id"], tokens[1], MessageBody(to=[0], text=SECRET))
         quiet = as_json(
-            await manifest.create(CreateGame(game="jolly-cargo", seats=2, players=["c", "d"]))
+            await manifest.lobby.create(CreateGame(game="jolly-cargo", seats=2, players=["c", "d"]))
         )
         await play_to_end(manifest, quiet, random.Random(4), talk_at=10**9)
     game_id = created["id"]
@@ -382,7 +382,9 @@ def test_a_kept_write_that_cannot_happen_still_serves_the_document(server: Serve
     async def run() -> None:
         async with in_process(server) as manifest:
             created = as_json(
-                await manifest.create(CreateGame(game="jolly-cargo", seats=2, players=["a", "b"]))
+                await manifest.lobby.create(
+                    CreateGame(game="jolly-cargo", seats=2, players=["a", "b"])
+                )
             )
             await play_to_end(manifest, created, random.Random(5), talk_at=10**9)
         base = f"/v1/games/{created['id']}"

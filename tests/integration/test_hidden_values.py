@@ -83,7 +83,7 @@ GAMES: dict[str, dict[str, Any]] = {
 # --- playing ---------------------------------------------------------------------------------
 async def _create(manifest: Any, game: str) -> dict[str, Any]:
     spec = GAMES[game]
-    created = await manifest.create(
+    created = await manifest.lobby.create(
         CreateGame(
             game=game.split("/")[0],
             seats=spec["seats"],
@@ -103,7 +103,7 @@ async def _play(
     done = 0
     while commands is None or done < commands:
         if done == 3:
-            await manifest.message(created["id"], tokens[1], MessageBody([0], SECRET_TEXT))
+            await manifest.talk.message(created["id"], tokens[1], MessageBody([0], SECRET_TEXT))
         if await bot_command(manifest, created["id"], tokens, rng) is None:
             break
         done += 1
@@ -336,7 +336,7 @@ def test_the_attack_recovers_every_crate_of_a_canonical_form_1_game(
 
 async def _control(server: ServerProcess) -> None:
     async with in_process(server) as manifest, server.async_client(timeout=30) as client:
-        manifest.canonical = 1  # as games were created before commitments
+        manifest.lobby.canonical = 1  # as games were created before commitments
         created = await _create(manifest, "jolly-cargo")
         await _play(manifest, created, random.Random(3), 12)
         game_id = created["id"]
@@ -525,7 +525,7 @@ def test_a_canonical_form_1_game_still_audits_and_verifies(server: ServerProcess
 
 async def _form_1(server: ServerProcess) -> None:
     async with in_process(server) as manifest, server.async_client(timeout=30) as client:
-        manifest.canonical = 1
+        manifest.lobby.canonical = 1
         # Cargo Empire: hidden cards and cities to commit to, and a finished game in ~40 commands
         created = await _create(manifest, "cargo-empire")
         game_id = created["id"]

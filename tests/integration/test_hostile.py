@@ -15,7 +15,6 @@ import httpx
 import pytest
 
 from service.application.bodies import CreateGame
-from service.application.gameplay import Manifest
 
 from .apihelp import GAME, RANDOM_CRATES, assert_problem, auth, create_started, pg, tokens_of
 from .historyhelp import in_process
@@ -343,10 +342,9 @@ async def _failed_creation(server: ServerProcess) -> None:
         async def broken_start(*args: Any, **kwargs: Any) -> Any:
             raise RuntimeError("the start fails after the seats and events are written")
 
-        manifest._start = broken_start  # type: ignore[method-assign]
+        manifest.lobby._start = broken_start  # type: ignore[method-assign]
         with pytest.raises(RuntimeError):
-            await Manifest.create(
-                manifest,
+            await manifest.lobby.create(
                 CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"]),
             )
         assert await _counts(store) == before

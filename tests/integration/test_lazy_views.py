@@ -28,6 +28,7 @@ from service.application.answers import CreatedGame
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
 from service.audit.receipts import load_signer
+from service.bootstrap import compose
 from service.eventstore.migrate import migrate
 from service.eventstore.store import EventStore
 
@@ -61,12 +62,12 @@ class Game:
     async def move(self, rng: random.Random) -> bool:
         """One random legal command (chosen without reading any view). False: game over."""
         a = self.processes[0]
-        _, table = await a.current(self.id)
+        _, table = await a.tables.current(self.id)
         if table.status != "active":
             return False
         seat = rng.choice(table.rules.to_act(table.state))
         command = msgspec.to_builtins(rng.choice(table.rules.legal(table.state, seat)))
-        await a.command(self.id, self.tokens[seat], CommandBody(command=command), None)
+        await a.play.command(self.id, self.tokens[seat], CommandBody(command=command), None)
         self.last_mover = seat
         await self.settle()
         return True
@@ -83,7 +84,7 @@ class Game:
         return body
 
     async def fields(self) -> list[str]:
-        _, table = await self.processes[0].current(self.id)
+        _, table = await self.processes[0].tables.current(self.id)
         return [f"doc:{k}" for k in viewer_keys(table)] + [f"legal:{s}" for s in range(table.seats)]
 
 
@@ -95,11 +96,11 @@ async def game(
     async with pg(dsn) as events:
         signer = await load_signer(events._pool)
         manifests = [
-            Manifest(events, Projector(store, lambda g, after: events.read(g, after=after)), signer)
+            compose(events, Projector(store, lambda g, after: events.read(g, after=after)), signer)
             for _ in range(processes)
         ]
         players = [f"p{i}" for i in range(seats)]
-        created = await manifests[0].create(
+        created = await manifests[0].lobby.create(
             CreateGame(game=GAME, seats=seats, options=RANDOM_CRATES, players=players)
         )
         g = Game(events, manifests, created)
@@ -166,7 +167,7 @@ def test_a_view_is_built_only_when_read_and_once_per_version(
             rng = random.Random(3)
             for _ in range(4):
                 assert await g.move(rng)
-            table = (await a.current(g.id))[1]
+            table = (await a.tables.current(g.id))[1]
             version = table.version
             # nobody read anything: no view was built on a read, and the only views stored at
             # this version are the legal commands of the mover (its answer computed them) and
@@ -182,23 +183,23 @@ def test_a_view_is_built_only_when_read_and_once_per_version(
                     assert have < version, field
             assert await store.version(g.id) == version
             next_up = f"legal:{table.rules.to_act(table.state)[0]}"
-            assert await b.document(g.id, next_up) == await g.expected(next_up)
+            assert await b.documents.document(g.id, next_up) == await g.expected(next_up)
             assert a.projector.views.builds == b.projector.views.builds == 0
 
             # read many times, one after another and at once, in both processes: one build
             field = "doc:seat:1"
-            first = await a.document(g.id, field)
-            again = [await a.document(g.id, field) for _ in range(5)]
-            at_once = await asyncio.gather(*(p.document(g.id, field) for p in (a, b) * 5))
+            first = await a.documents.document(g.id, field)
+            again = [await a.documents.document(g.id, field) for _ in range(5)]
+            at_once = await asyncio.gather(*(p.documents.document(g.id, field) for p in (a, b) * 5))
             assert {first, *again, *at_once} == {await g.expected(field)}
             assert (a.projector.views.builds, b.projector.views.builds) == (1, 0)
             assert await _stored(store, g.id, field) == (version, first)
 
             # another view, then the next version: one build each
-            await b.document(g.id, "doc:spectator")
+            await b.documents.document(g.id, "doc:spectator")
             assert b.projector.views.builds == 1
             assert await g.move(rng)
-            after = await a.document(g.id, field)
+            after = await a.documents.document(g.id, field)
             assert msgspec.json.decode(after)["version"] > version
             assert after == await g.expected(field)
             assert a.projector.views.builds == 2
@@ -224,23 +225,23 @@ def test_the_movers_process_serves_the_next_legal_list_without_redis_only_while_
             rng = random.Random(5)
             for _ in range(6):
                 assert await g.move(rng)  # every move through process a
-            table = (await a.current(g.id))[1]
+            table = (await a.tables.current(g.id))[1]
             field = f"legal:{table.rules.to_act(table.state)[0]}"
             expected = await g.expected(field)
 
             asked.clear()
-            assert await a.document(g.id, field) == expected
+            assert await a.documents.document(g.id, field) == expected
             assert asked == []  # built by a's write path, checked against PostgreSQL only
-            assert await b.document(g.id, field) == expected
+            assert await b.documents.document(g.id, field) == expected
             assert field in asked  # b holds no table: the projection answers
 
             # the game moves on in process b: a's table and its views are not the latest now
             seat = table.rules.to_act(table.state)[0]
             command = msgspec.to_builtins(rng.choice(table.rules.legal(table.state, seat)))
-            await b.command(g.id, g.tokens[seat], CommandBody(command=command), None)
+            await b.play.command(g.id, g.tokens[seat], CommandBody(command=command), None)
             await g.settle()
             for name in (field, f"legal:{1 - seat}"):
-                got = await a.document(g.id, name)
+                got = await a.documents.document(g.id, name)
                 assert got == await g.expected(name)
                 assert msgspec.json.decode(got)["version"] > table.version
 
@@ -260,10 +261,12 @@ def test_views_read_between_many_moves_are_exactly_the_folded_ones(
                 moves += 1
                 for field in rng.sample(fields, rng.randrange(4)):  # some moves: nothing read
                     process = rng.choice(g.processes)
-                    assert await process.document(g.id, field) == await g.expected(field), field
+                    assert await process.documents.document(g.id, field) == await g.expected(
+                        field
+                    ), field
             for field in fields:
                 for process in g.processes:
-                    assert await process.document(g.id, field) == await g.expected(field)
+                    assert await process.documents.document(g.id, field) == await g.expected(field)
             # what is stored is what a whole record (catch-up, rebuild) holds
             table = fold_stream(None, await g.events.read(g.id), g.id)
             whole = table_fields(table)
@@ -286,7 +289,7 @@ def test_a_view_stored_after_a_move_is_never_served_as_current(
             a, b = g.processes
             rng = random.Random(5)
             assert await g.move(rng)
-            n = (await a.current(g.id))[1].version
+            n = (await a.tables.current(g.id))[1].version
             field = "doc:spectator"
             entered, release = asyncio.Event(), asyncio.Event()
             put_view = store.put_view
@@ -297,7 +300,7 @@ def test_a_view_stored_after_a_move_is_never_served_as_current(
                 return await put_view(game_id, name, version, body)
 
             store.put_view = held  # type: ignore[method-assign]
-            reader = asyncio.create_task(a.document(g.id, field))
+            reader = asyncio.create_task(a.documents.document(g.id, field))
             await asyncio.wait_for(entered.wait(), 10)  # built at N, not stored yet
             store.put_view = put_view  # type: ignore[method-assign]
             assert await g.move(rng)  # N+1 committed and projected
@@ -307,7 +310,7 @@ def test_a_view_stored_after_a_move_is_never_served_as_current(
             assert seen["version"] == n
             assert (await _stored(store, g.id, field))[0] == n  # the late store kept its N
             for process in (a, b, a):
-                doc = await process.document(g.id, field)
+                doc = await process.documents.document(g.id, field)
                 assert msgspec.json.decode(doc)["version"] == n + 1
                 assert doc == await g.expected(field)
             assert (await _stored(store, g.id, field))[0] == n + 1
@@ -337,7 +340,7 @@ def test_two_processes_building_one_view_at_once_answer_the_same_bytes(
                 return await put_view(game_id, name, version, body)
 
             store.put_view = meet  # type: ignore[method-assign]
-            reads = (p.document(g.id, "doc:seat:0") for p in (a, b))
+            reads = (p.documents.document(g.id, "doc:seat:0") for p in (a, b))
             docs = await asyncio.wait_for(asyncio.gather(*reads), 10)
             assert docs[0] == docs[1] == await g.expected("doc:seat:0")
             assert a.projector.views.builds == b.projector.views.builds == 1
@@ -381,23 +384,23 @@ def test_redis_failing_during_a_lazy_build_answers_from_postgresql(fresh_databas
             assert await g.move(rng)
             # b has no table cached: its build needs the projection's table, which fails
             store.fail_table = True
-            assert await b.document(g.id, "doc:seat:1") == await g.expected("doc:seat:1")
+            assert await b.documents.document(g.id, "doc:seat:1") == await g.expected("doc:seat:1")
             store.fail_table = False
             # the view cannot be kept: answered all the same, and stored later by another
             store.fail_put = True
-            assert await b.document(g.id, "legal:1") == await g.expected("legal:1")
+            assert await b.documents.document(g.id, "legal:1") == await g.expected("legal:1")
             store.fail_put = False
             # Redis down altogether: views from PostgreSQL, no attempt to keep them
             store.fail_all = True
             puts = store.puts
             assert await g.move(rng)  # the answer never waits for the projection
             for field in ("doc:spectator", "doc:seat:0", "legal:0"):
-                assert await b.document(g.id, field) == await g.expected(field)
+                assert await b.documents.document(g.id, field) == await g.expected(field)
             assert store.puts == puts
             # back: the catch-up pass repairs the record; views are current again
             store.fail_all = False
             await b.projector.catch_up(g.id)
             for field in await g.fields():
-                assert await a.document(g.id, field) == await g.expected(field)
+                assert await a.documents.document(g.id, field) == await g.expected(field)
 
     asyncio.run(test(Failing()))

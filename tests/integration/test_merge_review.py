@@ -13,12 +13,12 @@ import pytest
 from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame, JoinGame
-from service.application.gameplay import Manifest
+from service.application.errors import ApplicationError
 from service.application.history import History
 from service.audit.receipts import load_signer
+from service.bootstrap import compose
 from service.eventstore.migrate import migrate
 from service.http import schemas
-from service.problems import Problem
 
 from .apihelp import GAME, RANDOM_CRATES, pg
 
@@ -35,22 +35,24 @@ async def _removed(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, projector, await load_signer(store._pool))
-        created = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+        manifest = compose(store, projector, await load_signer(store._pool))
+        created = await manifest.lobby.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
         gid = created.id
-        joined = await manifest.join(gid, JoinGame(name="bob", invite_code=created.invite_code))
-        assert await manifest.seat_for(gid, joined.token) == joined.seat
-        await manifest.remove_seat(gid, created.host_token, joined.seat)
-        with pytest.raises(Problem) as caught:
-            await manifest.seat_for(gid, joined.token)
+        joined = await manifest.lobby.join(
+            gid, JoinGame(name="bob", invite_code=created.invite_code)
+        )
+        assert await manifest.seats.seat_for(gid, joined.token) == joined.seat
+        await manifest.lobby.remove_seat(gid, created.host_token, joined.seat)
+        with pytest.raises(ApplicationError) as caught:
+            await manifest.seats.seat_for(gid, joined.token)
         assert caught.value.code == "auth.invalid_token"
         # a token of a game that has started is cached (nothing can take that seat back)
-        ann = await manifest.join(gid, JoinGame(name="ann", invite_code=created.invite_code))
-        cy = await manifest.join(gid, JoinGame(name="cy", invite_code=created.invite_code))
+        ann = await manifest.lobby.join(gid, JoinGame(name="ann", invite_code=created.invite_code))
+        cy = await manifest.lobby.join(gid, JoinGame(name="cy", invite_code=created.invite_code))
         assert cy.status == "active"
-        assert manifest.knows_token(cy.token)
-        assert await manifest.seat_for(gid, ann.token) == ann.seat
-        assert manifest.knows_token(ann.token)
+        assert manifest.seats.knows_token(cy.token)
+        assert await manifest.seats.seat_for(gid, ann.token) == ann.seat
+        assert manifest.seats.knows_token(ann.token)
 
 
 def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
@@ -63,18 +65,20 @@ async def _fields(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, projector, await load_signer(store._pool))
-        created = await manifest.create(
+        manifest = compose(store, projector, await load_signer(store._pool))
+        created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
-        listed = _json((await manifest.list_games(None, None, 10, None)).games[0])
+        listed = _json((await manifest.lobby.list_games(None, None, 10, None)).games[0])
         assert set(listed) == set(schemas.GameSummary.__struct_fields__)
         seat = created.to_act[0]
         token = created.seats[seat].token
         assert token is not None
-        doc = msgspec.json.decode(await manifest.legal_document(created.id, token))
+        doc = msgspec.json.decode(await manifest.documents.legal_document(created.id, token))
         answer = _json(
-            await manifest.command(created.id, token, CommandBody(command=doc["commands"][0]), None)
+            await manifest.play.command(
+                created.id, token, CommandBody(command=doc["commands"][0]), None
+            )
         )
         assert set(answer) == set(schemas.CommandAnswer.__struct_fields__)
         for event in answer["events"]:
@@ -100,23 +104,23 @@ async def _host(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = Manifest(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store._pool))
         history = History.of(manifest)
-        created = await manifest.create(
+        created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
-        other = await manifest.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+        other = await manifest.lobby.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
         gid, host = created.id, created.host_token
-        assert await manifest.viewer(gid, host) is None
+        assert await manifest.seats.viewer(gid, host) is None
         assert await history.events(gid, host, 0, 100) == await history.events(gid, None, 0, 100)
         assert await history.replay(gid, host, 1) == await history.replay(gid, None, 1)
         hosted = await history.dispute(gid, created.version, host)
         anyone = await history.dispute(gid, created.version, None)
         assert hosted.events == anyone.events
         assert await history.export(gid, host) == await history.export(gid, None)
-        with pytest.raises(Problem) as caught:
+        with pytest.raises(ApplicationError) as caught:
             await history.events(gid, other.host_token, 0, 100)
         assert caught.value.code == "auth.not_host"
-        with pytest.raises(Problem) as caught:
-            await manifest.legal_document(gid, host)
+        with pytest.raises(ApplicationError) as caught:
+            await manifest.documents.legal_document(gid, host)
         assert caught.value.code == "auth.invalid_token"

@@ -10,8 +10,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.application.errors import ApplicationError
 from service.application.lobby import _cursor
-from service.problems import Problem
+from service.http.problemmap import problem_of
 
 FUZZ = settings(max_examples=200, derandomize=True, deadline=None)
 
@@ -23,8 +24,8 @@ _offsets = st.integers(min_value=-(24 * 60 - 1), max_value=24 * 60 - 1).map(
 def _read(text: str) -> tuple[datetime, str] | None:
     try:
         at, gid = _cursor(text)
-    except Problem as problem:
-        assert (problem.status, problem.code) == (400, "request.bad_cursor")
+    except ApplicationError as refused:
+        assert (problem_of(refused).status, refused.code) == (400, "request.bad_cursor")
         return None
     assert at.tzinfo is not None and at.utcoffset() == timedelta(0)
     assert str(uuid.UUID(gid)) == gid

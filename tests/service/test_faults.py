@@ -7,6 +7,7 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from projections.store import StoreUnavailable
+from service.application.errors import Unavailable
 from service.application.faults import (
     MAY_BE_RECORDED,
     NOT_RECORDED,
@@ -15,6 +16,7 @@ from service.application.faults import (
     Faults,
     NotSent,
 )
+from service.http.problemmap import problem_of
 
 
 @pytest.mark.parametrize(
@@ -43,8 +45,9 @@ from service.application.faults import (
 def test_a_dependency_failure_is_a_503_that_says_what_happened(
     error: BaseException, dependency: str, says: str
 ) -> None:
-    problem = Faults(retry_after=3).problem(error, "command")
-    assert problem is not None
+    failed = Faults(retry_after=3).unavailable_for(error, "command")
+    assert isinstance(failed, Unavailable)
+    problem = problem_of(failed)
     assert (problem.status, problem.code) == (503, "service.unavailable")
     assert problem.headers == {"Retry-After": "3"}
     assert problem.extra == {"dependency": dependency}
@@ -54,15 +57,15 @@ def test_a_dependency_failure_is_a_503_that_says_what_happened(
 
 def test_outside_a_command_a_lost_connection_does_not_talk_of_keys() -> None:
     lost = asyncpg.exceptions.ConnectionDoesNotExistError("lost")
-    read = Faults().problem(lost, "read")
+    read = Faults().unavailable_for(lost, "read")
     assert read is not None and "Idempotency-Key" not in read.detail
-    write = Faults().problem(lost, "write")  # a join, a message: no key to resend with
+    write = Faults().unavailable_for(lost, "write")  # a join, a message: no key to resend with
     assert write is not None and "may have taken effect" in write.detail
 
 
 @pytest.mark.parametrize("error", [ValueError("bug"), KeyError("x"), RuntimeError()])
 def test_a_bug_is_not_a_dependency_failure(error: Exception) -> None:
-    assert Faults().problem(error, "command") is None
+    assert Faults().unavailable_for(error, "command") is None
 
 
 def test_admission_lets_a_few_writers_in_per_game_and_refuses_the_next_at_once() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from service.application import lobby, names
 from service.application.bodies import CreateGame
+from service.application.errors import ApplicationError
 from service.application.names import (
     _prototypes,
     alike,
@@ -17,7 +18,7 @@ from service.application.names import (
     player_name,
     skeleton,
 )
-from service.problems import Problem
+from service.http.problemmap import problem_of
 
 #: Names that show nothing: each is 400 ``lobby.bad_name``.
 INVISIBLE = [
@@ -44,18 +45,18 @@ INVISIBLE = [
 
 @pytest.mark.parametrize("name", INVISIBLE)
 def test_a_name_of_nothing_visible_is_refused(name: str) -> None:
-    with pytest.raises(Problem) as caught:
+    with pytest.raises(ApplicationError) as caught:
         player_name(name)
-    assert (caught.value.status, caught.value.code) == (400, "lobby.bad_name")
+    assert (problem_of(caught.value).status, caught.value.code) == (400, "lobby.bad_name")
 
 
 @pytest.mark.parametrize("name", ["a\u2028b", "Ann\u2029Lee"])
 def test_a_line_or_paragraph_break_inside_a_name_is_refused(name: str) -> None:
     """Review of issue 25: U+2028/U+2029 (categories Zl, Zp) broke a name over two lines
     wherever it is shown; only spaces (Zs) may stand between a name's parts."""
-    with pytest.raises(Problem) as caught:
+    with pytest.raises(ApplicationError) as caught:
         player_name(name)
-    assert (caught.value.status, caught.value.code) == (400, "lobby.bad_name")
+    assert (problem_of(caught.value).status, caught.value.code) == (400, "lobby.bad_name")
 
 
 @pytest.mark.parametrize(
@@ -160,7 +161,7 @@ def test_a_players_list_longer_than_the_seats_is_refused_before_its_names_are_re
     monkeypatch.setattr(lobby, "player_name", counting)
     many = [WORST * 63 + chr(0x4E00 + i) for i in range(300)]
     req = CreateGame(game="empire-builder", seats=2, players=many)
-    with pytest.raises(Problem) as refused:
+    with pytest.raises(ApplicationError) as refused:
         asyncio.run(lobby.Lobby.__new__(lobby.Lobby).create(req))
-    assert (refused.value.status, refused.value.code) == (422, "lobby.bad_players")
+    assert (problem_of(refused.value).status, refused.value.code) == (422, "lobby.bad_players")
     assert read == 0

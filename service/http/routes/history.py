@@ -83,8 +83,8 @@ async def get_stream(
 ) -> ServerSentEvent:
     history = streams.history
     token = token_of(request)
-    seat = await history.manifest.viewer(game_id, token)  # 401/403 before streaming
-    await history.manifest.game_document(game_id, token)  # 404 before streaming
+    seat = await history.seats.viewer(game_id, token)  # 401/403 before streaming
+    await history.documents.game_document(game_id, token)  # 404 before streaming
     slot = streams.caps.acquire(request.scope, token, seat)  # 429 / 503 past a cap
     docs = history.changes(game_id, token)
     try:

@@ -22,7 +22,7 @@ async def create_game(
     data: JSONBody[CreateGame], manifest: NamedDependency[Manifest]
 ) -> Response[CreatedGame]:
     structlog.contextvars.bind_contextvars(game_type=data.game)
-    created = await manifest.create(data)
+    created = await manifest.lobby.create(data)
     return Response(
         content=created, status_code=201, headers={"location": f"/v1/games/{created.id}"}
     )
@@ -38,7 +38,7 @@ async def list_games(
 ) -> GameList:
     if status is not None and status not in ("open", "active", "finished"):
         raise Problem(400, "request.bad_status", "status is open, active or finished")
-    return await manifest.list_games(status, game, limit, cursor)
+    return await manifest.lobby.list_games(status, game, limit, cursor)
 
 
 @post("/v1/games/{game_id:str}/join", status_code=200, summary="Take a seat with the invite code")
@@ -46,7 +46,7 @@ async def join_game(
     game_id: FromPath[str], data: JSONBody[JoinGame], manifest: NamedDependency[Manifest]
 ) -> Joined:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return await manifest.join(game_id, data)
+    return await manifest.lobby.join(game_id, data)
 
 
 @post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")
@@ -54,7 +54,7 @@ async def start_game(
     game_id: FromPath[str], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
 ) -> Started:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return await manifest.start(game_id, token_of(request))
+    return await manifest.lobby.start(game_id, token_of(request))
 
 
 @delete(
@@ -69,9 +69,9 @@ async def delete_seat(
     request: Request[Any, Any, Any],
 ) -> SeatRemoved:
     """The seat reopens and the removed player's token stops working
-    (``Manifest.remove_seat``)."""
+    (``Lobby.remove_seat``)."""
     structlog.contextvars.bind_contextvars(game=game_id)
-    return await manifest.remove_seat(game_id, token_of(request), seat)
+    return await manifest.lobby.remove_seat(game_id, token_of(request), seat)
 
 
 @route("/v1/games", http_method=["OPTIONS"], include_in_schema=False, status_code=204)

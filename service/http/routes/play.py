@@ -30,7 +30,7 @@ async def get_game(
     game_id: FromPath[str], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return stored(await manifest.game_document(game_id, token_of(request)))
+    return stored(await manifest.documents.game_document(game_id, token_of(request)))
 
 
 @get("/v1/games/{game_id:str}/legal", summary="Every legal command for the caller's seat")
@@ -38,7 +38,7 @@ async def get_legal(
     game_id: FromPath[str], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
 ) -> Response[bytes]:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return stored(await manifest.legal_document(game_id, token_of(request)))
+    return stored(await manifest.documents.legal_document(game_id, token_of(request)))
 
 
 @post("/v1/games/{game_id:str}/commands", status_code=200, summary="Send a command (seat token)")
@@ -52,7 +52,7 @@ async def post_command(
     structlog.contextvars.bind_contextvars(game=game_id, command=str(data.command.get("type"))[:64])
     # every HTTP refusal is within the storage budgets (a peer with no address: one client)
     client = address_key(request.client.host) if request.client else "?"
-    return await manifest.command(game_id, token_of(request), data, key, client)
+    return await manifest.play.command(game_id, token_of(request), data, key, client)
 
 
 @post("/v1/games/{game_id:str}/messages", status_code=200, summary="Table talk (seat token)")
@@ -63,7 +63,7 @@ async def post_message(
     request: Request[Any, Any, Any],
 ) -> MessageAnswer:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return await manifest.message(game_id, token_of(request), data)
+    return await manifest.talk.message(game_id, token_of(request), data)
 
 
 @post(
@@ -78,7 +78,7 @@ async def post_query(
     request: Request[Any, Any, Any],
 ) -> QueryAnswer:
     structlog.contextvars.bind_contextvars(game=game_id, query=str(data.query.get("type"))[:64])
-    return await manifest.query(game_id, token_of(request), data)
+    return await manifest.queries.query(game_id, token_of(request), data)
 
 
 ROUTES: list[Any] = [get_game, get_legal, post_command, post_message, post_query]
