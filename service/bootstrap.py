@@ -24,8 +24,9 @@ from service.settings import Settings
 
 
 # --- the application -------------------------------------------------------------------------
-async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionStore]:
-    """Connect, migrate and assemble the application (used by the app and the CLI)."""
+async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, ProjectionStore]:
+    """Connect, migrate and assemble the application (used by the app and the CLI). The
+    caller closes the event store (its pools) and the projection store when done."""
     if not settings.pg_dsn:
         raise RuntimeError("PG_DSN is resolved before the app starts")
     raw_pool = await asyncpg.create_pool(
@@ -75,10 +76,11 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         retries=settings.projection_retries,
     )
     try:
-        signer = await load_signer(pool, settings.signing_key, source=settings.signing_key_source)
+        signer = await load_signer(
+            store.signing_keys, settings.signing_key, source=settings.signing_key_source
+        )
     except BaseException:
-        await store.close_replica()
-        await pool.close()
+        await store.close()
         raise
     manifest = Manifest(
         store,
@@ -90,7 +92,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
     manifest.rejected_cap = settings.rejected_cap
     manifest.refusal_body_prefix = settings.refusal_body_prefix
     manifest.refusal_budget = Budget(settings.refusals_per_client, settings.refusal_bytes)
-    return manifest, pool, projections
+    return manifest, store, projections
 
 
 async def _keep_session(connection: Any) -> None:
