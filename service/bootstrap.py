@@ -39,10 +39,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
         reset=_keep_session,
         connect=PrimaryConnector(settings.pg_dsn),  # several hosts: the one that takes writes
     )
-    async with raw_pool.acquire() as conn:
-        await conn.execute("SET statement_timeout = 0")  # migrations may take their time
-        await migrate(conn, settings.migrations)
-        await conn.execute("RESET statement_timeout")
+    await migrate(raw_pool, settings.migrations)
     pool = BoundedPool(raw_pool, settings.pg_acquire_timeout)
     projections: ProjectionStore = (
         RedisStore.from_url(

@@ -51,6 +51,8 @@ class Named:
                 order.append(name)
             return f"${order.index(name) + 1}"
 
+        #: the statement as written (``:name``) and as sent (``$n``)
+        self.text = text
         self.sql = _PARAMETER.sub(number, text)
         unknown = sorted(set(order) - set(names))
         if unknown:
