@@ -69,7 +69,6 @@ class Games:
         #: Refusals stored per minute per client address and bytes per minute in all
         #: (``MANIFEST_REFUSALS_PER_CLIENT``, ``MANIFEST_REFUSAL_BYTES``; set by the app).
         self.refusal_budget = rejections.Budget(60, 262144)
-        #: Refusals over a budget, counted (written once a second at most).
         self.replayer = Replayer(projector.store, self._read_range, SNAPSHOT_EVERY)
         #: game id -> (head hash, table at that head)
         self._tables: LRU[str, tuple[bytes, Table]] = LRU(_CACHE_GAMES)
