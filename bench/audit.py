@@ -33,7 +33,7 @@ def _ms(samples: list[float]) -> str:
 
 async def _run(dsn: str, redis: str, events: int, rounds: int) -> None:
     settings = Settings(pg_dsn=dsn, redis_url=redis, redis_prefix="bench-audit")
-    manifest, pool, projections = await build_manifest(settings)
+    manifest, store, projections = await build_manifest(settings)
     try:
         created = await manifest.lobby.create(
             CreateGame(
@@ -82,7 +82,7 @@ async def _run(dsn: str, redis: str, events: int, rounds: int) -> None:
         print(f"10 concurrent requests, cold cache: {cold.computed} audit computed")
     finally:
         await projections.close()
-        await pool.close()
+        await store.close()
 
 
 def main() -> None:

@@ -52,7 +52,7 @@ async def _median_ms(repeat: int, work: Callable[[], Awaitable[Any]]) -> float:
 
 async def _run(dsn: str, redis: str, events: int, n: int, repeat: int) -> None:
     settings = Settings(pg_dsn=dsn, redis_url=redis, redis_prefix="bench-dispute")
-    manifest, pool, projections = await build_manifest(settings)
+    manifest, store, projections = await build_manifest(settings)
     try:
         created = await manifest.lobby.create(
             CreateGame(
@@ -110,7 +110,7 @@ async def _run(dsn: str, redis: str, events: int, n: int, repeat: int) -> None:
         print(f"  one inclusion proof:     {await _median_ms(repeat, proof):7.3f} ms")
     finally:
         await projections.close()
-        await pool.close()
+        await store.close()
 
 
 def main() -> None:

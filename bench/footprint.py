@@ -109,7 +109,7 @@ async def _run(dsn: str, redis: str, games: int, marks: list[int], cluster: bool
         pg_pool=4,
         log_level="warning",
     )
-    manifest, pool, projections = await build_manifest(settings)
+    manifest, events, projections = await build_manifest(settings)
     spread: dict[str, Any] = {}
     try:
         store: Any = manifest.projector.store
@@ -130,7 +130,7 @@ async def _run(dsn: str, redis: str, games: int, marks: list[int], cluster: bool
         await projections.clear()
     finally:
         await projections.close()
-        await pool.close()
+        await events.close()
     redis_by_mark = {
         mark: {
             part: round(statistics.mean(p[mark][i] for p in played if mark in p))

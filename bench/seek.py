@@ -32,7 +32,7 @@ from tests.support.servers import fresh_database, postgres_dsn, redis_url
 
 async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
     settings = Settings(pg_dsn=dsn, redis_url=redis, redis_prefix="bench-seek")
-    manifest, pool, projections = await build_manifest(settings)
+    manifest, store, projections = await build_manifest(settings)
     try:
         created = await manifest.lobby.create(
             CreateGame(
@@ -90,7 +90,7 @@ async def _run(dsn: str, redis: str, events: int, seeks: int) -> None:
         )
     finally:
         await projections.close()
-        await pool.close()
+        await store.close()
 
 
 def main() -> None:

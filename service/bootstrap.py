@@ -33,8 +33,9 @@ from service.settings import Settings
 
 
 # --- the application -------------------------------------------------------------------------
-async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionStore]:
-    """Connect, migrate and assemble the application (used by the app and the CLI)."""
+async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, ProjectionStore]:
+    """Connect, migrate and assemble the application (used by the app and the CLI). The
+    caller closes the event store (its pools) and the projection store when done."""
     if not settings.pg_dsn:
         raise RuntimeError("PG_DSN is resolved before the app starts")
     raw_pool = await asyncpg.create_pool(
@@ -47,10 +48,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         reset=_keep_session,
         connect=PrimaryConnector(settings.pg_dsn),  # several hosts: the one that takes writes
     )
-    async with raw_pool.acquire() as conn:
-        await conn.execute("SET statement_timeout = 0")  # migrations may take their time
-        await migrate(conn, settings.migrations)
-        await conn.execute("RESET statement_timeout")
+    await migrate(raw_pool, settings.migrations)
     pool = BoundedPool(raw_pool, settings.pg_acquire_timeout)
     projections: ProjectionStore = (
         RedisStore.from_url(
@@ -84,10 +82,11 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
         retries=settings.projection_retries,
     )
     try:
-        signer = await load_signer(pool, settings.signing_key, source=settings.signing_key_source)
+        signer = await load_signer(
+            store.signing_keys, settings.signing_key, source=settings.signing_key_source
+        )
     except BaseException:
-        await store.close_replica()
-        await pool.close()
+        await store.close()
         raise
     return (
         compose(
@@ -100,7 +99,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, Any, ProjectionS
             refusal_body_prefix=settings.refusal_body_prefix,
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
         ),
-        pool,
+        store,
         projections,
     )
 

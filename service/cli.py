@@ -195,7 +195,7 @@ async def _migrate(settings: Settings) -> list[str]:
 async def _rebuild(settings: Settings) -> int:
     from service.bootstrap import build_manifest
 
-    manifest, pool, projections = await build_manifest(settings)
+    manifest, store, projections = await build_manifest(settings)
     try:
         games = [g async for g in _all_games(manifest)]
         await projections.clear()
@@ -207,14 +207,14 @@ async def _rebuild(settings: Settings) -> int:
         return len(games)
     finally:
         await projections.close()
-        await pool.close()
+        await store.close()
 
 
 async def _history(settings: Settings, game_id: str, what: str) -> Any:
     from service.application.history import History
     from service.bootstrap import build_manifest
 
-    manifest, pool, projections = await build_manifest(settings)
+    manifest, store, projections = await build_manifest(settings)
     try:
         history = History.of(manifest)
         with Bar(f"{what} {game_id} (events)") as bar:
@@ -223,8 +223,7 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
             return await history.export(game_id, progress=bar)
     finally:
         await projections.close()
-        await manifest.store.close_replica()
-        await pool.close()
+        await store.close()
 
 
 def _read(path: str) -> bytes:

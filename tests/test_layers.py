@@ -264,3 +264,140 @@ def test_a_status_code_below_the_edge_is_caught() -> None:
     assert _http_spoken("from http import HTTPStatus\n")
     assert _http_spoken("x = starlette.status.HTTP_409_CONFLICT\n")
     assert not _http_spoken('"""A 503 with Retry-After."""\nMAX_DETAIL = 500\n')
+
+
+# --- the event store's pools (issue 27) ------------------------------------------------------
+# Nothing outside service/eventstore touches a pool: the application, the audit layer, the HTTP
+# edge, the CLI and the benchmarks go through EventStore's methods and the ports it owns
+# (refusals, kept, signing_keys). Read from the source with ast:
+# - no attribute ``pool`` / ``_pool`` / ``read_pool`` is read or set (on a store or anything
+#   else), in service/ and bench/;
+# - in service/, no asyncpg statement method (fetch, fetchval, fetchrow, executemany) is
+#   called, and asyncpg is named only for its error classes (to classify failures), except
+#   that the composition root opens the pools (``asyncpg.create_pool`` in service/bootstrap.py)
+#   and hands them to the store unused.
+# A pool wrapper (a class defining ``acquire``: service.application.faults.BoundedPool) is
+# itself the pool and may hold and call the one it wraps. bench/ceiling.py is the baseline with
+# no Manifest in it (one raw asyncpg INSERT per request, on purpose); the other benchmarks'
+# direct connections (setup and measurement, asyncpg.connect) are outside the store's pools.
+POOL_ATTRIBUTES = {"pool", "_pool", "read_pool"}
+STATEMENT_METHODS = {"fetch", "fetchval", "fetchrow", "executemany"}
+OPENS_POOLS = {"service/bootstrap.py"}
+
+
+def _pool_wrappers(tree: ast.AST) -> set[ast.AST]:
+    """The nodes inside classes that define ``acquire`` (pool wrappers)."""
+    inside: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(
+            isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == "acquire"
+            for f in node.body
+        ):
+            inside.update(ast.walk(node))
+    return inside
+
+
+def _asyncpg_name(node: ast.AST) -> str | None:
+    """``asyncpg.x.y`` as ``x.y`` when ``node`` is that attribute chain."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id == "asyncpg" and parts:
+        return ".".join(reversed(parts))
+    return None
+
+
+def _allowed_asyncpg(name: str, opens_pools: bool) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    if name == "exceptions" or name.startswith("exceptions."):
+        return True
+    if last.endswith(("Error", "Exception")):
+        return True
+    return opens_pools and name == "create_pool"
+
+
+def pool_uses(source: str, where: str, *, service: bool) -> list[str]:
+    """Where ``source`` (the file ``where``) touches a pool, as ``where:line: what``."""
+    tree = ast.parse(source, where)
+    wrapped = _pool_wrappers(tree)
+    found: list[str] = []
+    opens_pools = where in OPENS_POOLS
+    for node in ast.walk(tree):
+        if node in wrapped:
+            continue
+        if isinstance(node, ast.Attribute) and node.attr in POOL_ATTRIBUTES:
+            found.append(f"{where}:{node.lineno}: .{node.attr}")
+        if not service:
+            continue
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in STATEMENT_METHODS
+        ):
+            found.append(f"{where}:{node.lineno}: .{node.func.attr}()")
+        name = _asyncpg_name(node)
+        if name is not None and not _allowed_asyncpg(name, opens_pools):
+            found.append(f"{where}:{node.lineno}: asyncpg.{name}")
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("asyncpg"):
+            module = (node.module or "").removeprefix("asyncpg").lstrip(".")
+            for alias in node.names:
+                name = f"{module}.{alias.name}" if module else alias.name
+                if not _allowed_asyncpg(name, opens_pools):
+                    found.append(f"{where}:{node.lineno}: from {node.module} import {alias.name}")
+    return found
+
+
+def _outside_the_store() -> list[tuple[Path, bool]]:
+    service = [
+        (p, True)
+        for p in (ROOT / "service").rglob("*.py")
+        if not p.is_relative_to(ROOT / "service" / "eventstore")
+    ]
+    bench = [(p, False) for p in (ROOT / "bench").glob("*.py") if p.name != "ceiling.py"]
+    return sorted(service + bench)
+
+
+def test_nothing_outside_the_event_store_touches_a_pool() -> None:
+    found = [
+        use
+        for path, service in _outside_the_store()
+        for use in pool_uses(path.read_text(), str(path.relative_to(ROOT)), service=service)
+    ]
+    assert not found, f"pools used outside service/eventstore: {found}"
+
+
+@pytest.mark.parametrize(
+    ("source", "where"),
+    [
+        ("async def f(self):\n    await g(self.store.pool, 1)\n", "service/application/play.py"),
+        ("def f(m):\n    return m.store._pool\n", "service/http/routes/audit.py"),
+        ("async def f(conn):\n    return await conn.fetchval('SELECT 1')\n", "service/cli.py"),
+        (
+            "import asyncpg\nasync def f(d):\n    return await asyncpg.connect(d)\n",
+            "service/cli.py",
+        ),
+        ("import asyncpg\nP = asyncpg.create_pool\n", "service/application/games.py"),
+        ("from asyncpg import Pool\n", "service/audit/receipts.py"),
+        ("from asyncpg.pool import create_pool\n", "service/bootstrap.py"),
+        ("async def f(s):\n    await s.read_pool.close()\n", "bench/seek.py"),
+    ],
+)
+def test_a_pool_used_outside_the_store_is_caught(source: str, where: str) -> None:
+    assert pool_uses(source, where, service=where.startswith("service/"))
+
+
+def test_what_the_pool_rule_lets_pass() -> None:
+    """Error classes, the composition root opening the pools, and a pool wrapper."""
+    allowed = [
+        ("import asyncpg\nE = (asyncpg.exceptions.QueryCanceledError, asyncpg.PostgresError)\n"),
+        (
+            "class Bounded:\n"
+            "    async def acquire(self):\n        return await self._pool.acquire()\n"
+            "    async def fetchval(self, q):\n        return await self._pool.fetchval(q)\n"
+        ),
+    ]
+    for source in allowed:
+        assert pool_uses(source, "service/application/faults.py", service=True) == []
+    opening = "import asyncpg\nasync def f(d):\n    return await asyncpg.create_pool(d)\n"
+    assert pool_uses(opening, "service/bootstrap.py", service=True) == []

@@ -17,7 +17,6 @@ so another process, or this one after a restart, reads it instead of re-adjudica
 from __future__ import annotations
 
 import asyncio
-import uuid
 from typing import Any
 
 import msgspec
@@ -26,27 +25,6 @@ from service.application.errors import NotFound
 from service.application.history import History
 from service.eventstore import kept, rejections
 from service.lru import LRU
-
-#: SHA-256 over the row versions of everything the audit reads of one game (NULL: no such
-#: game). PostgreSQL gives every row version its own (xmin, ctid): any INSERT, UPDATE or DELETE
-#: of a row — triggers disabled or not — changes the set, without hashing the rows' contents.
-_FINGERPRINT = """
-SELECT sha256(convert_to(concat_ws('|',
-    g.xmin::text, g.ctid::text,
-    (SELECT s.xmin::text || '@' || s.ctid::text FROM secrets s WHERE s.game_id = g.id),
-    (SELECT string_agg(e.version::text || '@' || e.xmin::text || '@' || e.ctid::text, ','
-                       ORDER BY e.version, e.ctid)
-       FROM events e WHERE e.game_id = g.id),
-    (SELECT string_agg(c.xmin::text || '@' || c.ctid::text, ',' ORDER BY c.ctid)
-       FROM commands c WHERE c.game_id = g.id),
-    (SELECT string_agg(r.seat::text || ':' || r.count::text || ':' || r.over_budget::text, ','
-                       ORDER BY r.seat)
-       FROM rejections_unrecorded r WHERE r.game_id = g.id)
-), 'UTF8'))
-  FROM games g WHERE g.id = $1
-"""
-#: the same, for the documents keyed by it (:mod:`service.application.kept`)
-FINGERPRINT = _FINGERPRINT
 
 
 class AuditCache:
@@ -61,11 +39,10 @@ class AuditCache:
     async def state(self, game_id: str) -> tuple[str, bytes, rejections.Unrecorded]:
         """The ETag of the audit now, the fingerprint it names, and the refusals counted but
         not recorded (past the cap or a storage budget)."""
-        pool = self.history.store.pool
-        fingerprint = await pool.fetchval(_FINGERPRINT, uuid.UUID(game_id))
+        fingerprint = await self.history.store.fingerprint(game_id)
         if fingerprint is None:
             raise NotFound("game.not_found", f"no game {game_id}")
-        unrecorded = await rejections.unrecorded(pool, game_id)
+        unrecorded = await self.history.store.refusals.unrecorded(game_id)
         return f'"{bytes(fingerprint).hex()[:40]}"', bytes(fingerprint), unrecorded
 
     async def report(
@@ -94,8 +71,9 @@ class AuditCache:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._running[key] = future
         try:
-            pool = self.history.store.pool
-            stored = await kept.get(pool, game_id, "audit", [kept.EVERYONE], fingerprint)
+            stored = await self.history.store.kept.get(
+                game_id, "audit", [kept.EVERYONE], fingerprint
+            )
             if stored is not None:  # a finished game's report, kept in PostgreSQL
                 report = msgspec.json.decode(stored, type=dict[str, Any])
                 self._reports.put(game_id, (fingerprint, report))
@@ -103,13 +81,15 @@ class AuditCache:
                 return report
             report = await self.history.audit(game_id)
             self.computed += 1
-            after = await self.history.store.pool.fetchval(_FINGERPRINT, uuid.UUID(game_id))
+            after = await self.history.store.fingerprint(game_id)
             if after is not None and bytes(after) == fingerprint:  # nothing moved meanwhile
                 self._reports.put(game_id, (fingerprint, report))
                 row = await self.history.store.get_game(game_id)
                 if row is not None and row.status == "finished":
                     body = msgspec.json.encode(report)
-                    await kept.put(pool, game_id, "audit", kept.EVERYONE, fingerprint, body)
+                    await self.history.store.kept.put(
+                        game_id, "audit", kept.EVERYONE, fingerprint, body
+                    )
             future.set_result(report)
             return report
         except BaseException as error:

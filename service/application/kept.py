@@ -28,12 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import uuid
 from collections.abc import Awaitable, Callable
 
 from prometheus_client import Counter
 
-from service.application.auditcache import FINGERPRINT
 from service.application.errors import NotFound
 from service.application.history import History, ReplayPlan
 from service.audit.exportfile import encode_export
@@ -135,15 +133,16 @@ class Kept:
 
     async def _kept_replay(self, plan: ReplayPlan) -> bytes:
         stamp = _replay_stamp(plan)
-        pool = self.history.store.pool
-        body = await kept.get(pool, plan.game_id, "replay", [kept.EVERYONE, plan.key], stamp)
+        body = await self.history.store.kept.get(
+            plan.game_id, "replay", [kept.EVERYONE, plan.key], stamp
+        )
         if body is not None:
             KEPT.labels("replay", "read").inc()
             return body
         body, private = await self.history.replay_body(plan)
         self.computed += 1
         klass = plan.key if private else kept.EVERYONE
-        stored = await kept.put(pool, plan.game_id, "replay", klass, stamp, body)
+        stored = await self.history.store.kept.put(plan.game_id, "replay", klass, stamp, body)
         KEPT.labels("replay", "computed" if stored else "not_kept").inc()
         return body
 
@@ -152,7 +151,7 @@ class Kept:
         """The caller's redaction class, the export's ETag now, and the fingerprint it names."""
         seat = await self.history.seats.viewer(game_id, token)
         klass = "spectator" if seat is None else f"seat:{seat}"
-        fingerprint = await self.history.store.pool.fetchval(FINGERPRINT, uuid.UUID(game_id))
+        fingerprint = await self.history.store.fingerprint(game_id)
         if fingerprint is None:
             raise NotFound("game.not_found", f"no game {game_id}")
         fingerprint = bytes(fingerprint)
@@ -164,8 +163,7 @@ class Kept:
     ) -> tuple[bytes, bool]:
         """The export's bytes for the caller, and whether they are those of ``fingerprint``
         (False: the rows moved while it was computed; send it without the ETag)."""
-        pool = self.history.store.pool
-        body = await kept.get(pool, game_id, "export", [klass], fingerprint)
+        body = await self.history.store.kept.get(game_id, "export", [klass], fingerprint)
         if body is not None:
             KEPT.labels("export", "read").inc()
             return body, True
@@ -177,9 +175,9 @@ class Kept:
 
         marked = await self._once(("export", game_id, klass, fingerprint.hex()), compute)
         body, finished = marked[:-1], marked[-1:] == b"F"
-        after = await pool.fetchval(FINGERPRINT, uuid.UUID(game_id))
+        after = await self.history.store.fingerprint(game_id)
         same = after is not None and bytes(after) == fingerprint
         if same and finished:
-            stored = await kept.put(pool, game_id, "export", klass, fingerprint, body)
+            stored = await self.history.store.kept.put(game_id, "export", klass, fingerprint, body)
             KEPT.labels("export", "computed" if stored else "not_kept").inc()
         return body, same

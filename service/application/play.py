@@ -28,8 +28,7 @@ from service.application.tables import Tables
 from service.application.writes import Writes
 from service.audit.receipts import Signer
 from service.eventstore import rejections
-from service.eventstore.optimistic import append_command
-from service.eventstore.records import CommandRecord, NewEvent, StoredEvent
+from service.eventstore.records import AcceptedCommand, CommandRecord, NewEvent, StoredEvent
 from service.eventstore.store import DuplicateCommand, EventStore
 from service.observability import COMMANDS, REFUSALS_UNSTORED
 
@@ -100,8 +99,6 @@ class Play:
         #: Refusals stored per minute per client address and bytes per minute in all
         #: (``MANIFEST_REFUSALS_PER_CLIENT``, ``MANIFEST_REFUSAL_BYTES``).
         self.refusal_budget = refusal_budget or rejections.Budget(60, 262144)
-        #: Refusals over a budget, counted (written once a second at most).
-        self.refusal_tally = rejections.Tally()
 
     async def command(
         self,
@@ -190,23 +187,23 @@ class Play:
             return await self._refuse(a, refusal, "rejected")
         new = ruling.table
         try:
-            appended = await append_command(
-                self.store.pool,
-                game_id=a.game_id,
-                version=version,
-                head=head,
-                events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
-                seat=a.seat,
-                command_id=a.command_id,
-                at=datetime.now(UTC),
-                status=new.status if new.status != table.status else None,
-                result=ruling.result,
-                idempotency_key=a.key,
-                command_type=str(a.body.command.get("type", ""))[:64],
-                body=msgspec.to_builtins(a.body),
-                received_at=a.received_at,
+            appended = await self.store.append_command(
+                AcceptedCommand(
+                    game_id=a.game_id,
+                    version=version,
+                    head=head,
+                    events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
+                    seat=a.seat,
+                    command_id=a.command_id,
+                    at=datetime.now(UTC),
+                    status=new.status if new.status != table.status else None,
+                    result=ruling.result,
+                    idempotency_key=a.key,
+                    command_type=str(a.body.command.get("type", ""))[:64],
+                    body=msgspec.to_builtins(a.body),
+                    received_at=a.received_at,
+                ),
                 respond=lambda stored: self._accepted(new, a.seat, stored),
-                batch=self.store.appends,
             )
         except DuplicateCommand:
             return await self._replay_key(a)
@@ -235,10 +232,10 @@ class Play:
             + rejections.ROW_BYTES
         )
         if a.client is not None and not self.refusal_budget.take(a.client, cost):
-            self.refusal_tally.add(self.store.pool, a.game_id, a.seat)
+            self.store.refusals.over_budget(a.game_id, a.seat)
             REFUSALS_UNSTORED.labels("budget").inc()
             raise refused
-        if not await rejections.admit(self.store.pool, a.game_id, a.seat, self.rejected_cap):
+        if not await self.store.refusals.admit(a.game_id, a.seat, self.rejected_cap):
             REFUSALS_UNSTORED.labels("cap").inc()
             raise refused
         try:

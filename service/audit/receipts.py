@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from service.eventstore.chain import format_at
+from service.eventstore.keys import SigningKeys
 
 KEY_ID = "primary"
 
@@ -188,7 +189,7 @@ def check_source(configured: str | None, source: str) -> None:
 
 
 async def load_signer(
-    pool: Any, configured: str | None = None, *, source: str = "database"
+    keys: SigningKeys, configured: str | None = None, *, source: str = "database"
 ) -> Signer:
     """The configured key, else (source ``database`` only) the stored one, else a new one
     stored for every instance. Its public key is recorded in ``signing_keys``."""
@@ -197,23 +198,9 @@ async def load_signer(
         signer = configured_key(configured)
     else:
         fresh = Signer(Ed25519PrivateKey.generate())
-        async with pool.acquire() as conn:
-            await conn.execute(
-                "INSERT INTO server_keys (id, private_key, public_key) VALUES ($1, $2, $3) "
-                "ON CONFLICT (id) DO NOTHING",
-                KEY_ID,
-                fresh.private_pem(),
-                fresh.public_raw,
-            )
-            stored = await conn.fetchval(
-                "SELECT private_key FROM server_keys WHERE id = $1", KEY_ID
-            )
-        signer = Signer(_from_pem(bytes(stored)))
-    await pool.execute(
-        "INSERT INTO signing_keys (key_id, public_key) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        signer.key_id,
-        signer.public_raw,
-    )
+        stored = await keys.server_key(KEY_ID, fresh.private_pem(), fresh.public_raw)
+        signer = Signer(_from_pem(stored))
+    await keys.record_used(signer.key_id, signer.public_raw)
     return signer
 
 
@@ -226,21 +213,18 @@ class PublicKey(msgspec.Struct):
     first_used: str | None
 
 
-async def published_keys(pool: Any, current: Signer) -> list[PublicKey]:
+async def published_keys(keys: SigningKeys, current: Signer) -> list[PublicKey]:
     """``GET /v1/keys``: the key this instance signs with, then every other key ever used
     (newest first) — receipts and tree heads name theirs by ``key_id``."""
-    rows = await pool.fetch(
-        "SELECT public_key, first_used FROM signing_keys ORDER BY first_used DESC, key_id"
-    )
-    used = {bytes(r["public_key"]): r["first_used"] for r in rows}
+    used = dict(await keys.used())
     first = used.get(current.public_raw)
-    keys = [public_document(current.public_raw, "current", _at(first))]
-    keys += [
+    documents = [public_document(current.public_raw, "current", _at(first))]
+    documents += [
         public_document(raw, "previous", _at(at))
         for raw, at in used.items()
         if raw != current.public_raw
     ]
-    return [PublicKey(**k) for k in keys]
+    return [PublicKey(**k) for k in documents]
 
 
 def _at(at: Any) -> str | None:

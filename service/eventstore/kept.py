@@ -6,8 +6,12 @@ restarts), not evidence: rows may be deleted at any time."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
+
+#: how long a kept write waits for a lock held elsewhere before giving up (it is a cache)
+LOCK_WAIT = "500ms"
 
 #: the class of a document every caller reads alike
 EVERYONE = "all"
@@ -24,32 +28,29 @@ DO UPDATE SET stamp = EXCLUDED.stamp, body = EXCLUDED.body, kept_at = now()
 """
 
 
-async def get(
-    pool: asyncpg.Pool, game_id: str, kind: str, classes: list[str], stamp: bytes
-) -> bytes | None:
-    """The kept body of ``kind`` for the first of ``classes`` kept under ``stamp`` (None:
-    none is)."""
-    rows = await pool.fetch(_GET, uuid.UUID(game_id), kind, classes, stamp)
-    by_class = {r["class"]: bytes(r["body"]) for r in rows}
-    return next((by_class[c] for c in classes if c in by_class), None)
+class KeptDocuments:
+    """The ``kept_documents`` table of the event store's database."""
 
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
 
-#: how long a kept write waits for a lock held elsewhere before giving up (it is a cache)
-LOCK_WAIT = "500ms"
+    async def get(self, game_id: str, kind: str, classes: list[str], stamp: bytes) -> bytes | None:
+        """The kept body of ``kind`` for the first of ``classes`` kept under ``stamp`` (None:
+        none is)."""
+        rows = await self._pool.fetch(_GET, uuid.UUID(game_id), kind, classes, stamp)
+        by_class = {r["class"]: bytes(r["body"]) for r in rows}
+        return next((by_class[c] for c in classes if c in by_class), None)
 
-
-async def put(
-    pool: asyncpg.Pool, game_id: str, kind: str, klass: str, stamp: bytes, body: bytes
-) -> bool:
-    """Keep ``body`` (replacing what was kept for the same game, kind and class); whether it
-    was kept. A write that cannot happen soon (the table locked elsewhere, PostgreSQL failing)
-    is given up: the caller has computed the document and serves it anyway, it is kept by a
-    later download — a cache write never turns a read into a 5xx or holds it for the
-    statement timeout."""
-    try:
-        async with pool.acquire() as conn, conn.transaction():
-            await conn.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
-            await conn.execute(_PUT, uuid.UUID(game_id), kind, klass, stamp, body)
-    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
-        return False
-    return True
+    async def put(self, game_id: str, kind: str, klass: str, stamp: bytes, body: bytes) -> bool:
+        """Keep ``body`` (replacing what was kept for the same game, kind and class); whether
+        it was kept. A write that cannot happen soon (the table locked elsewhere, PostgreSQL
+        failing) is given up: the caller has computed the document and serves it anyway, it is
+        kept by a later download — a cache write never turns a read into a 5xx or holds it for
+        the statement timeout."""
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                await conn.execute(f"SET LOCAL lock_timeout = '{LOCK_WAIT}'")
+                await conn.execute(_PUT, uuid.UUID(game_id), kind, klass, stamp, body)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
+            return False
+        return True

@@ -11,6 +11,7 @@ import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
 from service.eventstore import pgrows as db
+from service.eventstore.appending import INSERT_EVENTS, MOVE_GAME, Append
 from service.eventstore.atomic import atomic
 from service.eventstore.chain import chain_events, utc_micro
 from service.eventstore.records import (
@@ -89,35 +90,29 @@ class Locked:
         )
         cid = stored[0].command_id
         prev = stored[-1].hash
+        append = Append(
+            game_id=game_id,
+            version=expected_version,
+            head=self.row.head,
+            new_version=stored[-1].version,
+            new_head=prev,
+            at=at,
+            status=status,
+            result=None if result is None else db.dumps(result),
+            players=None if players is None else db.dumps(players),
+            seat=seat,
+            command_id=cid,
+            versions=[e.version for e in stored],
+            types=[e.type for e in stored],
+            data=list(texts),
+            prev_hashes=[e.prev_hash for e in stored],
+            hashes=[e.hash for e in stored],
+            publics=db.public_texts(stored),
+        )
         try:
             async with atomic(conn):  # savepoint: a conflict leaves the lock usable
-                await conn.execute(
-                    db.INSERT_EVENTS,
-                    self._gid,
-                    seat,
-                    None if cid is None else uuid.UUID(cid),
-                    at,
-                    [e.version for e in stored],
-                    [e.type for e in stored],
-                    list(texts),
-                    [e.prev_hash for e in stored],
-                    [e.hash for e in stored],
-                    db.public_texts(stored),
-                )
-                r = await conn.fetchrow(
-                    f"UPDATE games SET version = $2, head = $3, updated_at = $4, "
-                    "status = coalesce($5, status), "
-                    "result = coalesce($6::text::jsonb, result), "
-                    "players = coalesce($7::text::jsonb, players) "
-                    f"WHERE id = $1 RETURNING {db.GAME_COLS}",
-                    self._gid,
-                    stored[-1].version,
-                    prev,
-                    at,
-                    status,
-                    None if result is None else db.dumps(result),
-                    None if players is None else db.dumps(players),
-                )
+                await conn.execute(INSERT_EVENTS.sql, *INSERT_EVENTS.of(append))
+                r = await conn.fetchrow(MOVE_GAME.sql, *MOVE_GAME.of(append))
         except asyncpg.UniqueViolationError:
             current = await conn.fetchval(
                 "SELECT coalesce(max(version), 0) FROM events WHERE game_id = $1", self._gid

@@ -82,9 +82,12 @@ async def migrate(conn_or_dsn: Any, directory: str | Path | None = None) -> list
             return await _migrate(conn, migrations)
         finally:
             await conn.close()
-    if isinstance(conn_or_dsn, asyncpg.Pool):
+    if isinstance(conn_or_dsn, asyncpg.Pool):  # the server's pool, with its statement timeout
         async with conn_or_dsn.acquire() as conn:
-            return await _migrate(conn, migrations)
+            await conn.execute("SET statement_timeout = 0")  # migrations may take their time
+            done = await _migrate(conn, migrations)
+            await conn.execute("RESET statement_timeout")
+            return done
     return await _migrate(conn_or_dsn, migrations)
 
 

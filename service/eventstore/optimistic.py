@@ -1,7 +1,9 @@
 """The one-statement append behind every game command (optimistic concurrency).
 
-A command is decided on the state at a known (version, head). Appending is then a single SQL
-statement: a compare-and-set ``UPDATE games ... WHERE version = $v AND head = $h`` whose
+A command is decided on the state at a known (version, head) (:class:`AcceptedCommand`).
+Appending is then a single SQL statement (``APPEND_COMMAND`` of
+:mod:`service.eventstore.appending`): a compare-and-set ``UPDATE games ... WHERE version = $v
+AND head = $h`` whose
 ``RETURNING`` row feeds the inserts of the events and of the command record — so if the game
 moved on (another writer, another instance), the update matches no row and *nothing* is written,
 and the caller re-reads and decides again. PostgreSQL's row lock on the update serializes
@@ -16,45 +18,16 @@ first answer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
 from service.eventstore import pgrows as db
-from service.eventstore.batched import Append, Appends
+from service.eventstore.appending import APPEND_COMMAND, CommandAppend
+from service.eventstore.batched import Appends
 from service.eventstore.chain import chain_events, utc_micro
-from service.eventstore.records import DuplicateCommand, NewEvent, StoredEvent
-
-_APPEND = """
-WITH moved AS (
-    UPDATE games
-       SET version = $3, head = $4, updated_at = $5,
-           status = coalesce($6, status), result = coalesce($7::text::jsonb, result)
-     WHERE id = $1 AND version = $2 AND head = $8
- RETURNING id
-), appended AS (
-    INSERT INTO events (game_id, version, type, data, seat, command_id, recorded_at, prev_hash,
-                        hash, public)
-    SELECT moved.id, u.v, u.t, u.d::jsonb, $9::int, $10::uuid, $5::timestamptz, u.p, u.h,
-           u.c::jsonb
-      FROM moved, unnest($11::int[], $12::text[], $13::text[], $14::bytea[], $15::bytea[],
-                         $21::text[])
-           AS u(v, t, d, p, h, c)
-    RETURNING 1
-), recorded AS (
-    INSERT INTO commands (id, game_id, seat, idempotency_key, type, body, received_at, outcome,
-                          first_version, last_version, response)
-    SELECT $10::uuid, moved.id, $9::int, $16, $17, $18::text::jsonb, $19::timestamptz,
-           'accepted', $2 + 1, $3, $20::text::jsonb
-      FROM moved
-    RETURNING 1
-)
-SELECT (SELECT count(*) FROM moved) AS moved,
-       (SELECT count(*) FROM appended) AS appended,
-       (SELECT count(*) FROM recorded) AS recorded
-"""
+from service.eventstore.records import AcceptedCommand, DuplicateCommand, NewEvent, StoredEvent
 
 
 class _Float(Exception):
@@ -80,29 +53,17 @@ def _has_float(value: Any) -> bool:
 
 async def append_command(
     pool: Any,
-    *,
-    game_id: str,
-    version: int,
-    head: bytes,
-    events: list[NewEvent],
-    seat: int,
-    command_id: str,
-    at: datetime,
-    status: str | None,
-    result: Any,
-    idempotency_key: str | None,
-    command_type: str,
-    body: Any,
-    received_at: datetime,
+    command: AcceptedCommand,
     respond: Callable[[list[StoredEvent]], Any],
     batch: Appends | None = None,
 ) -> tuple[list[StoredEvent], Any] | None:
-    """Append ``events`` after (``version``, ``head``) and record the command, in one
+    """Append ``command``'s events after its (``version``, ``head``) and record it, in one
     statement. Returns the stored events and the response recorded with them, or None when the
     game is no longer at (``version``, ``head``). ``respond(stored)`` builds the response.
     With ``batch``, the append goes with the others of its loop turn (:mod:`.batched`) and is
     sent alone only when the batch did not make it."""
-    at = utc_micro(at)
+    at = utc_micro(command.at)
+    events = command.events
     if any(_has_float(e.data) for e in events):
         # jsonb may rewrite a float's digits: hash exactly what will read back.
         publics = db.public_texts(events)
@@ -116,38 +77,39 @@ async def append_command(
             NewEvent(e.type, msgspec.json.decode(t), db.loads(p) if q else None)
             for e, t, p, q in zip(events, texts[:n], texts[n:], publics, strict=True)
         ]
-    stored = chain_events(game_id, version, head, events, seat, command_id, at)
+    game_id, version, head = command.game_id, command.version, command.head
+    stored = chain_events(game_id, version, head, events, command.seat, command.command_id, at)
     response = respond(stored)
-    args = Append(
-        game_id=game_id,  # asyncpg encodes a UUID from its text: no UUID object to build
+    append = CommandAppend(
+        game_id=game_id,
         version=version,
+        head=head,
         new_version=stored[-1].version,
         new_head=stored[-1].hash,
         at=at,
-        status=status,
-        result=None if result is None else db.dumps(result),
-        head=head,
-        seat=seat,
-        command_id=command_id,
+        status=command.status,
+        result=None if command.result is None else db.dumps(command.result),
+        seat=command.seat,
+        command_id=command.command_id,
         versions=[e.version for e in stored],
         types=[e.type for e in stored],
         data=[db.dumps(e.data) for e in stored],
         prev_hashes=[e.prev_hash for e in stored],
         hashes=[e.hash for e in stored],
-        idempotency_key=idempotency_key,
-        command_type=command_type,
-        body=db.dumps(body),
-        received_at=received_at,
-        response=db.dumps(response),
         publics=db.public_texts(stored),
+        idempotency_key=command.idempotency_key,
+        command_type=command.command_type,
+        body=db.dumps(command.body),
+        received_at=command.received_at,
+        response=db.dumps(response),
     )
-    if batch is not None and await batch.append(args):
+    if batch is not None and await batch.append(append):
         return stored, response
     try:
-        row = await pool.fetchrow(_APPEND, *args)
+        row = await pool.fetchrow(APPEND_COMMAND.sql, *APPEND_COMMAND.of(append))
     except asyncpg.UniqueViolationError as error:
         if "commands_idempotency" in str(error):
-            raise DuplicateCommand(game_id, idempotency_key, command_id) from None
+            raise DuplicateCommand(game_id, command.idempotency_key, command.command_id) from None
         return None  # (game_id, version) taken: someone appended first
     if row["moved"] == 0:
         return None

@@ -57,12 +57,25 @@ NORMALIZE_JSON = (
     "SELECT array(SELECT x::jsonb::text FROM unnest($1::text[]) WITH ORDINALITY AS t(x, i) "
     "ORDER BY i)"
 )
-INSERT_EVENTS = """
-INSERT INTO events (game_id, version, type, data, seat, command_id, recorded_at, prev_hash, hash,
-                    public)
-SELECT $1::uuid, u.v, u.t, u.d::jsonb, $2::int, $3::uuid, $4::timestamptz, u.p, u.h, u.c::jsonb
-FROM unnest($5::int[], $6::text[], $7::text[], $8::bytea[], $9::bytea[], $10::text[])
-     AS u(v, t, d, p, h, c)
+
+
+#: SHA-256 over the row versions of everything the audit reads of one game (NULL: no such
+#: game). PostgreSQL gives every row version its own (xmin, ctid): any INSERT, UPDATE or DELETE
+#: of a row — triggers disabled or not — changes the set, without hashing the rows' contents.
+FINGERPRINT = """
+SELECT sha256(convert_to(concat_ws('|',
+    g.xmin::text, g.ctid::text,
+    (SELECT s.xmin::text || '@' || s.ctid::text FROM secrets s WHERE s.game_id = g.id),
+    (SELECT string_agg(e.version::text || '@' || e.xmin::text || '@' || e.ctid::text, ','
+                       ORDER BY e.version, e.ctid)
+       FROM events e WHERE e.game_id = g.id),
+    (SELECT string_agg(c.xmin::text || '@' || c.ctid::text, ',' ORDER BY c.ctid)
+       FROM commands c WHERE c.game_id = g.id),
+    (SELECT string_agg(r.seat::text || ':' || r.count::text || ':' || r.over_budget::text, ','
+                       ORDER BY r.seat)
+       FROM rejections_unrecorded r WHERE r.game_id = g.id)
+), 'UTF8'))
+  FROM games g WHERE g.id = $1
 """
 
 

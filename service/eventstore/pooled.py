@@ -1,5 +1,7 @@
 """What every part of :class:`service.eventstore.store.EventStore` stands on: the asyncpg pool,
-an optional read replica's pool, and the clock that stamps events and commands."""
+an optional read replica's pool, and the clock that stamps events and commands; and the small
+ports the store owns on the same pool (refusals, kept documents, signing keys). Nothing
+outside :mod:`service.eventstore` touches a pool (``tests/test_layers.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ from typing import Any
 
 from service.eventstore import pgrows as db
 from service.eventstore.batched import Appends
+from service.eventstore.kept import KeptDocuments
+from service.eventstore.keys import SigningKeys
+from service.eventstore.rejections import Refusals
 
 
 class Pooled:
@@ -28,10 +33,14 @@ class Pooled:
         append_batch: int = 1,
     ) -> None:
         self._pool = pool
-        #: The pool, for statements the store does not wrap (``service.eventstore.optimistic``).
-        self.pool = pool
         #: Appends of one loop turn sent together (at most ``append_batch``; 1: each alone).
         self.appends = Appends(pool, append_batch)
+        #: Refusals past those recorded: the cap per seat, the counts (:mod:`.rejections`).
+        self.refusals = Refusals(pool)
+        #: Finished games' documents kept as bytes (:mod:`.kept`).
+        self.kept = KeptDocuments(pool)
+        #: The signing keys kept and published (:mod:`.keys`).
+        self.signing_keys = SigningKeys(pool)
         #: A read replica's pool (``PG_READ_DSN``) for history reads, or None.
         self.read_pool = read_pool
         #: How history reads were answered: replica, fallback_behind, fallback_error.
@@ -43,6 +52,11 @@ class Pooled:
     async def close_replica(self) -> None:
         if self.read_pool is not None:
             await self.read_pool.close()
+
+    async def close(self) -> None:
+        """Close the pools (the replica's first): the store is not used after."""
+        await self.close_replica()
+        await self._pool.close()
 
     async def ping(self) -> bool:
         return bool(await self._pool.fetchval("SELECT 1") == 1)

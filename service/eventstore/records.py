@@ -134,6 +134,26 @@ class NewCommand(TypedDict):
     body_prefix: NotRequired[str | None]
 
 
+class AcceptedCommand(msgspec.Struct, frozen=True, kw_only=True):
+    """A game command accepted on the game at (``version``, ``head``), with the events it
+    makes: what :meth:`EventStore.append_command` appends and records in one statement.
+    ``status``/``result`` replace the game's when not None."""
+
+    game_id: str
+    version: int
+    head: bytes
+    events: list[NewEvent]
+    seat: int
+    command_id: str
+    at: datetime
+    status: str | None
+    result: Any
+    idempotency_key: str | None
+    command_type: str
+    body: Any
+    received_at: datetime
+
+
 class AppendResult(msgspec.Struct, frozen=True):
     """What :meth:`Locked.append` wrote: the version range, the new head and the events."""
 

@@ -155,15 +155,6 @@ def _refill(bucket: tuple[float, float] | None, per_minute: int, now: float) -> 
     return min(float(per_minute), left + (now - stamp) * per_minute / 60.0)
 
 
-async def admit(pool: Any, game_id: str, seat: int, cap: int) -> bool:
-    """True if this refusal is to be recorded; else it is counted (and False)."""
-    gid = uuid.UUID(game_id)
-    if await pool.fetchval(_RECORDED, gid, seat, cap) < cap:
-        return True
-    await pool.execute(_COUNT, gid, seat, 0)
-    return False
-
-
 _COUNT_MANY = """
 INSERT INTO rejections_unrecorded (game_id, seat, count, over_budget)
 SELECT g, s, n, n FROM unnest($1::uuid[], $2::int[], $3::bigint[]) AS u(g, s, n)
@@ -179,7 +170,8 @@ class Tally:
     are any). At most ``max_keys`` (game, seat) pairs wait at once; a failed write is retried
     with the next."""
 
-    def __init__(self, every: float = 1.0, max_keys: int = MAX_CLIENTS) -> None:
+    def __init__(self, pool: Any, every: float = 1.0, max_keys: int = MAX_CLIENTS) -> None:
+        self._pool = pool
         self.every = every
         self.max_keys = max_keys
         self.pending: dict[tuple[str, int], int] = {}
@@ -187,22 +179,22 @@ class Tally:
         self.lost = 0
         self._flushing: asyncio.Task[None] | None = None
 
-    def add(self, pool: Any, game_id: str, seat: int) -> None:
+    def add(self, game_id: str, seat: int) -> None:
         key = (game_id, seat)
         if key not in self.pending and len(self.pending) >= self.max_keys:
             self.lost += 1
             return
         self.pending[key] = self.pending.get(key, 0) + 1
         if self._flushing is None or self._flushing.done():
-            self._flushing = asyncio.get_running_loop().create_task(self._flush(pool))
+            self._flushing = asyncio.get_running_loop().create_task(self._flush())
 
-    async def _flush(self, pool: Any) -> None:
+    async def _flush(self) -> None:
         await asyncio.sleep(self.every)
         pending, self.pending = self.pending, {}
         if not pending:
             return
         try:
-            await pool.execute(
+            await self._pool.execute(
                 _COUNT_MANY,
                 [uuid.UUID(g) for g, _ in pending],
                 [s for _, s in pending],
@@ -214,7 +206,7 @@ class Tally:
         # counts added while this write was under way found this task running and started
         # none: write them too, or they would wait for the next refusal over a budget
         if self.pending:
-            self._flushing = asyncio.get_running_loop().create_task(self._flush(pool))
+            self._flushing = asyncio.get_running_loop().create_task(self._flush())
 
 
 class Unrecorded(msgspec.Struct, frozen=True):
@@ -225,14 +217,37 @@ class Unrecorded(msgspec.Struct, frozen=True):
     over_budget: dict[str, int]
 
 
-async def unrecorded(pool: Any, game_id: str) -> Unrecorded:
-    """The game's refusals counted but not recorded."""
-    rows = await pool.fetch(
-        "SELECT seat, count, over_budget FROM rejections_unrecorded WHERE game_id = $1 "
-        "ORDER BY seat",
-        uuid.UUID(game_id),
-    )
-    return Unrecorded(
-        {str(r["seat"]): int(r["count"]) for r in rows},
-        {str(r["seat"]): int(r["over_budget"]) for r in rows if r["over_budget"]},
-    )
+class Refusals:
+    """The refusals of the event store's games, past what :meth:`EventStore.record_rejection`
+    records: the cap per seat, the counts of those not recorded (:class:`Tally` for those over
+    a budget), and what a game's audit shows of them."""
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+        #: refusals over a budget, counted in memory and written once a second at most
+        self.tally = Tally(pool)
+
+    async def admit(self, game_id: str, seat: int, cap: int) -> bool:
+        """True if this refusal is to be recorded (the seat has fewer than ``cap`` recorded);
+        else it is counted (and False)."""
+        gid = uuid.UUID(game_id)
+        if await self._pool.fetchval(_RECORDED, gid, seat, cap) < cap:
+            return True
+        await self._pool.execute(_COUNT, gid, seat, 0)
+        return False
+
+    def over_budget(self, game_id: str, seat: int) -> None:
+        """Count a refusal not stored because a budget was spent (:class:`Tally`)."""
+        self.tally.add(game_id, seat)
+
+    async def unrecorded(self, game_id: str) -> Unrecorded:
+        """The game's refusals counted but not recorded."""
+        rows = await self._pool.fetch(
+            "SELECT seat, count, over_budget FROM rejections_unrecorded WHERE game_id = $1 "
+            "ORDER BY seat",
+            uuid.UUID(game_id),
+        )
+        return Unrecorded(
+            {str(r["seat"]): int(r["count"]) for r in rows},
+            {str(r["seat"]): int(r["over_budget"]) for r in rows if r["over_budget"]},
+        )

@@ -26,7 +26,12 @@ PostgreSQL's ``jsonb`` before hashing, so the data read back hashes to the store
 
 :class:`EventStore` is put together from one part per concern: games, seats and secrets
 (:mod:`service.eventstore.games`), event reads (:mod:`service.eventstore.reads`), commands
-(:mod:`service.eventstore.commandlog`), on the pools of :mod:`service.eventstore.pooled`.
+(:mod:`service.eventstore.commandlog`), game commands' appends
+(:mod:`service.eventstore.optimistic`, :mod:`service.eventstore.batched`), on the pools of
+:mod:`service.eventstore.pooled`, which also holds the ports for refusals
+(:mod:`service.eventstore.rejections`), kept documents (:mod:`service.eventstore.kept`) and
+signing keys (:mod:`service.eventstore.keys`). Every append path writes one description of an
+append with named SQL parameters (:mod:`service.eventstore.appending`).
 Further modules: :mod:`service.eventstore.records` (Structs, errors),
 :mod:`service.eventstore.chain` (hashing), :mod:`service.eventstore.pgrows` (SQL and row
 decoding), :mod:`service.eventstore.locked` (:class:`Locked`).
@@ -37,12 +42,19 @@ msgspec, so the store works whatever JSON codecs the pool's connections have.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from service.eventstore import pgrows as db
 from service.eventstore.chain import ZERO_HASH, canonical, verify_chain
 from service.eventstore.commandlog import CommandLog
 from service.eventstore.games import GameRows
 from service.eventstore.locked import Locked
+from service.eventstore.optimistic import append_command
 from service.eventstore.reads import REPLICA_RETRY_S, EventReads
 from service.eventstore.records import (
+    AcceptedCommand,
     AppendResult,
     CommandRecord,
     DuplicateCommand,
@@ -57,6 +69,7 @@ from service.eventstore.records import (
 __all__ = [
     "REPLICA_RETRY_S",
     "ZERO_HASH",
+    "AcceptedCommand",
     "AppendResult",
     "CommandRecord",
     "DuplicateCommand",
@@ -76,4 +89,24 @@ __all__ = [
 class EventStore(GameRows, EventReads, CommandLog):
     """Games, their events, commands, secrets and seat tokens, on an ``asyncpg.Pool``
     (``EventStore(pool, clock=..., read_pool=...)``: :class:`service.eventstore.pooled.Pooled`).
+    The port of everything above it to PostgreSQL: its methods and the ports it owns
+    (``refusals``, ``kept``, ``signing_keys``) are the only way to the pools.
     """
+
+    async def append_command(
+        self, command: AcceptedCommand, respond: Callable[[list[StoredEvent]], Any]
+    ) -> tuple[list[StoredEvent], Any] | None:
+        """Append an accepted game command's events and record it, in one statement (with the
+        others of its loop turn when there are: :mod:`service.eventstore.batched`). The stored
+        events and the response ``respond(stored)`` recorded with them; None when the game is
+        no longer at the command's (``version``, ``head``): decide again. Raises
+        :class:`DuplicateCommand` when its Idempotency-Key is already recorded (nothing
+        written). See :mod:`service.eventstore.optimistic`."""
+        return await append_command(self._pool, command, respond, self.appends)
+
+    async def fingerprint(self, game_id: str) -> bytes | None:
+        """A SHA-256 of the row versions of everything a game's audit reads (its row, secrets,
+        events, commands and refusal counts): any write to any of them changes it. None: no
+        such game."""
+        found = await self._pool.fetchval(db.FINGERPRINT, uuid.UUID(game_id))
+        return None if found is None else bytes(found)

@@ -39,7 +39,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        manifest, pool, projections = await build_manifest(settings)
+        manifest, store, projections = await build_manifest(settings)
         services.start(manifest)
         stop = asyncio.Event()
         worker = asyncio.create_task(
@@ -54,8 +54,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             await worker
             await manifest.projector.drain(timeout=2 * settings.redis_timeout)
             await projections.close()
-            await manifest.store.close_replica()
-            await pool.close()
+            await store.close()
 
     def middleware(app: Any) -> Any:
         return RequestLogMiddleware(app, access_log=settings.access_log)

@@ -39,12 +39,12 @@ async def in_process(server: ServerProcess) -> AsyncIterator[Manifest]:
         pg_pool=4,
         log_level="warning",
     )
-    manifest, pool, projections = await build_manifest(settings)
+    manifest, store, projections = await build_manifest(settings)
     try:
         yield manifest
     finally:
         await projections.close()
-        await pool.close()
+        await store.close()
 
 
 # --- playing ---------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from service.eventstore.batched import Appends
 from service.eventstore.chain import verify_chain
 from service.eventstore.migrate import migrate
 from service.eventstore.optimistic import append_command
-from service.eventstore.records import DuplicateCommand, StoredEvent
+from service.eventstore.records import AcceptedCommand, DuplicateCommand, StoredEvent
 from service.eventstore.store import EventStore, NewEvent
 
 from .test_store import new_game
@@ -60,8 +60,7 @@ async def _move(
     time and command id."""
     when = end.get("when") or datetime.now(UTC)
     public = end.get("public")
-    return await append_command(
-        store.singles,
+    command = AcceptedCommand(
         game_id=game_id,
         version=at[0],
         head=at[1],
@@ -75,8 +74,12 @@ async def _move(
         command_type="move",
         body={"type": "move", "key": key},
         received_at=when,
-        respond=lambda stored: {"version": stored[-1].version, "head": stored[-1].hash.hex()},
-        batch=store.appends,
+    )
+    return await append_command(
+        store.singles,
+        command,
+        lambda stored: {"version": stored[-1].version, "head": stored[-1].hash.hex()},
+        store.appends,
     )
 
 
@@ -117,7 +120,7 @@ def _on_store(dsn: str, test: Callable[[Rig], Awaitable[None]], batch: int = 32)
         try:
             await test(store)
         finally:
-            await store.pool.close()
+            await store._pool.close()
 
     asyncio.run(body())
 
@@ -156,7 +159,7 @@ def test_appends_of_one_loop_turn_go_as_one_statement(fresh_database: str) -> No
                     assert [e.data for e in await store.read(game_id)] == [
                         {"n": n, "to": "c3"} for n in range(i + 1)
                     ]
-                    [command] = await store.pool.fetch(
+                    [command] = await store._pool.fetch(
                         "SELECT id::text, outcome, first_version, last_version, "
                         "response::text FROM commands WHERE game_id = $1",
                         uuid.UUID(game_id),
@@ -168,7 +171,7 @@ def test_appends_of_one_loop_turn_go_as_one_statement(fresh_database: str) -> No
                         f'{{"head":"{stored[-1].hash.hex()}","version":{i + 1}}}'
                     )
             finally:
-                await store.pool.close()
+                await store._pool.close()
 
     asyncio.run(body())
 
@@ -186,7 +189,7 @@ def test_the_same_game_twice_in_one_batch_moves_once(fresh_database: str) -> Non
         assert other is not None
         await _check(store, a, 1 if second is None else 2)
         await _check(store, b, 1)
-        accepted = await store.pool.fetchval(
+        accepted = await store._pool.fetchval(
             "SELECT count(*) FROM commands WHERE game_id = $1", uuid.UUID(a)
         )
         assert accepted == 1
@@ -288,7 +291,7 @@ def test_a_batched_append_writes_what_the_single_statement_writes(fresh_database
                 gid = uuid.UUID(game_id)
                 rows.append(
                     [
-                        [tuple(r) for r in await batched.pool.fetch(sql, gid)]
+                        [tuple(r) for r in await batched._pool.fetch(sql, gid)]
                         for sql in (_GAME, _EVENTS, _COMMANDS)
                     ]
                 )
@@ -304,8 +307,8 @@ def test_a_batched_append_writes_what_the_single_statement_writes(fresh_database
             )
             await _check(batched, x, 3)
         finally:
-            await batched.pool.close()
-            await alone.pool.close()
+            await batched._pool.close()
+            await alone._pool.close()
 
     asyncio.run(body())
 
@@ -368,7 +371,7 @@ def test_a_batch_that_fails_fails_each_member(fresh_database: str) -> None:
                 assert await _move(store, game_id, await _at(store, game_id)) is not None
         finally:
             await holder.close()
-            await store.pool.close()
+            await store._pool.close()
 
     asyncio.run(body())
 
@@ -405,13 +408,13 @@ def test_two_instances_writing_the_same_games_lose_and_double_nothing(
                 await _check(stores[1], game_id, row.version)
                 commands = [e.command_id for e in stored]
                 assert sorted(set(commands)) == sorted(acked[game_id])
-                recorded = await stores[1].pool.fetchval(
+                recorded = await stores[1]._pool.fetchval(
                     "SELECT count(*) FROM commands WHERE game_id = $1", uuid.UUID(game_id)
                 )
                 assert recorded == len(acked[game_id])
         finally:
             for store in stores:
-                await store.pool.close()
+                await store._pool.close()
 
     asyncio.run(body())
 

@@ -35,7 +35,7 @@ async def _removed(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = compose(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store.signing_keys))
         created = await manifest.lobby.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
         gid = created.id
         joined = await manifest.lobby.join(
@@ -65,7 +65,7 @@ async def _fields(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = compose(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store.signing_keys))
         created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
@@ -104,7 +104,7 @@ async def _host(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = compose(store, projector, await load_signer(store._pool))
+        manifest = compose(store, projector, await load_signer(store.signing_keys))
         history = History.of(manifest)
         created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])

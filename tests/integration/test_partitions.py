@@ -17,8 +17,7 @@ import pytest
 
 from service.eventstore.chain import verify_chain
 from service.eventstore.migrate import DEFAULT_DIR, migrate
-from service.eventstore.optimistic import append_command
-from service.eventstore.store import EventStore, NewEvent
+from service.eventstore.store import AcceptedCommand, EventStore, NewEvent
 
 from .test_store import append, new_game
 
@@ -95,22 +94,23 @@ def test_existing_games_survive_the_migration_and_keep_playing(
             row = await store.get_game(games[1].id)
             assert row is not None
             for version, head, expect in ((1, row.head, None), (2, row.head, 3)):
-                done = await append_command(
-                    pool,
-                    game_id=row.id,
-                    version=version,
-                    head=head,
-                    # floats jsonb rewrites (1e+20): the chain must hash what reads back
-                    events=[NewEvent("moved", {"to": "c3", "big": 1e20, "tiny": [1e-7]})],
-                    seat=0,
-                    command_id=str(uuid.uuid4()),
-                    at=datetime.now(UTC),
-                    status=None,
-                    result=None,
-                    idempotency_key=None,
-                    command_type="move",
-                    body={"type": "move"},
-                    received_at=datetime.now(UTC),
+                done = await store.append_command(
+                    AcceptedCommand(
+                        game_id=row.id,
+                        version=version,
+                        head=head,
+                        # floats jsonb rewrites (1e+20): the chain must hash what reads back
+                        events=[NewEvent("moved", {"to": "c3", "big": 1e20, "tiny": [1e-7]})],
+                        seat=0,
+                        command_id=str(uuid.uuid4()),
+                        at=datetime.now(UTC),
+                        status=None,
+                        result=None,
+                        idempotency_key=None,
+                        command_type="move",
+                        body={"type": "move"},
+                        received_at=datetime.now(UTC),
+                    ),
                     respond=lambda stored: {"version": stored[-1].version},
                 )
                 assert (done and done[1]["version"]) == expect  # a stale version writes nothing

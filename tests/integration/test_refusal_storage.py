@@ -78,7 +78,7 @@ def from_address(server: ServerProcess, address: str) -> httpx.AsyncClient:
 
 async def _rows(server: ServerProcess, game_id: str) -> list[dict[str, Any]]:
     async with pg(server.pg_dsn) as store:
-        rows = await store.pool.fetch(
+        rows = await store._pool.fetch(
             "SELECT seat, body::text AS body, body_prefix, encode(body_sha256, 'hex') AS sha, "
             "body_size FROM commands WHERE game_id = $1::uuid AND outcome <> 'accepted' "
             "ORDER BY received_at",
@@ -293,7 +293,7 @@ async def _flood(server: ServerProcess) -> tuple[int, int, int, float, int]:
     bodies = [msgspec.json.encode(padded(65_400, rng)) for _ in range(8)]
     assert all(len(b) < 65_536 for b in bodies)
     async with pg(server.pg_dsn) as store:
-        before = await store.pool.fetchval(_GROWTH)
+        before = await store._pool.fetchval(_GROWTH)
         sent = 0
         deadline = time.monotonic() + ATTACK_S
         started = time.monotonic()
@@ -312,8 +312,8 @@ async def _flood(server: ServerProcess) -> tuple[int, int, int, float, int]:
 
         await asyncio.gather(*(attacker(i) for i in range(ADDRESSES)))
         elapsed = time.monotonic() - started
-        grown = int(await store.pool.fetchval(_GROWTH)) - int(before)
-        parts = await store.pool.fetchrow(
+        grown = int(await store._pool.fetchval(_GROWTH)) - int(before)
+        parts = await store._pool.fetchrow(
             "SELECT pg_relation_size('commands') AS heap, "
             "pg_total_relation_size('commands') - pg_relation_size('commands') "
             "- pg_indexes_size('commands') AS toast, pg_indexes_size('commands') AS indexes, "
@@ -321,7 +321,7 @@ async def _flood(server: ServerProcess) -> tuple[int, int, int, float, int]:
         )
         print(dict(parts))
         stored = int(
-            await store.pool.fetchval(
+            await store._pool.fetchval(
                 "SELECT count(*) FROM commands WHERE game_id = $1::uuid AND outcome <> 'accepted'",
                 game_id,
             )
@@ -355,7 +355,7 @@ async def _long_detail(server: ServerProcess) -> None:
         again = await client.post(base + "/commands", json=body, headers=headers)
         assert again.status_code == 422 and again.json() == first.json()
         async with pg(server.pg_dsn) as store:
-            row = await store.pool.fetchrow(
+            row = await store._pool.fetchrow(
                 "SELECT length(error_detail) AS detail, length(response::text) AS response, "
                 "length(coalesce(body::text, body_prefix)) AS body FROM commands "
                 "WHERE game_id = $1::uuid AND outcome <> 'accepted'",

@@ -32,6 +32,7 @@ from service.audit.receipts import (
 )
 from service.audit.treeheads import verify_dispute
 from service.bootstrap import build_manifest
+from service.eventstore.keys import SigningKeys
 from service.settings import Settings
 
 from .apihelp import bot_step, create_started, tokens_of
@@ -201,17 +202,18 @@ def test_load_signer_records_the_public_key_once(fresh_database: str) -> None:
 
         await migrate(fresh_database)
         pool = await asyncpg.create_pool(fresh_database, min_size=1, max_size=2)
+        keys = SigningKeys(pool)
         try:
-            a = await load_signer(pool, None, source="database")
-            b = await load_signer(pool, None, source="database")
+            a = await load_signer(keys, None, source="database")
+            b = await load_signer(keys, None, source="database")
             assert a.key_id == b.key_id
             configured = Ed25519PrivateKey.generate()
-            c = await load_signer(pool, _pem(configured), source="config")
+            c = await load_signer(keys, _pem(configured), source="config")
             assert c.key_id == Signer(configured).key_id != a.key_id
             rows = await pool.fetch("SELECT key_id FROM signing_keys ORDER BY first_used")
             assert [r["key_id"] for r in rows] == [a.key_id, c.key_id]
             with pytest.raises(SigningKeyMissing):
-                await load_signer(pool, "", source="config")
+                await load_signer(keys, "", source="config")
         finally:
             await pool.close()
 

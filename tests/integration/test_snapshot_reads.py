@@ -169,7 +169,7 @@ async def _between(server: ServerProcess, document: str) -> None:
             played.append(r.json()["version"])
 
         history = History.of(manifest)
-        history.store = EventStore(_Between(manifest.store.pool, keep_card))
+        history.store = EventStore(_Between(manifest.store._pool, keep_card))
         if document == "export":
             exported = await history.export(game_id, tokens[1])
             assert played, "the keep_card was not played between the reads"

@@ -10,13 +10,32 @@ from typing import Any
 
 import pytest
 
-from service.eventstore.batched import Append, Appends
+from service.eventstore.appending import CommandAppend
+from service.eventstore.batched import Appends
 
 #: An append's arguments, as optimistic.append_command builds them (one event).
-ARGS = Append(
-    *("g", 0, 1, b"h1", datetime.now(UTC), None, None, b"h0", 0, "c"),
-    *([1], ["t"], ["{}"], [b"h0"], [b"h1"]),
-    *(None, "move", "{}", datetime.now(UTC), "{}", [None]),
+ARGS = CommandAppend(
+    game_id="g",
+    version=0,
+    head=b"h0",
+    new_version=1,
+    new_head=b"h1",
+    at=datetime.now(UTC),
+    status=None,
+    result=None,
+    seat=0,
+    command_id="c",
+    versions=[1],
+    types=["t"],
+    data=["{}"],
+    prev_hashes=[b"h0"],
+    hashes=[b"h1"],
+    publics=[None],
+    idempotency_key=None,
+    command_type="move",
+    body="{}",
+    received_at=datetime.now(UTC),
+    response="{}",
 )
 
 

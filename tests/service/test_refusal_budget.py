@@ -99,11 +99,11 @@ GAME = "6f1c2a6e-8d2b-4a3e-9a0c-2b1d3e4f5a6b"
 def test_over_budget_refusals_are_written_together_and_kept_through_a_failure() -> None:
     async def run() -> list[dict[tuple[str, int], int]]:
         pool = FakePool(fail=1)
-        tally = Tally(every=0.01)
+        tally = Tally(pool, every=0.01)
         for seat in (0, 0, 1, 0):
-            tally.add(pool, GAME, seat)
+            tally.add(GAME, seat)
         await until(lambda: len(pool.written) == 1)  # the first write failed: kept for the next
-        tally.add(pool, GAME, 1)
+        tally.add(GAME, 1)
         await until(lambda: len(pool.written) == 2)
         return pool.written
 
@@ -136,10 +136,10 @@ def test_refusals_counted_while_a_write_is_under_way_are_written_without_another
 
     async def run() -> list[dict[tuple[str, int], int]]:
         pool = SlowPool()
-        tally = Tally(every=0.01)
-        tally.add(pool, GAME, 0)
+        tally = Tally(pool, every=0.01)
+        tally.add(GAME, 0)
         await pool.writing.wait()
-        tally.add(pool, GAME, 1)  # during the write; then no refusal at all
+        tally.add(GAME, 1)  # during the write; then no refusal at all
         pool.release.set()
         await until(lambda: len(pool.written) == 2)
         return pool.written
