@@ -22,9 +22,9 @@ from typing import Any
 
 import msgspec
 
+from infra.lru import LRU
 from service.application.history import History
 from service.eventstore import kept, rejections
-from service.lru import LRU
 from service.problems import Problem
 
 #: SHA-256 over the row versions of everything the audit reads of one game (NULL: no such

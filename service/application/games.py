@@ -15,6 +15,7 @@ from domain.platform.events import (
     LobbyJoined,
 )
 from domain.platform.table import Table, fold_stream
+from infra.lru import LRU
 from projections.projector import Projector
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from service.application.faults import Admission, Faults
@@ -33,7 +34,6 @@ from service.eventstore import rejections
 from service.eventstore.chain import CANONICAL_UUID
 from service.eventstore.records import GameRow, NewEvent, StoredEvent
 from service.eventstore.store import EventStore, GameNotFound, Locked
-from service.lru import LRU
 from service.observability import COMMANDS
 from service.problems import Problem
 

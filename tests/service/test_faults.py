@@ -6,6 +6,7 @@ import asyncpg  # type: ignore[import-untyped]
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from infra.pool import NotSent
 from projections.store import StoreUnavailable
 from service.application.faults import (
     MAY_BE_RECORDED,
@@ -13,7 +14,6 @@ from service.application.faults import (
     Admission,
     Busy,
     Faults,
-    NotSent,
 )
 
 
