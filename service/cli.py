@@ -30,7 +30,6 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -142,39 +141,30 @@ def serve(args: argparse.Namespace) -> None:
             workers=args.workers,
         )
 
-    # The settings read above reach every worker as a value (the app factory's argument,
-    # pickled into each spawned worker), the embedded database's DSN included.
-    try:
-        with workers.multiprocess_metrics(args.workers, settings.metrics_dir) as metrics_dir:
-            _serve(args, msgspec.structs.replace(settings, metrics_dir=metrics_dir), bound)
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise Failure(EXIT_PORT, f"cannot listen on {args.host}:{args.port}: {reason}") from None
-
-
-def _serve(args: argparse.Namespace, settings: Settings, bound: Callable[[], None]) -> None:
-    """uvicorn's run, in ``args.workers`` processes each listening on its own SO_REUSEPORT
-    socket (:mod:`service.workers`), with the app made from ``settings``."""
-    from service import workers
     from service.http.app import create_app
     from service.http.hardening import bounded_protocol
 
-    workers.serve(
-        functools.partial(create_app, settings),
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        bound=bound,
-        log_level="warning",
-        access_log=False,
-        # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
-        http=bounded_protocol(settings.max_header_bytes),
-        # X-Forwarded-For/-Proto name the client only when the peer is a proxy named in
-        # MANIFEST_TRUSTED_PROXIES (uvicorn's own default trusts 127.0.0.1 and its
-        # FORWARDED_ALLOW_IPS: every forged value from this host would be a quota bucket)
-        **workers.proxy_options(settings.trusted_proxies),
-    )
+    try:
+        with workers.multiprocess_metrics(args.workers, settings.metrics_dir) as metrics_dir:
+            settings = msgspec.structs.replace(settings, metrics_dir=metrics_dir)
+            workers.serve(  # several workers each listen on their own SO_REUSEPORT socket
+                # the settings reach every worker as a value (pickled into a spawned one)
+                functools.partial(create_app, settings),
+                factory=True,
+                host=args.host,
+                port=args.port,
+                workers=args.workers,
+                bound=bound,
+                log_level="warning",
+                access_log=False,
+                http=bounded_protocol(settings.max_header_bytes),  # httptools, bounded
+                # X-Forwarded-For/-Proto count only from MANIFEST_TRUSTED_PROXIES (uvicorn's
+                # default trusts 127.0.0.1: each forged value would be a quota bucket)
+                **workers.proxy_options(settings.trusted_proxies),
+            )
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise Failure(EXIT_PORT, f"cannot listen on {args.host}:{args.port}: {reason}") from None
 
 
 def _url_host(host: str) -> str:
