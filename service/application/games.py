@@ -19,6 +19,7 @@ from infra.lru import LRU
 from projections.projector import Projector
 from projections.replay import SNAPSHOT_EVERY, Replayer, fold_collecting
 from service.application.faults import Admission, Faults
+from service.application.freshness import Stored, table_answers
 from service.application.ruling import (
     Pending,
     fold_new,
@@ -102,11 +103,9 @@ class Games:
         return table
 
     def _cached(self, game_id: str, head: bytes, version: int) -> Table | None:
-        """This process's table of the game, if it is the one at (``version``, ``head``)."""
-        cached = self._tables.get(game_id)
-        if cached is not None and cached[0] == head and cached[1].version == version:
-            return cached[1]
-        return None
+        """This process's table of the game, if it may answer for the state at (``version``,
+        ``head``) (:func:`service.application.freshness.table_answers`)."""
+        return table_answers(self._tables.get(game_id), Stored(version, head))
 
     async def _stored_table(
         self, game_id: str, head: bytes, version: int, latest: bool = True
