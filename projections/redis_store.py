@@ -41,7 +41,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 from redis.asyncio import ConnectionPool, Redis, RedisCluster
 from redis.exceptions import RedisError, ResponseError
 
-from projections.deadlines import Deadlines
+from infra.deadlines import Deadlines
 from projections.fanout import Subscriptions
 from projections.store import ProjectionStore, StoreUnavailable, tag_view
 
@@ -102,7 +102,7 @@ def _guarded(method: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Corouti
     ``cooldown`` seconds instead of each waiting for its own timeout (a stalled Redis costs one
     timeout, not one per request).
 
-    One bound per call (:mod:`projections.deadlines`: no loop timer per call, as
+    One bound per call (:mod:`infra.deadlines`: no loop timer per call, as
     ``asyncio.timeout`` would arm), not redis-py's ``socket_timeout``: that one wraps every
     send in ``asyncio.wait_for`` (a task, on Python 3.11) and every read in a timeout of its
     own — an HMGET cost this process 100 µs of CPU with it, 65 µs without. A call cancelled by

@@ -5,7 +5,8 @@ The write path after a move stores only the game's table and what the mover's an
 computed (its legal commands), with :meth:`~projections.store.ProjectionStore.advance`, which
 leaves the other views where they are. Each stored view carries the version it was built at
 (:func:`~projections.store.tag_view`), so a reader serves it only if it is at least the version
-PostgreSQL has (``games.version``, the rule every view read keeps); otherwise the view is built
+PostgreSQL has (``games.version``, the rule every view read keeps:
+``service.application.freshness``); otherwise the view is built
 from the table at that version (this process's cached table, the projection's table, or the
 stored events), kept with :meth:`~projections.store.ProjectionStore.put_view` (which never
 replaces a view by an older one, and never creates a record), and answered.
@@ -28,7 +29,7 @@ import structlog
 from prometheus_client import Counter
 
 from domain.platform.table import Table, encode_table, game_document, legal_document, viewer_keys
-from projections.store import ProjectionStore, StoreUnavailable, split_view
+from projections.store import ProjectionStore, StoreUnavailable
 
 log = structlog.get_logger("manifest.projections")
 _encoder = msgspec.json.Encoder()
@@ -55,14 +56,6 @@ def table_field(table: Table, name: str) -> bytes | None:
             return None
         return _encoder.encode(legal_document(table, int(number)))
     return encode_table(table) if name == "table" else None
-
-
-def fresh(raw: bytes | None, version: int) -> bytes | None:
-    """The body of a stored view if it is of ``version`` or newer, else None."""
-    if raw is None:
-        return None
-    have, body = split_view(raw)
-    return body if have is not None and have >= version else None
 
 
 class Views:

@@ -10,10 +10,12 @@
                           migrations
 
 ``http → application → audit → eventstore → domain / projections``: a module imports only from
-its own layer or the layers after it. Beside the layers: :mod:`service.settings` (the validated
-configuration, read once at start), :mod:`service.problems` (the error every layer raises),
-:mod:`service.observability` (logs, metrics), :mod:`service.lru`, :mod:`service.collector` (the
-garbage collector's threshold), and the process entry points
+its own layer or the layers after it (and from :mod:`infra`, the infrastructure beside
+``service`` and ``projections``: deadlines, the bounded pool, the LRU). Beside the layers:
+:mod:`service.settings` (the validated configuration, read once at start),
+:mod:`service.problems` (the error every layer raises), :mod:`service.observability` (logs,
+metrics), :mod:`service.collector` (the garbage collector's threshold), and the process entry
+points
 :mod:`service.cli` (with :mod:`service.terminal`, what it tells a person) and
 :mod:`service.workers`.
 """

@@ -10,11 +10,12 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 
+from infra.pool import BoundedPool
 from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
 from service.application.documents import Documents
-from service.application.faults import Admission, BoundedPool, Faults, pg_session_settings
+from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
 from service.application.lobby import Lobby
 from service.application.play import Play

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import signal
@@ -114,10 +115,6 @@ def serve(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     _check_signing_key(settings)
     settings = resolve_database(settings)
-    # Workers are separate processes: they find the database (and, as the embedded default
-    # sets PG_DSN, where the signing key comes from) in the environment.
-    os.environ["PG_DSN"] = settings.pg_dsn or ""
-    os.environ["MANIFEST_SIGNING_KEY_SOURCE"] = settings.signing_key_source
     if args.workers > 1 and not settings.redis_url:
         raise Failure(
             EXIT_USAGE,
@@ -144,25 +141,27 @@ def serve(args: argparse.Namespace) -> None:
             workers=args.workers,
         )
 
-    # uvicorn.run's arguments; several workers each listen on their own SO_REUSEPORT socket.
+    from service.http.app import create_app
+    from service.http.hardening import bounded_protocol
+
     try:
-        workers.serve(
-            "service.http.app:create_app",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
-            bound=bound,
-            metrics=settings.metrics_dir,
-            log_level="warning",
-            access_log=False,
-            # httptools with a bound on the request line and headers (MANIFEST_MAX_HEADER_BYTES)
-            http="service.http.hardening:BoundedHttpToolsProtocol",
-            # X-Forwarded-For/-Proto name the client only when the peer is a proxy named in
-            # MANIFEST_TRUSTED_PROXIES (uvicorn's own default trusts 127.0.0.1 and its
-            # FORWARDED_ALLOW_IPS: every forged value from this host would be a quota bucket)
-            **workers.proxy_options(settings.trusted_proxies),
-        )
+        with workers.multiprocess_metrics(args.workers, settings.metrics_dir) as metrics_dir:
+            settings = msgspec.structs.replace(settings, metrics_dir=metrics_dir)
+            workers.serve(  # several workers each listen on their own SO_REUSEPORT socket
+                # the settings reach every worker as a value (pickled into a spawned one)
+                functools.partial(create_app, settings),
+                factory=True,
+                host=args.host,
+                port=args.port,
+                workers=args.workers,
+                bound=bound,
+                log_level="warning",
+                access_log=False,
+                http=bounded_protocol(settings.max_header_bytes),  # httptools, bounded
+                # X-Forwarded-For/-Proto count only from MANIFEST_TRUSTED_PROXIES (uvicorn's
+                # default trusts 127.0.0.1: each forged value would be a quota bucket)
+                **workers.proxy_options(settings.trusted_proxies),
+            )
     except OSError as error:
         reason = error.strerror or str(error)
         raise Failure(EXIT_PORT, f"cannot listen on {args.host}:{args.port}: {reason}") from None

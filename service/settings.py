@@ -1,6 +1,9 @@
 """Configuration: read once from the environment at start, validated, and passed down.
 
-Nothing else in ``service/`` reads ``os.environ``. A bad value (not a number, out of range, an
+Nothing else in ``service/``, ``projections/`` or ``infra/`` reads ``os.environ``, and nothing
+reads it when imported: :meth:`Settings.from_env` is called by the entry points at start (the
+CLI, the app factory when given no settings), and the value is passed down — to spawned
+workers too (``service.cli``). A bad value (not a number, out of range, an
 unknown word) stops the start with a message naming the variable and what it accepts
 (:class:`SettingsError`); defaults are written once, in :data:`SPECS` (the README's
 Configuration table lists the same).

@@ -21,6 +21,7 @@ requests: uvicorn's graceful shutdown).
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import multiprocessing
 import os
@@ -30,7 +31,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 #: Seconds a stopping worker gets for its graceful shutdown before it is killed.
@@ -65,7 +66,7 @@ def plain_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _worker(app: str, host: str, port: int, options: dict[str, Any]) -> None:
+def _worker(app: str | Callable[[], Any], host: str, port: int, options: dict[str, Any]) -> None:
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
@@ -78,25 +79,26 @@ def _worker(app: str, host: str, port: int, options: dict[str, Any]) -> None:
 
 
 def serve(
-    app: str,
+    app: str | Callable[[], Any],
     *,
     host: str,
     port: int,
     workers: int = 1,
     bound: Callable[[], None] = lambda: None,
-    metrics: str | None = None,
     **options: Any,
 ) -> None:
     """``uvicorn.run(app, host=..., port=..., workers=..., **options)``, except that the
     address is bound first — ``OSError`` at once if it is taken, then ``bound()`` (where the
     CLI says it listens) — and that several workers each listen on their own socket
-    (:func:`run`). ``options`` go to ``uvicorn.Config`` (``factory``, ``log_level``, ``http``,
-    ...)."""
+    (:func:`run`). ``app`` is an import string or, with ``factory=True``, a picklable callable
+    that makes the app (``functools.partial(create_app, settings)``: spawned workers get it, and
+    the settings in it, by pickling). ``options`` go to ``uvicorn.Config`` (``factory``,
+    ``log_level``, ``http``, ...)."""
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
     if workers > 1:
-        run(app, host, port, workers, bound=bound, metrics=metrics, **options)
+        run(app, host, port, workers, bound=bound, **options)
         return
     sock = plain_socket(host, port)
     bound()
@@ -109,22 +111,34 @@ def serve(
         sys.exit(STARTUP_FAILURE)
 
 
-def _metrics_dir(given: str | None) -> tuple[str, bool]:
-    """Prometheus multiprocess mode for the workers: each writes its metrics to files in one
-    directory, and ``/metrics`` (any worker) sums them (:func:`service.observability.metrics_body`).
-    ``given`` (``PROMETHEUS_MULTIPROC_DIR``: emptied of an earlier run's files) if set, else
-    a new temporary directory, removed at exit. Returns (directory, made here)."""
+@contextlib.contextmanager
+def multiprocess_metrics(workers: int, given: str | None) -> Iterator[str | None]:
+    """Where the workers keep their metrics: Prometheus multiprocess mode when ``workers`` > 1
+    (each writes its metrics to files in one directory, and ``/metrics`` in any worker sums
+    them: :func:`service.observability.metrics_body`), else ``given`` as it is. With several
+    workers: ``given`` (``Settings.metrics_dir``, ``PROMETHEUS_MULTIPROC_DIR``) emptied of an
+    earlier run's files, or a new temporary directory, removed on leaving."""
     from service.observability import MULTIPROC_ENV
 
+    if workers <= 1:
+        yield given
+        return
     if given:
         os.makedirs(given, exist_ok=True)
         for name in os.listdir(given):
             if name.endswith(".db"):
                 os.unlink(os.path.join(given, name))
-        return given, False
-    made = tempfile.mkdtemp(prefix="manifest-metrics-")
-    os.environ[MULTIPROC_ENV] = made  # the workers are spawned with this environment
-    return made, True
+    directory = given or tempfile.mkdtemp(prefix="manifest-metrics-")
+    # The one setting handed on through the environment: prometheus_client chooses its
+    # multiprocess value class when it is *imported*, from this variable, so a spawned worker
+    # must find it set before its first import — no value passed to the worker's app comes
+    # early enough. (Every other setting reaches the workers as the Settings value itself.)
+    os.environ[MULTIPROC_ENV] = directory
+    try:
+        yield directory
+    finally:
+        if not given:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def _forget_worker(pid: int | None) -> None:
@@ -136,24 +150,22 @@ def _forget_worker(pid: int | None) -> None:
 
 
 def run(
-    app: str,
+    app: str | Callable[[], Any],
     host: str,
     port: int,
     workers: int,
     bound: Callable[[], None] = lambda: None,
-    metrics: str | None = None,
     **options: Any,
 ) -> None:
     """Run ``workers`` processes serving ``app`` (an import string; ``options`` go to
     ``uvicorn.Config``) on host:port until SIGTERM or SIGINT: ``OSError`` at once if the port
     is taken, else ``bound()``. A worker whose application fails to start stops them all (exit
-    status 3, as uvicorn's). ``metrics``: ``PROMETHEUS_MULTIPROC_DIR`` (:func:`_metrics_dir`)."""
+    status 3, as uvicorn's). With several workers, run it inside :func:`multiprocess_metrics`."""
     from uvicorn.config import STARTUP_FAILURE
 
     plain_socket(host, port).close()  # taken, even by SO_REUSEPORT listeners: OSError now
     holder = reuseport_socket(host, port)
     port = holder.getsockname()[1]
-    metrics_dir, made = _metrics_dir(metrics)
     bound()
     context = multiprocessing.get_context("spawn")
     stopping = failed = False
@@ -197,8 +209,6 @@ def run(
                 proc.kill()
                 proc.join()
         holder.close()
-        if made:
-            shutil.rmtree(metrics_dir, ignore_errors=True)
     if failed:
         sys.exit(STARTUP_FAILURE)
 

@@ -1,8 +1,10 @@
 """The tree states the architecture, and the imports keep to it (issue 11): inside ``service/``,
 ``http → application → audit → eventstore``, each layer importing only from itself, the layers
 after it, the shared modules beside them (settings, problems, observability, lru, collector),
-``domain`` and ``projections``; ``projections`` derives views from ``domain`` alone; ``domain``
-imports nothing of ours but itself. Read from the source with :mod:`ast`, lazy imports included."""
+``domain``, ``projections`` and ``infra``; ``projections`` derives views from ``domain`` alone (and
+``infra``); ``infra`` (deadlines, the bounded pool, the LRU: issue 27) imports none of them;
+``domain`` imports nothing of ours but itself. Read from the source with :mod:`ast`, lazy imports
+included."""
 
 from __future__ import annotations
 
@@ -17,13 +19,14 @@ SHARED = [
     "service.settings",
     "service.problems",
     "service.observability",
-    "service.lru",
     "service.collector",
 ]
 ENTRY = ["service.cli", "service.terminal", "service.workers", "service.bootstrap"]
 # The composition root (service/bootstrap.py) builds from every layer; of the layers, only the
 # HTTP app's lifespan may call it (the application and below never assemble themselves).
 ROOT_USERS = ["service.http.app"]
+#: Our top-level packages.
+TOPS = ("service", "domain", "projections", "infra")
 
 
 def _module(path: Path) -> str:
@@ -45,7 +48,7 @@ def _imports(path: Path) -> set[str]:
                 name = node.module or ""
             found.add(name)
             found.update(f"{name}.{alias.name}" for alias in node.names)
-    return {n for n in found if n.split(".")[0] in ("service", "domain", "projections")}
+    return {n for n in found if n.split(".")[0] in TOPS}
 
 
 def _under(name: str, prefixes: list[str]) -> bool:
@@ -55,22 +58,22 @@ def _under(name: str, prefixes: list[str]) -> bool:
 def _allowed(module: str) -> list[str]:
     if module.startswith("domain"):
         return ["domain"]
+    if module.startswith("infra"):
+        return ["infra"]
     if module.startswith("projections"):
-        return ["projections", "domain"]
+        return ["projections", "domain", "infra"]
     if _under(module, SHARED) or module == "service":
-        return [*SHARED, "domain"]
+        return [*SHARED, "domain", "infra"]
     if _under(module, ENTRY):
-        return ["service", "domain", "projections"]
+        return ["service", "domain", "projections", "infra"]
     for i, layer in enumerate(LAYERS):
         if _under(module, [layer]):
             root = ["service.bootstrap"] if module in ROOT_USERS else []
-            return LAYERS[i:] + SHARED + root + ["domain", "projections"]
+            return LAYERS[i:] + SHARED + root + ["domain", "projections", "infra"]
     raise AssertionError(f"{module} is in no layer: add it to one (tests/test_layers.py)")
 
 
-SOURCES = sorted(
-    p for top in ("service", "domain", "projections") for p in (ROOT / top).rglob("*.py")
-)
+SOURCES = sorted(p for top in TOPS for p in (ROOT / top).rglob("*.py"))
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -92,6 +95,9 @@ def test_an_upward_import_is_caught() -> None:
     assert not _under("projections.store", _allowed("domain.platform.table"))
     assert not _under("service.bootstrap", _allowed("service.application.gameplay"))
     assert not _under("service.bootstrap", _allowed("service.http.routes.play"))
+    assert not _under("service.settings", _allowed("infra.pool"))
+    assert not _under("projections.store", _allowed("infra.deadlines"))
+    assert not _under("domain.registry", _allowed("infra.lru"))
 
 
 def test_every_service_module_sits_in_a_layer() -> None:
@@ -125,13 +131,12 @@ def _all_imports(path: Path) -> set[str]:
     return names
 
 
-def test_the_readme_names_every_service_module() -> None:
-    """README's Layout section lists the tree of ``service/``: every ``.py`` file in it, and
-    nothing that is not there (``find service -name '*.py'``)."""
+def _readme_tree(top: str) -> set[str]:
+    """The ``.py`` files README's Layout section lists in its tree of ``top/``."""
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("## Layout") : readme.index("\n## ", readme.index("## Layout"))]
-    top = section.index("  service/\n")
-    tree = section[top : section.index("  ```", top)]
+    start = section.index(f"  {top}/\n")
+    tree = section[start : section.index("  ```", start)]
     listed: set[str] = set()
     stack: list[tuple[int, str]] = []
     for line in tree.splitlines():
@@ -146,7 +151,15 @@ def test_the_readme_names_every_service_module() -> None:
             stack.append((depth, name.rstrip("/")))
         elif name.endswith(".py"):
             listed.add(path)
-    actual = {str(p.relative_to(ROOT)) for p in (ROOT / "service").rglob("*.py")}
+    return listed
+
+
+@pytest.mark.parametrize("top", ["service", "infra"])
+def test_the_readme_names_every_module(top: str) -> None:
+    """README's Layout section lists the trees of ``service/`` and ``infra/``: every ``.py``
+    file in them, and nothing that is not there (``find service infra -name '*.py'``)."""
+    listed = _readme_tree(top)
+    actual = {str(p.relative_to(ROOT)) for p in (ROOT / top).rglob("*.py")}
     assert listed == actual, (
         f"README lists but the tree lacks: {sorted(listed - actual)}; "
         f"the tree has but README lacks: {sorted(actual - listed)}"
@@ -170,7 +183,7 @@ def _sizes(path: Path) -> tuple[int, list[tuple[str, int]]]:
 
 @pytest.mark.parametrize(
     "path",
-    sorted(p for top in ("service", "projections") for p in (ROOT / top).rglob("*.py")),
+    sorted(p for top in ("service", "projections", "infra") for p in (ROOT / top).rglob("*.py")),
     ids=lambda p: str(p.relative_to(ROOT)),
 )
 def test_modules_and_classes_stay_small(path: Path) -> None:

@@ -21,10 +21,10 @@ from typing import Any
 
 import msgspec
 
+from infra.lru import LRU
 from service.application.errors import NotFound
 from service.application.history import History
 from service.eventstore import kept, rejections
-from service.lru import LRU
 
 
 class AuditCache:

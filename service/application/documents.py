@@ -1,7 +1,8 @@
-"""Reads of the current game: a viewer's document and a seat's legal commands, from the
-projection when it is at least at the stored version (``games.version``), else from the table
-folded from PostgreSQL (and the projection repaired). The host token reads the spectator's
-document with the invite code."""
+"""Reads of the current game: a viewer's document and a seat's legal commands, never older than
+the stored version (``games.version``): from the first tier that may answer by the rules of
+:mod:`service.application.freshness` (views built here, the projection's views, this process's
+table, the projection's table, else the table folded from PostgreSQL — and the projection
+repaired). The host token reads the spectator's document with the invite code."""
 
 from __future__ import annotations
 
@@ -13,8 +14,16 @@ import structlog
 from domain.platform.table import Table
 from projections.projector import Projector
 from projections.store import StoreUnavailable
-from projections.views import fresh
 from service.application.errors import NotFound
+from service.application.freshness import (
+    TIERS,
+    Stored,
+    Tier,
+    built_answers,
+    projected_table_answers,
+    projected_view,
+    projection_current,
+)
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.tokens import HOST_PREFIX
@@ -45,23 +54,24 @@ class Documents:
         projection and PostgreSQL are asked at once."""
         local = self._built(game_id, field)
         if local is None:
-            stored, (have, raw) = await asyncio.gather(
+            found, (have, raw) = await asyncio.gather(
                 self.store.version_head(game_id), self._projected(game_id, field)
             )
         else:
-            stored = await self.store.version_head(game_id)
-            if stored is not None and stored == local[0]:
-                return local[1]
+            found = await self.store.version_head(game_id)
+            (version, head), built = local
+            if built_answers(None if found is None else Stored(*found), version, head):
+                return built
             have, raw = await self._projected(game_id, field)
-        if stored is None or stored[0] == 0:
+        if found is None or found[0] == 0:
             raise NotFound("game.not_found", f"no game {game_id}")
-        version, head = stored
-        body = fresh(raw, version)
+        stored = Stored(*found)
+        body = projected_view(raw, stored)
         if body is not None:
             return body
         # Not built at this version yet (lazy views), or the projection is behind or failing.
-        current = have is not None and int(have) >= version
-        table = await self._view_table(game_id, head, version, current)
+        current = projection_current(have, stored)
+        table = await self._view_table(game_id, stored, current)
         if not current:  # repair: a record that lags moves on (lazily), a missing one is whole
             self.projector.schedule(table, lazy=have is not None)
         body = await self.projector.views.view(table, field, keep=have is not None)
@@ -72,25 +82,25 @@ class Documents:
     def _built(self, game_id: str, field: str) -> tuple[tuple[int, bytes], bytes] | None:
         """((version, head), view) of the table this process holds, if it built that view."""
         cached = self.tables.latest(game_id)
-        if cached is None:
+        if cached is None or Tier.BUILT not in TIERS:
             return None
         head, table = cached
         body = self.projector.views.built(game_id, field, table.version)
         return None if body is None else ((table.version, head), body)
 
-    async def _view_table(self, game_id: str, head: bytes, version: int, current: bool) -> Table:
-        """The table to build a view from, at ``version`` or newer: this process's (at the
-        stored head), the projection's (``current``: at least at ``version``), else folded
-        from PostgreSQL."""
-        if current and self.tables.cached(game_id, head, version) is None:
+    async def _view_table(self, game_id: str, stored: Stored, current: bool) -> Table:
+        """The table to build a view from, at the stored version or newer: this process's (at
+        the stored head), the projection's (``current``: at least at that version), else
+        folded from PostgreSQL (:mod:`service.application.freshness`)."""
+        if current and self.tables.cached(game_id, stored.head, stored.version) is None:
             try:
                 table = await self.projector.load(game_id)
             except StoreUnavailable as error:
                 log.warning("view built from PostgreSQL", game=game_id, reason=str(error))
                 table = None
-            if table is not None and table.version >= version:
+            if table is not None and projected_table_answers(table, stored):
                 return table
-        return await self.tables.stored(game_id, head, version)
+        return await self.tables.stored(game_id, stored.head, stored.version)
 
     async def _projected(self, game_id: str, field: str) -> tuple[bytes | None, bytes | None]:
         """(version, field) of the projection; (None, None) when Redis fails."""

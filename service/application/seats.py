@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import structlog
 
+from infra.lru import LRU
 from service.application.errors import Forbidden, NotFound, Unauthorized
 from service.application.tables import CACHE_GAMES
 from service.application.tokens import HOST_PREFIX, token_hash
 from service.eventstore.store import EventStore, GameNotFound
-from service.lru import LRU
 
 
 class Seats:

@@ -6,12 +6,13 @@ talk, documents, queries and the history (:mod:`service.bootstrap` wires it)."""
 from __future__ import annotations
 
 from domain.platform.table import Table, fold_stream
+from infra.lru import LRU
 from service.application.errors import NotFound
+from service.application.freshness import Stored, table_answers
 from service.audit.commitments import Keys
 from service.eventstore.chain import CANONICAL_UUID
 from service.eventstore.records import GameRow
 from service.eventstore.store import EventStore, Locked
-from service.lru import LRU
 
 #: Games whose table (and keys) a process keeps.
 CACHE_GAMES = 4096
@@ -43,11 +44,9 @@ class Tables:
         return self._tables.get(game_id)
 
     def cached(self, game_id: str, head: bytes, version: int) -> Table | None:
-        """This process's table of the game, if it is the one at (``version``, ``head``)."""
-        cached = self._tables.get(game_id)
-        if cached is not None and cached[0] == head and cached[1].version == version:
-            return cached[1]
-        return None
+        """This process's table of the game, if it may answer for the state at (``version``,
+        ``head``) (:func:`service.application.freshness.table_answers`)."""
+        return table_answers(self._tables.get(game_id), Stored(version, head))
 
     # --- tables read -----------------------------------------------------------------------------
     async def at_lock(self, locked: Locked) -> Table:

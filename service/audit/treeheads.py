@@ -23,9 +23,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from infra.lru import LRU
 from service.audit.merkle import Tree, leaf_hash, verify_inclusion
 from service.audit.receipts import Signer, key_for, verify_receipt, verify_tree_head
-from service.lru import LRU
 
 #: Trees kept per process (about 100 bytes per event each): the most recently disputed games.
 CACHED_GAMES = 64

@@ -6,7 +6,7 @@ that ROLLBACK first waits for the statement's cancellation, and on a PostgreSQL 
 answer at all (a frozen host, a partition) it waits as long again: a lobby request would
 answer after twice the bound, and asyncpg would have closed the connection under the pool's
 feet. On ``TimeoutError`` :func:`atomic` leaves the transaction as it is: the pool connection
-is closed (``service.application.faults.BoundedPool``), and PostgreSQL rolls back what a
+is closed (``infra.pool.BoundedPool``), and PostgreSQL rolls back what a
 vanished connection left open. Any other exception rolls back, as before."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ closed. While no server takes writes (the seconds of a failover) a connect fails
 recorded" (``service.application.faults``).
 
 Connections already in the pool when the primary changes are dropped by the pool's user
-(``service.application.faults.BoundedPool`` expires them all on the first sign of a lost or
+(``infra.pool.BoundedPool`` expires them all on the first sign of a lost or
 demoted server), so the next statements go to the new primary.
 """
 

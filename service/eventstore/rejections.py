@@ -38,7 +38,7 @@ from typing import Any
 
 import msgspec
 
-from service.lru import LRU
+from infra.lru import LRU
 
 #: What a stored refusal costs beside its body, answer and detail, for the bytes budget: the
 #: row's header and other columns, its three index entries and the pages' free space, so that

@@ -19,7 +19,8 @@ database or a decoder that would fail with a 500.
 
 Anything else is a 400 ``request.invalid`` problem (``request.bad_idempotency_key`` for the key).
 Headers larger than ``MANIFEST_MAX_HEADER_BYTES`` in all are refused by the HTTP protocol itself
-(:class:`BoundedHttpToolsProtocol`), before they are buffered whole.
+(:class:`BoundedHttpToolsProtocol`, given the bound by :func:`bounded_protocol`), before they are
+buffered whole.
 
 The names players give have their one rule in :mod:`service.application.names`
 (``player_name``: NFC-normalised, trimmed, 1–64 characters, no control, format-control or
@@ -28,7 +29,9 @@ unassigned characters, at least one visible character; ``alike``: when two names
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -229,12 +232,6 @@ class HardeningMiddleware:
 
 
 # --- headers, bounded in the HTTP protocol ---------------------------------------------------
-def _header_limit() -> int:
-    from service.settings import Settings
-
-    return Settings.from_env().max_header_bytes
-
-
 def _protocol_base() -> Any:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -245,12 +242,23 @@ class _TooLarge(Exception):
     pass
 
 
+def bounded_protocol(max_header_bytes: int) -> Callable[..., Any]:
+    """What uvicorn's ``http`` option takes to build each connection's protocol: the bounded
+    protocol below with ``MANIFEST_MAX_HEADER_BYTES`` given as a value (``Settings``, read once
+    by the CLI at start; a ``partial``, so it travels to spawned workers by pickling)."""
+    return functools.partial(BoundedHttpToolsProtocol, max_header_bytes=max_header_bytes)
+
+
 class BoundedHttpToolsProtocol(_protocol_base()):  # type: ignore[misc]
     """uvicorn's httptools protocol with a bound on the request line and headers together
     (``MANIFEST_MAX_HEADER_BYTES``): past it the connection is answered 400 ``request.invalid``
-    and closed, without buffering the rest. (httptools itself has no such bound.)"""
+    and closed, without buffering the rest. (httptools itself has no such bound; uvicorn's h11
+    protocol has one, but costs more CPU per request.) The bound is given by the caller
+    (:func:`bounded_protocol`): nothing here reads the configuration."""
 
-    limit = _header_limit()
+    def __init__(self, *args: Any, max_header_bytes: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limit = max_header_bytes
 
     def on_message_begin(self) -> None:
         self._header_bytes = 0

@@ -37,8 +37,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from infra.lru import LRU
 from service.application.tokens import bearer
-from service.lru import LRU
 from service.problems import PROBLEM_JSON, Problem
 
 MAX_CLIENTS = 100_000

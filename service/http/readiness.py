@@ -25,7 +25,8 @@ CHECK_TIMEOUT = 2.0
 
 async def _check(probe: Awaitable[Any]) -> dict[str, Any]:
     try:
-        result = await asyncio.wait_for(probe, CHECK_TIMEOUT)
+        async with asyncio.timeout(CHECK_TIMEOUT):
+            result = await probe
     except TimeoutError:
         return {"ok": False, "error": f"no answer within {CHECK_TIMEOUT:g} s"}
     except Exception as error:

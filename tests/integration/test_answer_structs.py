@@ -248,3 +248,39 @@ def test_no_handler_reads_app_state() -> None:
         str(p.relative_to(HTTP)) for p in HTTP.rglob("*.py") if ".state." in p.read_text()
     ]
     assert not readers, readers
+
+
+def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
+    """Fields added to an answer by one branch (the lobby listing's ``options``, an event's
+    ``openings``) are in the OpenAPI answer schemas (``service.http.schemas``), not only sent."""
+    asyncio.run(_fields(fresh_database))
+
+
+async def _fields(dsn: str) -> None:
+    await migrate(dsn)
+    async with pg(dsn) as store:
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        manifest = compose(store, projector, await load_signer(store.signing_keys))
+        created = await manifest.lobby.create(
+            CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
+        )
+        listed = _json((await manifest.lobby.list_games(None, None, 10, None)).games[0])
+        assert set(listed) == set(schemas.GameSummary.__struct_fields__)
+        seat = created.to_act[0]
+        token = created.seats[seat].token
+        assert token is not None
+        doc = msgspec.json.decode(await manifest.documents.legal_document(created.id, token))
+        answer = _json(
+            await manifest.play.command(
+                created.id, token, CommandBody(command=doc["commands"][0]), None
+            )
+        )
+        assert set(answer) == set(schemas.CommandAnswer.__struct_fields__)
+        for event in answer["events"]:
+            assert set(event) == set(schemas.EventDocument.__struct_fields__)
+
+
+def _json(answer: msgspec.Struct) -> dict[str, Any]:
+    """An answer as the wire carries it: the fields a client finds."""
+    decoded: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(answer))
+    return decoded

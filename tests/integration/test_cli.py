@@ -212,3 +212,23 @@ def test_long_commands_draw_a_bar_on_a_terminal_only(server: ServerProcess, tmp_
         assert "━" in terminal, (name, terminal)  # rich's bar
         if name != "rebuild":
             assert f"{events}/{events}" in terminal, (name, terminal)
+
+
+def test_serve_logs_the_address_it_listens_on(fresh_database: str, redis_url: str) -> None:
+    proc = ServerProcess(fresh_database, redis_url, MANIFEST_LOG_LEVEL="info")
+    proc.start()
+    try:
+        lines = [
+            json.loads(line)
+            for line in proc.log_path.read_text().splitlines()
+            if line.startswith("{")
+        ]
+    finally:
+        proc.close()
+    listening = [line for line in lines if line.get("event") == "manifest listening"]
+    assert len(listening) == 1, lines
+    assert listening[0]["url"] == proc.url
+    # where a person goes next: the viewer and the API docs (issue 29)
+    assert listening[0]["viewer"] == proc.url + "/viewer/"
+    assert listening[0]["api_docs"] == proc.url + "/schema"
+    assert listening[0]["port"] == proc.port and listening[0]["level"] == "info"

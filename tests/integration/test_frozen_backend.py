@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.application.faults import BoundedPool
+from infra.pool import BoundedPool
 from service.eventstore.atomic import atomic
 
 BOUND = 1.0  # the pool's command_timeout here

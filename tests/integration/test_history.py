@@ -398,3 +398,18 @@ def _reference_views(game_id: str, stored: list[Any], targets: list[int]) -> dic
             assert view == ref.own_view(SPECTATOR)
             out[event.version] = view
     return out
+
+
+@pytest.mark.parametrize("after", ["2147483648", "9223372036854775808", "9" * 30])
+def test_events_after_a_huge_version_is_a_problem_not_a_500(
+    server: ServerProcess, after: str
+) -> None:
+    """``GET /events?after=`` past the database's int4 versions: 400 ``request.invalid`` (it
+    answered 500: asyncpg refused to bind the number)."""
+    with server.client() as client:
+        r = client.post("/v1/games", json={"game": "jolly-cargo", "seats": 2})
+        assert r.status_code == 201, r.text
+        r = client.get(f"/v1/games/{r.json()['id']}/events", params={"after": after})
+        assert r.status_code == 400 and r.json()["code"] == "request.invalid", r.text
+        r = client.get(f"/v1/games/{r.url.path.split('/')[3]}/events?after=2147483647")
+        assert r.status_code == 200 and r.json()["events"] == [], r.text

@@ -119,3 +119,25 @@ async def _two_workers(server: ServerProcess) -> None:
         async with server.async_client() as fresh:
             assert_problem(await fresh.get(base, headers=auth(joined["token"])), 401,
                            "auth.invalid_token")
+
+
+def test_a_removed_players_token_stops_working_at_once(server: ServerProcess) -> None:
+    """``DELETE /v1/games/{id}/seats/{n}``: the removed player's token must stop working,
+    also in the process that issued it (which had it cached since the join)."""
+    with server.client() as client:
+        r = client.post("/v1/games", json={"game": "jolly-cargo", "seats": 3})
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        host, code = created["host_token"], created["invite_code"]
+        r = client.post(base + "/join", json={"name": "bob", "invite_code": code})
+        assert r.status_code == 200, r.text
+        bob = r.json()
+        r = client.delete(f"{base}/seats/{bob['seat']}", headers=auth(host))
+        assert r.status_code == 200, r.text
+        r = client.post(
+            base + "/messages", headers=auth(bob["token"]), json={"text": "still here", "to": "all"}
+        )
+        assert r.status_code == 401 and r.json()["code"] == "auth.invalid_token", r.text
+        r = client.get(base, headers=auth(bob["token"]))
+        assert r.status_code == 401, r.text

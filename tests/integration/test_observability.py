@@ -4,10 +4,12 @@ latency; commands counted per game and outcome in /metrics."""
 from __future__ import annotations
 
 import json
+import re
+import uuid
 
 import pytest
 
-from .apihelp import RANDOM_CRATES, auth, tokens_of
+from .apihelp import GAME, RANDOM_CRATES, auth, tokens_of
 from .serverproc import ServerProcess
 
 pytestmark = pytest.mark.integration
@@ -56,3 +58,26 @@ def test_access_log_line_and_command_metrics(fresh_database: str, redis_url: str
         assert 'outcome="rule.not_your_turn"' in metrics or 'outcome="rule.' in metrics
     finally:
         server.close()
+
+
+def test_metrics_labels_are_routes_not_paths(server: ServerProcess) -> None:
+    """The request metrics are labelled by route: a client sending many paths (game ids,
+    numbers, unknown games, unrouted paths) adds no label of its own — each label is a
+    server memory cell for as long as the process lives."""
+    with server.client() as client:
+        created = client.post(
+            "/v1/games", json={"game": GAME, "seats": 2, "players": ["a", "b"]}
+        ).json()
+        game_id = created["id"]
+        for n in range(1, 4):
+            client.get(f"/v1/games/{game_id}/replay/{n}")
+        for i in range(20):
+            client.get(f"/v1/games/{uuid.uuid4()}")  # 404: unknown games
+            client.get(f"/v1/games/nothing-{i}/legal")  # routed, then 404: not a game id
+            client.get(f"/v1/rules/nothing-{i}/assets/map")  # routed, then 404: no such game
+            client.get(f"/v1/nothing-{i}")  # not routed
+        metrics = client.get("/metrics").text
+    routes = set(re.findall(r'manifest_http_requests_total\{[^}]*route="([^"]*)"', metrics))
+    assert "/v1/games/{id}/replay/{n}" in routes and "/v1/games/{id}" in routes, routes
+    assert not any(game_id in r or "nothing" in r for r in routes), routes
+    assert len(routes) < 10, routes

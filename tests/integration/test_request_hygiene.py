@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import httpx
 import pytest
+from redis.asyncio import Redis
 
-from .apihelp import GAME, assert_problem, create_started
+from .apihelp import GAME, assert_problem, auth, create_started
 from .serverproc import ServerProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
@@ -290,3 +292,52 @@ def test_a_trusted_proxys_forwarded_for_names_the_client(trusting_server: Server
             assert client.get("/v1/rules", headers=_forged(100 + i)).status_code == 200
         r = client.get("/v1/rules", headers=_forged(150))
         assert_problem(r, 429, "rate.limited")
+
+
+def test_another_spelling_of_a_game_id_names_no_game(server: ServerProcess) -> None:
+    """PostgreSQL reads a game id as a UUID (any spelling: upper case, no hyphens, braces,
+    ``urn:uuid:``), but Redis keys, the in-process caches and the lazily built views are keyed
+    by the string. A read under another spelling was answered (its document's ``id`` that
+    spelling) and its "repair" wrote a whole projection record under that key — one per
+    spelling, 2^(hex letters) of them for each game: a client could fill Redis with copies of
+    any game. Only the canonical spelling names a game; every other one is 404, on every
+    route and method the OpenAPI document lists with ``{game_id}`` (one guard on the app: a
+    new route cannot forget it)."""
+    with server.client() as client:
+        created = client.post(
+            "/v1/games", json={"game": GAME, "seats": 2, "players": ["a", "b"]}
+        ).json()
+        canonical, token = created["id"], created["seats"][0]["token"]
+        assert client.get(f"/v1/games/{canonical}").status_code == 200
+        spellings = [
+            canonical.upper(),
+            canonical.replace("-", ""),
+            "{" + canonical + "}",
+            "urn:uuid:" + canonical,
+            canonical + " ",
+        ]
+        paths = client.get("/schema/openapi.json").json()["paths"]
+        tried = 0
+        for template, operations in paths.items():
+            if "{game_id}" not in template:
+                continue
+            for method in operations.keys() & {"get", "post", "put", "delete", "patch"}:
+                for spelling in spellings:
+                    path = template.replace("{game_id}", quote(spelling, safe=""))
+                    path = path.replace("{n}", "1").replace("{seat}", "1")
+                    r = client.request(
+                        method, path, headers=auth(token)
+                    )  # no body: the guard runs before its parsing
+                    assert_problem(r, 404, "game.not_found")
+                    tried += 1
+        assert tried >= 17 * len(spellings)  # every game operation (17 today), not a few
+    keys = asyncio.run(_keys(server))
+    assert keys and all(canonical in k for k in keys), keys  # no copy under another spelling
+
+
+async def _keys(server: ServerProcess) -> list[str]:
+    redis = Redis.from_url(server.redis_url)
+    try:
+        return [k.decode() async for k in redis.scan_iter(match=f"{server.prefix}:*")]
+    finally:
+        await redis.aclose()

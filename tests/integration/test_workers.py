@@ -4,6 +4,7 @@ that dies is replaced, and a port in use stops the server at once."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -150,3 +151,28 @@ def test_metrics_sum_every_worker(server_two_workers: ServerProcess) -> None:
         with httpx.Client(timeout=10) as fresh:  # a new connection: either worker
             body = fresh.get(scrape).text
         assert _healthz_served(body) == before + 32, body[-2000:]
+
+
+def _answer_to(port: int, header_bytes: int) -> bytes:
+    """The status line answered to a request with one header of ``header_bytes`` bytes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        head = b"GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: " + b"a" * header_bytes + b"\r\n\r\n"
+        with contextlib.suppress(OSError):  # the server may close before reading it all
+            sock.sendall(head)
+        return sock.recv(4096).split(b"\r\n", 1)[0]
+
+
+def test_every_worker_gets_the_settings_read_at_start(fresh_database: str, redis_url: str) -> None:
+    """Issue 27: settings reach the spawned workers as values (the app factory's and the HTTP
+    protocol's arguments), not through the environment nor a read at import: a header bound
+    below the default holds in both workers (16 connections, spread over both: all on one has
+    chance 2^-15), and a header under it passes."""
+    proc = ServerProcess(fresh_database, redis_url, workers=2, MANIFEST_MAX_HEADER_BYTES="4096")
+    try:
+        proc.start()
+        _wait_listeners(proc.port, 2)
+        for _ in range(16):
+            assert _answer_to(proc.port, 5_000) == b"HTTP/1.1 400 Bad Request"
+        assert _answer_to(proc.port, 3_000) == b"HTTP/1.1 200 OK"
+    finally:
+        proc.close()

@@ -6,6 +6,7 @@ import asyncpg  # type: ignore[import-untyped]
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from infra.pool import NotSent
 from projections.store import StoreUnavailable
 from service.application.errors import Unavailable
 from service.application.faults import (
@@ -14,7 +15,6 @@ from service.application.faults import (
     Admission,
     Busy,
     Faults,
-    NotSent,
 )
 from service.http.problemmap import problem_of
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.application.faults import BoundedPool, NotSent
+from infra.pool import BoundedPool, NotSent
 from service.eventstore.primary import NoPrimary, PrimaryConnector, split_hosts
 
 

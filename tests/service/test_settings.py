@@ -80,16 +80,100 @@ def test_every_setting_has_a_variable_and_is_in_the_readme() -> None:
     assert set(SPECS) == set(Settings.__struct_fields__)
 
 
-def test_nothing_else_in_service_reads_the_environment() -> None:
-    reads = re.compile(r"os\.environ\.get|os\.getenv|getenv\(|os\.environ\[[^\]]+\](?!\s*=)")
-    offenders = [
-        f"{path.name}:{n}"
-        for path in sorted((ROOT / "service").glob("*.py"))
+#: Our packages that run in the server (``domain`` has no I/O at all).
+PACKAGES = ("service", "projections", "infra")
+
+
+def _lines(pattern: str) -> list[str]:
+    found = re.compile(pattern)
+    return [
+        f"{path.relative_to(ROOT)}:{n}"
+        for top in PACKAGES
+        for path in sorted((ROOT / top).rglob("*.py"))
         if path.name != "settings.py"
         for n, line in enumerate(path.read_text().splitlines(), 1)
-        if reads.search(line)
+        if found.search(line)
     ]
-    assert offenders == []
+
+
+def test_nothing_else_reads_the_environment() -> None:
+    """Only :mod:`service.settings` reads variables; every other module gets values."""
+    reads = r"os\.environ\.get|os\.getenv|getenv\(|os\.environ\[[^\]]+\](?!\s*=)|environ\.copy"
+    assert _lines(reads) == []
+
+
+def test_settings_are_not_passed_on_through_the_environment() -> None:
+    """Settings reach the app and its workers as values (``service.cli``: the app factory's
+    argument); the one variable written is prometheus_client's multiprocess directory, read by
+    that library when a worker imports it (``service.workers.multiprocess_metrics``)."""
+    writes = _lines(r"os\.environ\[[^\]]+\]\s*=[^=]|os\.putenv|environ\.(update|setdefault)\(")
+    assert writes == ["service/workers.py:136"]
+
+
+#: Run in a fresh interpreter: import every module of ours, recording each read of the
+#: environment made by our code (the innermost caller past ``os`` and the mapping methods is
+#: one of our modules; a library reading its own variables when we import it is its affair).
+_IMPORT_ALL = r"""
+import _collections_abc, importlib, os, pkgutil, sys, traceback
+root = sys.argv[1]
+ours = tuple(os.path.join(root, top) + os.sep for top in ("service", "projections", "infra"))
+plumbing = {os.__file__, _collections_abc.__file__}
+reads = []
+
+class Watched(type(os.environ)):
+    def __getitem__(self, key):
+        stack = traceback.extract_stack()[:-1]
+        callers = [f for f in stack if f.filename not in plumbing and f.filename[:1] != "<"]
+        if callers and callers[-1].filename.startswith(ours):
+            reads.append(f"{key} read at {callers[-1].filename}:{callers[-1].lineno}")
+        return super().__getitem__(key)
+
+os.environ.__class__ = Watched
+for top in ("infra", "projections", "service"):
+    package = importlib.import_module(top)
+    for info in pkgutil.walk_packages(package.__path__, top + "."):
+        importlib.import_module(info.name)
+print("\n".join(reads))
+"""
+
+
+def test_no_module_reads_the_configuration_when_imported() -> None:
+    """Configuration is read once, at start (``Settings.from_env`` in the CLI or the app
+    factory), never when a module is imported: importing every module of ``service``,
+    ``projections`` and ``infra`` reads no variable through our code. (The header bound was
+    read at import by the HTTP protocol class's body; this test failed on it.)"""
+    env = {"PATH": "/usr/bin:/bin", "MANIFEST_MAX_HEADER_BYTES": "4096", "PG_DSN": "x"}
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORT_ALL, str(ROOT)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == ""
+
+
+def test_the_import_check_can_fail() -> None:
+    """The watcher above sees a read made through our code while a module is imported."""
+    script = _IMPORT_ALL.replace(
+        "os.environ.__class__ = Watched\n",
+        "os.environ.__class__ = Watched\nimport service.settings\n"
+        "service.settings.Settings.from_env()\n",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(ROOT)],
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "service/settings.py" in result.stdout
 
 
 def test_a_bad_setting_stops_manifest_serve_with_the_message() -> None:

@@ -13,8 +13,10 @@ Inside the block the expiry is what ``asyncio.timeout`` makes of it: the task is
 the block raises :class:`TimeoutError` (unless the task was also cancelled from elsewhere: then
 the cancellation goes on). Bounds nest as ``asyncio.timeout`` does.
 
-It sits with the Redis store, its first user, because ``projections`` may import nothing of
-``service``; the PostgreSQL pool (``service.application.faults``) uses it too.
+Its users are the Redis store (``projections.redis_store``) and the PostgreSQL pool
+(:mod:`infra.pool`), on every call and acquire. Elsewhere — a bound that runs rarely (the
+readiness probes, the live streams' fan-out) — ``asyncio.timeout`` is used as it is: the
+timer it arms costs nothing there, and a block bounded by it fires exactly on time.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""A new user's first hour (issue 11): what ``manifest serve`` says at start, what the catalogue,
-the create answer and the host token give, and the seat each set-up event is stored with."""
+"""What a new user meets first (issue 11): what the catalogue, the create answer and the host
+token give, and the seat each set-up event is stored with."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -17,26 +16,6 @@ from .apihelp import auth, pg
 from .serverproc import ServerProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
-
-
-def test_serve_logs_the_address_it_listens_on(fresh_database: str, redis_url: str) -> None:
-    proc = ServerProcess(fresh_database, redis_url, MANIFEST_LOG_LEVEL="info")
-    proc.start()
-    try:
-        lines = [
-            json.loads(line)
-            for line in proc.log_path.read_text().splitlines()
-            if line.startswith("{")
-        ]
-    finally:
-        proc.close()
-    listening = [line for line in lines if line.get("event") == "manifest listening"]
-    assert len(listening) == 1, lines
-    assert listening[0]["url"] == proc.url
-    # where a person goes next: the viewer and the API docs (issue 29)
-    assert listening[0]["viewer"] == proc.url + "/viewer/"
-    assert listening[0]["api_docs"] == proc.url + "/schema"
-    assert listening[0]["port"] == proc.port and listening[0]["level"] == "info"
 
 
 def test_rules_say_whether_each_game_is_playable(server: ServerProcess) -> None:

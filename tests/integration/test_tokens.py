@@ -1,24 +1,21 @@
-"""Seams between branches merged together: a seat token of an open game is never cached by
-the process that issued it (the host may still remove the seat, and the removed token must stop
-working at once there too); the answer schemas name every field the handlers send."""
+"""Seat and host tokens: a seat token of an open game is never cached by the process that
+issued it (the host may still remove the seat, and the removed token must stop working at once
+there too); the host token reads as a spectator wherever a seat token is optional."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-import msgspec
 import pytest
 
 from projections.projector import Projector
 from projections.store import MemoryStore
-from service.application.bodies import CommandBody, CreateGame, JoinGame
+from service.application.bodies import CreateGame, JoinGame
 from service.application.errors import ApplicationError
 from service.application.history import History
 from service.audit.receipts import load_signer
 from service.bootstrap import compose
 from service.eventstore.migrate import migrate
-from service.http import schemas
 
 from .apihelp import GAME, RANDOM_CRATES, pg
 
@@ -53,42 +50,6 @@ async def _removed(dsn: str) -> None:
         assert manifest.seats.knows_token(cy.token)
         assert await manifest.seats.seat_for(gid, ann.token) == ann.seat
         assert manifest.seats.knows_token(ann.token)
-
-
-def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
-    """Fields added to an answer by one branch (the lobby listing's ``options``, an event's
-    ``openings``) are in the OpenAPI answer schemas (``service.http.schemas``), not only sent."""
-    asyncio.run(_fields(fresh_database))
-
-
-async def _fields(dsn: str) -> None:
-    await migrate(dsn)
-    async with pg(dsn) as store:
-        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = compose(store, projector, await load_signer(store.signing_keys))
-        created = await manifest.lobby.create(
-            CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
-        )
-        listed = _json((await manifest.lobby.list_games(None, None, 10, None)).games[0])
-        assert set(listed) == set(schemas.GameSummary.__struct_fields__)
-        seat = created.to_act[0]
-        token = created.seats[seat].token
-        assert token is not None
-        doc = msgspec.json.decode(await manifest.documents.legal_document(created.id, token))
-        answer = _json(
-            await manifest.play.command(
-                created.id, token, CommandBody(command=doc["commands"][0]), None
-            )
-        )
-        assert set(answer) == set(schemas.CommandAnswer.__struct_fields__)
-        for event in answer["events"]:
-            assert set(event) == set(schemas.EventDocument.__struct_fields__)
-
-
-def _json(answer: msgspec.Struct) -> dict[str, Any]:
-    """An answer as the wire carries it: the fields a client finds."""
-    decoded: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(answer))
-    return decoded
 
 
 def test_the_host_token_reads_as_a_spectator_wherever_a_seat_token_is_optional(

@@ -1,6 +1,6 @@
 """The process-local caches forget the least recently used entries beyond their capacity."""
 
-from service.lru import LRU
+from infra.lru import LRU
 
 
 def test_lru_keeps_the_most_recently_used() -> None:

@@ -1,4 +1,4 @@
-"""Coarse deadlines (:mod:`projections.deadlines`) bound a block as ``asyncio.timeout`` does —
+"""Coarse deadlines (:mod:`infra.deadlines`) bound a block as ``asyncio.timeout`` does —
 TimeoutError past the bound, nothing left behind within it, an outside cancellation kept as
 one, nesting — from one loop timer per tick instead of one per block. On asyncio and uvloop."""
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import uvloop
 
-from projections.deadlines import Deadlines
+from infra.deadlines import Deadlines
 
 TICK = 0.02
 LOOPS = [pytest.param(asyncio.run, id="asyncio"), pytest.param(uvloop.run, id="uvloop")]

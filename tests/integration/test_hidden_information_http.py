@@ -1,5 +1,6 @@
-"""Attacks of an independent reviewer (branch r1), each kept as a test: a hostile third-party
-client against the live server."""
+"""Hidden information stays hidden while a game is live, against a hostile third-party client
+on the live server: a kept draft card named by the recorded command, and the number of a seat's
+legal commands in a dispute file."""
 
 from __future__ import annotations
 
@@ -48,43 +49,6 @@ def test_a_kept_draft_card_stays_hidden_in_the_recorded_command(server: ServerPr
         # the seat itself still reads its own command
         mine = client.get(base + "/export", headers=auth(tokens[0])).text
         assert secret in mine
-
-
-def test_a_removed_players_token_stops_working_at_once(server: ServerProcess) -> None:
-    """``DELETE /v1/games/{id}/seats/{n}``: the removed player's token must stop working,
-    also in the process that issued it (which had it cached since the join)."""
-    with server.client() as client:
-        r = client.post("/v1/games", json={"game": "jolly-cargo", "seats": 3})
-        assert r.status_code == 201, r.text
-        created = r.json()
-        base = f"/v1/games/{created['id']}"
-        host, code = created["host_token"], created["invite_code"]
-        r = client.post(base + "/join", json={"name": "bob", "invite_code": code})
-        assert r.status_code == 200, r.text
-        bob = r.json()
-        r = client.delete(f"{base}/seats/{bob['seat']}", headers=auth(host))
-        assert r.status_code == 200, r.text
-        r = client.post(
-            base + "/messages", headers=auth(bob["token"]), json={"text": "still here", "to": "all"}
-        )
-        assert r.status_code == 401 and r.json()["code"] == "auth.invalid_token", r.text
-        r = client.get(base, headers=auth(bob["token"]))
-        assert r.status_code == 401, r.text
-
-
-@pytest.mark.parametrize("after", ["2147483648", "9223372036854775808", "9" * 30])
-def test_events_after_a_huge_version_is_a_problem_not_a_500(
-    server: ServerProcess, after: str
-) -> None:
-    """``GET /events?after=`` past the database's int4 versions: 400 ``request.invalid`` (it
-    answered 500: asyncpg refused to bind the number)."""
-    with server.client() as client:
-        r = client.post("/v1/games", json={"game": "jolly-cargo", "seats": 2})
-        assert r.status_code == 201, r.text
-        r = client.get(f"/v1/games/{r.json()['id']}/events", params={"after": after})
-        assert r.status_code == 400 and r.json()["code"] == "request.invalid", r.text
-        r = client.get(f"/v1/games/{r.url.path.split('/')[3]}/events?after=2147483647")
-        assert r.status_code == 200 and r.json()["events"] == [], r.text
 
 
 def _trucking_position() -> object:
