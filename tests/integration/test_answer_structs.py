@@ -253,10 +253,10 @@ def test_no_handler_reads_app_state() -> None:
 def test_the_answer_schemas_name_every_field_answered(fresh_database: str) -> None:
     """Fields added to an answer by one branch (the lobby listing's ``options``, an event's
     ``openings``) are in the OpenAPI answer schemas (``service.http.schemas``), not only sent."""
-    asyncio.run(_fields(fresh_database))
+    asyncio.run(_schema_fields(fresh_database))
 
 
-async def _fields(dsn: str) -> None:
+async def _schema_fields(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
