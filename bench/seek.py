@@ -10,7 +10,7 @@ Prints p50/p99 latency and the events folded per seek; asserts nothing.
 
 Also prints the write path's cold start on that game: with nothing cached, the state a command
 is decided on (and a retried command's hints) is read from PostgreSQL and folded from event 1
-(``Manifest.current``) — the cost that decides whether snapshots must also live in PostgreSQL.
+(``Tables.current``) — the cost that decides whether snapshots must also live in PostgreSQL.
 """
 
 from __future__ import annotations
