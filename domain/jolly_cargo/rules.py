@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from domain import kernel
 from domain.kernel import Rng, RuleError
 
 from . import board
@@ -21,6 +22,9 @@ from .position import Position, validate
 from .state import HeldCrate, State
 
 MIN_SEATS, MAX_SEATS = 2, 4
+
+#: a decision of CARGO in progress (:class:`~domain.kernel.Run`)
+Run = kernel.Run[State, ev.E]
 
 
 # --- set-up ----------------------------------------------------------------------------------
@@ -268,7 +272,7 @@ def _move(state: State, seat: int, c: cmd.Move, rng: Rng) -> list[ev.E]:
     grid = Grid.of(state)
     ops = perform(grid, actors, list(c.steps), ships_in_play(state))
     event = ev.WorkersMoved(seat, list(c.workers), list(c.steps), ops, _points(state, seat, ops))
-    return _then(state, [event])
+    return _then(state, event)
 
 
 def _actors(state: State, seat: int, workers: list[str]) -> list[str]:
@@ -345,34 +349,34 @@ def _place_held_crate(state: State, seat: int, c: cmd.PlaceHeldCrate, rng: Rng) 
         )
     if not Grid.of(state).is_empty(square):
         raise RuleError("rule.square_occupied", f"{c.square} is not empty")
-    return _then(state, [ev.HeldCratePlaced(seat, c.colour, c.square)])
+    return _then(state, ev.HeldCratePlaced(seat, c.colour, c.square))
 
 
 def _end_turn(state: State, seat: int, c: cmd.EndTurn, rng: Rng) -> list[ev.E]:
     _in_turn(state, seat)
     _check_returns_done(state, seat)
-    return _then(state, [ev.StoppedMoving(seat)])
+    return _then(state, ev.StoppedMoving(seat))
 
 
-def _then(state: State, events: list[ev.E]) -> list[ev.E]:
-    """Append what follows by itself: the end of the turn once the mover has no moves left and
-    every held crate is back, then the end of the game or the next player's turn."""
-    after = state
-    for event in events:
-        after = evolve(after, event)
+def _then(state: State, event: ev.E) -> list[ev.E]:
+    """``event``, and what follows by itself: the end of the turn once the mover has no moves
+    left and every held crate is back, then the end of the game or the next player's turn."""
+    run = Run(evolve, state)
+    run.emit(event)
+    after = run.state
     if after.moves_left > 0 or after.held:
-        return events
+        return run.events
     mover = after.mover()
-    events.append(ev.TurnEnded(mover))
+    run.emit(ev.TurnEnded(mover))
     emptied = [s for s, p in enumerate(after.players) if after.crates_on_dock(p.colour or "") == 0]
     if emptied:
         scores = [p.score for p in after.players]
         collected = [p.collected for p in after.players]
-        events.append(ev.GameEnded(scores, collected, winners(scores, collected), emptied))
+        run.emit(ev.GameEnded(scores, collected, winners(scores, collected), emptied))
     else:
         nxt = (mover + 1) % after.seats
-        events.append(ev.TurnBegan(nxt, after.turn + 1, opening_moves(after.turn + 1)))
-    return events
+        run.emit(ev.TurnBegan(nxt, after.turn + 1, opening_moves(after.turn + 1)))
+    return run.events
 
 
 def winners(scores: list[int], collected: list[int]) -> list[int]:
