@@ -55,9 +55,7 @@ class Folder(Generic[S]):
         if opening is not None:
             return opening(event)
         if state is None:
-            raise ValueError(
-                f"a stream starts with the game's opening, not {type(event).__name__}"
-            )
+            raise ValueError(f"a stream starts with the game's opening, not {type(event).__name__}")
         new = self._copy(state)
         self._apply(event, new)
         return new

@@ -25,8 +25,10 @@ def replay(recorded: Any) -> None:
     table = LocalGame.new(game, bytes.fromhex(recorded["seed"]), recorded["seats"], options)
     assert digest(table.events) == recorded["opening"], "the opening events differ"
     for i, (seat, raw, expected) in enumerate(recorded["commands"]):
+        given, before = table.state, digest(table.state)
         events = table.submit(seat, game.decode_command(raw))
         assert digest(events) == expected, f"command {i} ({raw}) emitted other events"
+        assert digest(given) == before, f"deciding command {i} changed the state it was given"
     assert len(table.events) == recorded["events"]
     assert digest(table.state) == recorded["state"], "the final state differs"
     assert game.outcome(table.state) is not None, "a recorded game is played to its end"
