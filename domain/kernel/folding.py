@@ -60,15 +60,6 @@ class Folder(Generic[S]):
         self._apply(event, new)
         return new
 
-    def copy(self, state: S) -> S:
-        """A deep copy of ``state`` (the game's own copier)."""
-        return self._copy(state)
-
-    def apply_in_place(self, state: S, event: Any) -> None:
-        """Apply a non-opening ``event`` to ``state`` itself (a :class:`Run`'s working copy)."""
-        if type(event) in self._openings:
-            raise ValueError(f"{type(event).__name__} opens a game; a run starts with it")
-        self._apply(event, state)
 
 
 class Run(Generic[S, E]):
@@ -80,23 +71,25 @@ class Run(Generic[S, E]):
     emitted event too. The state the run started from is never changed.
     """
 
-    __slots__ = ("_folder", "events", "state")
-
     def __init__(self, folder: Folder[S], state: S) -> None:
-        self._folder = folder
-        self.state: S = folder.copy(state)
+        self._openings = folder._openings
+        self._apply = folder._apply
+        self.state: S = folder._copy(state)
         self.events: list[E] = []
 
     @classmethod
     def opening(cls, folder: Folder[S], event: E) -> Run[S, E]:
         """A run that starts a game with its opening ``event`` (already emitted)."""
         run: Run[S, E] = cls.__new__(cls)
-        run._folder = folder
+        run._openings = folder._openings
+        run._apply = folder._apply
         run.state = folder(None, event)
         run.events = [event]
         return run
 
     def emit(self, event: E) -> None:
         """Emit ``event``: apply it to the working state and add it to the decision's events."""
-        self._folder.apply_in_place(self.state, event)
+        if type(event) in self._openings:
+            raise ValueError(f"{type(event).__name__} opens a game; a run starts with it")
+        self._apply(event, self.state)
         self.events.append(event)
