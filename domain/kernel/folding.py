@@ -11,11 +11,14 @@ event is applied to a copy of the state, never to the state itself. Folding chec
         copy=State.copy,
     )
 
-Every game's ``decide`` works on a :class:`Run`: a working copy of the state to which each event
-is applied the moment it is emitted, so a later step of the decision sees what the earlier ones
-did (a card drawn is gone from the deck, a reshuffle has refilled it) through the state itself,
-and folding the emitted events gives exactly the state the decision saw. A rule is therefore
-written once, in ``evolve``; ``decide`` only chooses which events to emit::
+A decision of several steps works on a :class:`Run`, in every game: a working copy of the state
+to which each event is applied the moment it is emitted, so a later step of the decision sees
+what the earlier ones did (a card drawn is gone from the deck, a reshuffle has refilled it)
+through the state itself, and folding the emitted events gives exactly the state the decision
+saw. A rule is therefore written once, in ``evolve``; ``decide`` only chooses which events to
+emit. (A decision whose events all follow from the state it was given — a single ``track_built``,
+a placement and its die roll — returns them as a list: there is nothing to fold, and no copy to
+pay for.)::
 
     def decide(state, seat, command, rng):
         run = Run(evolve, state)

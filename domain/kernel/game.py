@@ -4,8 +4,9 @@ types, its metadata and its pure functions over plain values (msgspec Structs):
 * ``start(options, seats, rng)`` and ``start_from_position(position, rng)`` produce the opening
   events; folding them gives the first state.
 * ``decide(state, seat, command, rng)`` validates a command and returns the events it causes, or
-  raises :class:`~domain.kernel.errors.RuleError` saying why it is illegal. Every game decides
-  on a :class:`~domain.kernel.folding.Run` (apply each event as it is emitted).
+  raises :class:`~domain.kernel.errors.RuleError` saying why it is illegal. A decision of
+  several steps runs on a :class:`~domain.kernel.folding.Run` (each event applied as it is
+  emitted), in every game.
 * ``evolve(state, event)`` folds one event into the state: total, deterministic, no validation
   and no randomness, so a stored stream always folds.
 * ``legal`` (with ``grammar`` where the commands are too many to list), ``view``,
