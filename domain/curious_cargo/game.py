@@ -58,6 +58,7 @@ CURIOUS_CARGO: Game[State, Command, ev.E, Options, Position] = Game(
     view=view,
     event_view=event_view,
     export_position=position_of,
+    position_seats=lambda position: len(position.players),
     hidden=hidden,
     hidden_position=hidden_position,
     svg=svg,

@@ -67,6 +67,7 @@ EMPIRE_BUILDER: Game[State, Command, ev.E, Options, Position] = Game(
     view=view,
     event_view=event_view,
     export_position=position_of,
+    position_seats=lambda position: len(position.players),
     svg=svg,
     answer=ask,
 )

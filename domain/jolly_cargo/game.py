@@ -65,6 +65,7 @@ JOLLY_CARGO: Game[State, Command, ev.E, Options, Position] = Game(
     view=view,
     event_view=event_view,
     export_position=position_of,
+    position_seats=lambda position: len(position.players),
     hidden=hidden,
     svg=svg,
 )

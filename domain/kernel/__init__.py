@@ -1,4 +1,5 @@
-"""The game kernel: the protocol every game implements and the mechanics they share.
+"""The game kernel: the decider record every game builds (:class:`Game`) and the mechanics they
+share.
 
 How a game declares hidden fields: pass ``hidden=`` to its :class:`Game` record, a function
 returning a :class:`Secret` for each hidden value in an event — its path in the event's JSON data

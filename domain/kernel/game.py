@@ -30,7 +30,7 @@ query) are the record's methods, written here once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sized
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -76,12 +76,6 @@ def nothing_hidden(value: Any) -> list[Secret]:
 def no_picture(view: Mapping[str, Any]) -> str | None:
     """No picture of a view."""
     return None
-
-
-def players_listed(position: Any) -> int:
-    """The seats of a position that lists its players (every game's position does)."""
-    players: Sized = position.players
-    return len(players)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -146,6 +140,8 @@ class Game(Generic[S, C, E, O, P]):
     event_view: Callable[[E, Viewer], dict[str, Any]]
     #: The position of a state in the documented position form.
     export_position: Callable[[S], P]
+    #: How many seats a game started from a position has.
+    position_seats: Callable[[P], int]
     #: The rules deriving the accepted commands ``legal`` does not list (``listed``: what it
     #: lists); none: ``legal`` lists every command.
     grammar: Callable[[S, int, list[C]], list[Rule]] = no_grammar
@@ -154,8 +150,6 @@ class Game(Generic[S, C, E, O, P]):
     #: The hidden values of a position: a game started from it carries it in
     #: ``lobby.created``, committed like an event's.
     hidden_position: Callable[[P], list[Secret]] = nothing_hidden
-    #: How many seats a game started from a position has.
-    position_seats: Callable[[P], int] = players_listed
     #: A picture of a view (what ``view`` returned for some viewer) as an SVG document, or None
     #: when the game has no picture. Pure, and shows only what the view holds.
     svg: Callable[[Mapping[str, Any]], str | None] = no_picture
