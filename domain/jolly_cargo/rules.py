@@ -14,7 +14,7 @@ from . import board
 from . import commands as cmd
 from . import events as ev
 from .actions import Grid, perform, ships_in_play
-from .board import COLOURS, CORNERS, EDGE, LOADING, Square
+from .board import COLOURS, CORNERS, EDGE, LOADING, Colour, Square
 from .evolve import evolve
 from .options import CRATES_PER_PLAYER, DEFAULT_COLOURS, Options
 from .pieces import colour_of, crew, is_dockhand
@@ -120,15 +120,20 @@ def _place_crate(state: State, seat: int, c: cmd.PlaceCrate, rng: Rng) -> list[e
     if c.square in state.crates:
         raise RuleError("rule.square_occupied", f"{c.square} already holds a crate")
     # The crates were mixed face down: the one placed is any of those left, unseen.
-    left = [
+    run = Run(evolve, state)
+    run.emit(ev.CratePlaced(seat, c.square, rng.choice(_crates_left(state))))
+    if not _crates_left(run.state):
+        run.emit(_roll_off(rng, "ships", list(range(state.seats))))
+    return run.events
+
+
+def _crates_left(state: State) -> list[Colour]:
+    """The colours of the crates still to be placed, one entry a crate."""
+    return [
         colour
         for colour in state.colours
         for _ in range(state.crates_per_player - state.crates_on_dock(colour))
     ]
-    events: list[ev.E] = [ev.CratePlaced(seat, c.square, rng.choice(left))]
-    if len(left) == 1:
-        events.append(_roll_off(rng, "ships", list(range(state.seats))))
-    return events
 
 
 def _choose_ship(state: State, seat: int, c: cmd.ChooseShip, rng: Rng) -> list[ev.E]:
@@ -138,13 +143,15 @@ def _choose_ship(state: State, seat: int, c: cmd.ChooseShip, rng: Rng) -> list[e
     taken = {p.colour for p in state.players}
     if c.colour in taken:
         raise RuleError("rule.ship_taken", f"the {c.colour} ship is already taken")
-    events: list[ev.E] = [ev.ShipChosen(seat, c.colour)]
-    left = [colour for colour in state.colours if colour not in taken and colour != c.colour]
-    if len(left) == 1:
-        events.append(ev.ShipChosen(state.order[-1], left[0], automatic=True))
+    run = Run(evolve, state)
+    run.emit(ev.ShipChosen(seat, c.colour))
+    taken = {p.colour for p in run.state.players}
+    left = [colour for colour in state.colours if colour not in taken]
+    if len(left) == 1:  # the last ship goes to the last seat
+        run.emit(ev.ShipChosen(state.order[-1], left[0], automatic=True))
     if len(left) <= 1:
-        events.append(ev.CratesTurnedUp(dict(sorted(state.crates.items()))))
-    return events
+        run.emit(ev.CratesTurnedUp(dict(sorted(run.state.crates.items()))))
+    return run.events
 
 
 def _place_worker(state: State, seat: int, c: cmd.PlaceWorker, rng: Rng) -> list[ev.E]:
@@ -160,11 +167,13 @@ def _place_worker(state: State, seat: int, c: cmd.PlaceWorker, rng: Rng) -> list
             "rule.square_occupied",
             f"{c.square} is taken (only Dockhands share a square, and never with a crate)",
         )
-    events: list[ev.E] = [ev.WorkerPlaced(seat, c.worker, c.square)]
-    if state.placed + 1 == 7 * state.seats:
+    run = Run(evolve, state)
+    run.emit(ev.WorkerPlaced(seat, c.worker, c.square))
+    if run.state.placed == 7 * state.seats:  # every worker is on the dock
         first = _roll_off(rng, "first_move", list(range(state.seats)))
-        events += [first, ev.TurnBegan(first.winner, 1, 1)]
-    return events
+        run.emit(first)
+        run.emit(ev.TurnBegan(first.winner, 1, 1))
+    return run.events
 
 
 # --- play ------------------------------------------------------------------------------------
