@@ -14,6 +14,7 @@ Re-record (only when a rules change is meant to change the events, and say so in
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -50,17 +51,11 @@ def digest(value: Any) -> str:
 
 
 def _bots(game_id: str, seats: int, seed: bytes) -> list[Any]:
+    """Each seat's greedy bot (``domain/<game>/greedy.py``)."""
+    greedy = importlib.import_module(f"domain.{game_id.replace('-', '_')}.greedy")
     if game_id == "empire-builder":
-        from domain.empire_builder.greedy import GreedyBot as EB
-
-        return [EB() for _ in range(seats)]
-    module = {
-        "jolly-cargo": "domain.jolly_cargo.greedy",
-        "cargo-empire": "domain.cargo_empire.greedy",
-        "curious-cargo": "domain.curious_cargo.greedy",
-    }[game_id]
-    bot = __import__(module, fromlist=["GreedyBot"]).GreedyBot
-    return [bot(Rng(seed, 1_000_000 + seat)) for seat in range(seats)]
+        return [greedy.GreedyBot() for _ in range(seats)]
+    return [greedy.GreedyBot(Rng(seed, 1_000_000 + seat)) for seat in range(seats)]
 
 
 def play(game_id: str, seats: int, options: dict[str, Any] | None, who: str, n: int) -> Any:
