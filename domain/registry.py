@@ -10,6 +10,8 @@ from .empire_builder import EMPIRE_BUILDER
 from .jolly_cargo import JOLLY_CARGO
 from .kernel import Game, UnknownGame
 
+#: Any game's decider record, as the service and the projections hold it (each game's own module
+#: has the precisely typed one).
 AnyGame = Game[Any, Any, Any, Any, Any]
 
 GAMES: dict[str, AnyGame] = {

@@ -5,6 +5,6 @@ Game id ``cargo-empire``; 1–5 players. ``docs/rules/cargo-empire.md`` states t
 implemented; the components are data in ``data/``.
 """
 
-from .game import CARGO_EMPIRE, CargoEmpire
+from .game import CARGO_EMPIRE
 
-__all__ = ["CARGO_EMPIRE", "CargoEmpire"]
+__all__ = ["CARGO_EMPIRE"]

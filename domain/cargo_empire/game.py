@@ -1,10 +1,8 @@
-"""Cargo Empire wired into the kernel's game protocol."""
+"""Cargo Empire's decider record: its types, metadata and functions, for the kernel."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-from domain.kernel import WiredGame, Wiring
+from domain.kernel import Game, Outcome
 from domain.kernel.assets import data_assets
 
 from . import events as ev
@@ -20,23 +18,18 @@ from .svg import svg
 from .views import event_view, hidden, hidden_position, view
 
 
-class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
-    id: ClassVar[str] = "cargo-empire"
-    title: ClassVar[str] = "Cargo Empire"
-    min_seats: ClassVar[int] = rules.MIN_SEATS
-    max_seats: ClassVar[int] = rules.MAX_SEATS
-    #: the map and the components as the data files hold them
-    assets: ClassVar[dict[str, bytes]] = data_assets("domain.cargo_empire", "map", "components")
+def to_act(state: State) -> list[int]:
+    current = state.current()
+    return [] if current is None else [current]
 
-    def to_act(self, state: State) -> list[int]:
-        current = state.current()
-        return [] if current is None else [current]
 
-    def final_scores(self, state: State) -> list[int]:
-        return [s.total for s in state.scores]
-
-    def final_details(self, state: State) -> dict[str, Any]:
-        return {
+def outcome(state: State) -> Outcome | None:
+    if state.phase != "finished":
+        return None
+    return Outcome(
+        scores=[s.total for s in state.scores],
+        winners=list(state.winners),
+        details={
             "breakdown": [
                 {
                     "vehicles": s.vehicles,
@@ -48,12 +41,35 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
             ],
             "private": [list(p.private) for p in state.players],
             "solo_target": COMPONENTS.solo_target if state.seats == 1 else None,
-        }
+        },
+    )
 
 
-CARGO_EMPIRE = CargoEmpire(
-    Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
-           position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
-           decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
-           export_position=position_of, svg=svg, hidden=hidden, hidden_position=hidden_position)
+CARGO_EMPIRE: Game[State, Command, ev.E, Options, Position] = Game(
+    id="cargo-empire",
+    title="Cargo Empire",
+    min_seats=rules.MIN_SEATS,
+    max_seats=rules.MAX_SEATS,
+    #: the map and the components as the data files hold them
+    assets=data_assets("domain.cargo_empire", "map", "components"),
+    state_type=State,
+    command_type=Command,
+    event_type=ev.Event,
+    options_type=Options,
+    position_type=Position,
+    start=rules.start,
+    start_from_position=rules.start_from_position,
+    decide=rules.decide,
+    evolve=evolve,
+    legal=legal,
+    to_act=to_act,
+    outcome=outcome,
+    seats=lambda state: state.seats,
+    view=view,
+    event_view=event_view,
+    export_position=position_of,
+    position_seats=lambda position: len(position.players),
+    hidden=hidden,
+    hidden_position=hidden_position,
+    svg=svg,
 )

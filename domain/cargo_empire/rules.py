@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain import kernel
 from domain.kernel import Rng, RuleError
 
 from . import commands as cmd
@@ -24,48 +25,49 @@ from .board import (
 from .evolve import evolve
 from .options import Options
 from .position import Position, validate
-from .state import Cards, Score, State
+from .state import Score, State
 
 MIN_SEATS, MAX_SEATS = 1, 5
 
 
+#: a decision of Cargo Empire in progress (:class:`~domain.kernel.Run`)
+Run = kernel.Run[State, ev.E]
+
+
 # --- drawing cards -----------------------------------------------------------------------------
-class Dealer:
-    """Draws cards at random from a working copy of the deck, recycling the discard pile."""
-
-    def __init__(self, rng: Rng, deck: Cards, discard: Cards) -> None:
-        self.rng = rng
-        self.deck = deck.copy()
-        self.discard = discard.copy()
-
-    def draw(self, n: int, events: list[ev.E]) -> list[Vehicle]:
-        out: list[Vehicle] = []
-        for _ in range(n):
-            if self.deck.total() == 0 and self.discard.total() > 0:
-                events.append(ev.DiscardRecycled())
-                for kind in VEHICLES:
-                    self.deck.add(kind, self.discard.get(kind))
-                self.discard = Cards()
-            if self.deck.total() == 0:
+def draw(run: Run, rng: Rng, n: int) -> list[Vehicle]:
+    """``n`` cards (fewer when the deck and the discard pile run out) drawn at random from the
+    deck of ``run``'s state, less the cards drawn so far; an empty deck first takes the discard
+    pile back (``discard_recycled``: ``evolve`` moves the cards, and the draw sees them there).
+    The caller emits the cards drawn."""
+    out: list[Vehicle] = []
+    for _ in range(n):
+        if run.state.deck.total() == len(out) and run.state.discard.total() > 0:
+            run.emit(ev.DiscardRecycled())
+        deck = run.state.deck
+        left = {kind: deck.get(kind) - out.count(kind) for kind in VEHICLES}
+        total = sum(left.values())
+        if total == 0:
+            break
+        pick = rng.below(total)
+        for kind in VEHICLES:
+            if pick < left[kind]:
+                out.append(kind)
                 break
-            pick = self.rng.below(self.deck.total())
-            for kind in VEHICLES:
-                if pick < self.deck.get(kind):
-                    out.append(kind)
-                    self.deck.add(kind, -1)
-                    break
-                pick -= self.deck.get(kind)
-        return out
+            pick -= left[kind]
+    return out
 
-    def to_hand(self, seat: int, n: int, events: list[ev.E]) -> None:
-        cards = self.draw(n, events)
-        if cards:
-            events.append(ev.CardsDrawn(seat, cards))
 
-    def to_market(self, n: int, events: list[ev.E]) -> None:
-        cards = self.draw(n, events)
-        if cards:
-            events.append(ev.MarketFilled(cards))
+def to_hand(run: Run, rng: Rng, seat: int, n: int) -> None:
+    cards = draw(run, rng, n)
+    if cards:
+        run.emit(ev.CardsDrawn(seat, cards))
+
+
+def to_market(run: Run, rng: Rng, n: int) -> None:
+    cards = draw(run, rng, n)
+    if cards:
+        run.emit(ev.MarketFilled(cards))
 
 
 # --- set-up ----------------------------------------------------------------------------------
@@ -75,27 +77,26 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
     cards = rng.shuffled(NAMES)
     public_n, private_n = COMPONENTS.city_cards.public, COMPONENTS.city_cards.private_per_player
     order = [*range(seats), *reversed(range(seats))]
-    events: list[ev.E] = [
+    run = Run.opening(
+        evolve,
         ev.GameStarted(
             seats, options, cards[:public_n], posts_per_player(seats), turns_per_round(seats), order
-        )
-    ]
+        ),
+    )
     for seat in range(seats):
         at = public_n + seat * private_n
-        events.append(ev.CitiesDealt(seat, sorted(cards[at : at + private_n])))
-    d = COMPONENTS.deck
-    dealer = Dealer(rng, Cards(d.truck, d.train, d.ship), Cards())
+        run.emit(ev.CitiesDealt(seat, sorted(cards[at : at + private_n])))
     for seat in range(seats):
-        dealer.to_hand(seat, COMPONENTS.starting_hand, events)
-    dealer.to_market(COMPONENTS.market_size, events)
+        to_hand(run, rng, seat, COMPONENTS.starting_hand)
+    to_market(run, rng, COMPONENTS.market_size)
     if options.starting_posts == "random":
         taken: set[str] = set()
         for seat in order:
             city = rng.choice([n for n in NAMES if n not in taken])
             taken.add(city)
-            events.append(ev.PostPlaced(seat, city))
-        events.append(ev.PlayBegan())
-    return events
+            run.emit(ev.PostPlaced(seat, city))
+        run.emit(ev.PlayBegan())
+    return run.events
 
 
 def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
@@ -111,21 +112,26 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
         raise RuleError("rule.game_over", "the game is over")
     if state.current() != seat:
         raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
+    run = Run(evolve, state)
     if isinstance(command, cmd.PlacePost):
         if state.phase != "setup":
             raise RuleError("rule.wrong_phase", "starting posts are placed during set-up only")
-        return _place_post(state, seat, command)
+        _place_post(run, seat, command)
+        return run.events
     if state.phase != "play":
         raise RuleError("rule.wrong_phase", "place your starting posts first")
     if isinstance(command, cmd.Deliver):
-        events = delivery_events(state, seat, command)
-        _after_delivery(state, seat, events, rng)
+        for event in delivery_events(state, seat, command):
+            run.emit(event)
+        # the player draws after delivering (the cards spent are on the discard pile by now)
+        to_hand(run, rng, seat, COMPONENTS.draw_after_delivery)
     else:
-        events = _gather(state, seat, command, rng)
-        if state.players[seat].supply > 0:
+        _gather(run, seat, command, rng)
+        if run.state.players[seat].supply > 0:
             # Every turn uses one post: a turn without a delivery retires one (see the rules doc).
-            events.append(ev.PostRetired(seat))
-    return _end_turn(state, seat, events)
+            run.emit(ev.PostRetired(seat))
+    _end_turn(run, seat)
+    return run.events
 
 
 def _city(text: str) -> CityName:
@@ -135,14 +141,13 @@ def _city(text: str) -> CityName:
         raise RuleError("rule.no_such_city", str(e)) from None
 
 
-def _place_post(state: State, seat: int, c: cmd.PlacePost) -> list[ev.E]:
+def _place_post(run: Run, seat: int, c: cmd.PlacePost) -> None:
     _city(c.city)
-    if state.posts_in(c.city):
+    if run.state.posts_in(c.city):
         raise RuleError("rule.city_taken", f"{c.city} already holds a starting post")
-    events: list[ev.E] = [ev.PostPlaced(seat, c.city)]
-    if state.placed + 1 == len(state.order):
-        events.append(ev.PlayBegan())
-    return events
+    run.emit(ev.PostPlaced(seat, c.city))
+    if run.state.placed == len(run.state.order):
+        run.emit(ev.PlayBegan())
 
 
 def bonus_reasons(state: State, seat: int, origin: str, destination: str, cargo: str) -> list[str]:
@@ -267,38 +272,25 @@ def _check_route(state: State, seat: int, c: cmd.Deliver) -> None:
         )
 
 
-def _after_delivery(state: State, seat: int, events: list[ev.E], rng: Rng) -> None:
-    """The player draws a card from the deck after delivering (the spent cards are discarded)."""
-    after = state
-    for e in events:
-        after = evolve(after, e)
-    Dealer(rng, after.deck, after.discard).to_hand(seat, COMPONENTS.draw_after_delivery, events)
-
-
-def _gather(state: State, seat: int, c: cmd.Gather, rng: Rng) -> list[ev.E]:
-    events: list[ev.E] = []
-    dealer = Dealer(rng, state.deck, state.discard)
+def _gather(run: Run, seat: int, c: cmd.Gather, rng: Rng) -> None:
+    market = run.state.market
     if c.market is not None:
-        if not 0 <= c.market < len(state.market):
+        if not 0 <= c.market < len(market):
             raise RuleError("rule.no_such_market_card", f"the market has no slot {c.market}")
-        events.append(ev.MarketTaken(seat, c.market, state.market[c.market]))
-        dealer.to_market(1, events)
-        dealer.to_hand(seat, 1, events)
+        run.emit(ev.MarketTaken(seat, c.market, market[c.market]))
+        to_market(run, rng, 1)
+        to_hand(run, rng, seat, 1)
     else:
-        dealer.to_hand(seat, 2, events)
-    return events
+        to_hand(run, rng, seat, 2)
 
 
-def _end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
-    events.append(ev.TurnEnded(seat))
-    after = state
-    for e in events:
-        after = evolve(after, e)
+def _end_turn(run: Run, seat: int) -> None:
+    run.emit(ev.TurnEnded(seat))
+    after = run.state
     round_over = after.turn >= after.turns_per_round * after.seats
     last_turn = after.round == COMPONENTS.rounds and round_over
     if last_turn or all(p.supply == 0 for p in after.players):
-        events.append(final_scoring(after))
-    return events
+        run.emit(final_scoring(after))
 
 
 # --- the end ---------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
-"""Curious Cargo wired into the kernel's game protocol."""
+"""Curious Cargo's decider record: its types, metadata and functions, for the kernel."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import msgspec
 
-from domain.kernel import WiredGame, Wiring
+from domain.kernel import Game, Outcome
 from domain.kernel.assets import data_assets
 
 from . import events as ev
@@ -20,28 +20,46 @@ from .svg import svg
 from .views import event_view, hidden, hidden_position, view
 
 
-class CuriousCargo(WiredGame[State, Command, ev.E, Options, Position]):
-    id: ClassVar[str] = "curious-cargo"
-    title: ClassVar[str] = "Curious Cargo"
-    min_seats: ClassVar[int] = 2
-    max_seats: ClassVar[int] = 2
+def to_act(state: State) -> list[int]:
+    return state.to_act()
+
+
+def outcome(state: State) -> Outcome | None:
+    if state.phase != "finished":
+        return None
+    return Outcome(
+        scores=[s.total for s in state.scores],
+        winners=list(state.winners),
+        details={"scores": [msgspec.to_builtins(s) for s in state.scores]},
+    )
+
+
+CURIOUS_CARGO: Game[State, Command, ev.E, Options, Position] = Game(
+    id="curious-cargo",
+    title="Curious Cargo",
+    min_seats=2,
+    max_seats=2,
     #: the components (tiles, trucks, board) as the data file holds them
-    assets: ClassVar[dict[str, bytes]] = data_assets("domain.curious_cargo", "components")
-
-    def to_act(self, state: State) -> list[int]:
-        return state.to_act()
-
-    def final_scores(self, state: State) -> list[int]:
-        return [s.total for s in state.scores]
-
-    def final_details(self, state: State) -> dict[str, Any]:
-        return {"scores": [self.to_builtins(s) for s in state.scores]}
-
-
-CURIOUS_CARGO = CuriousCargo(
-    Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
-           position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
-           decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
-           export_position=position_of, svg=svg, hidden=hidden, hidden_position=hidden_position,
-           grammar=grammar)
+    assets=data_assets("domain.curious_cargo", "components"),
+    state_type=State,
+    command_type=Command,
+    event_type=ev.Event,
+    options_type=Options,
+    position_type=Position,
+    start=rules.start,
+    start_from_position=rules.start_from_position,
+    decide=rules.decide,
+    evolve=evolve,
+    legal=legal,
+    grammar=grammar,
+    to_act=to_act,
+    outcome=outcome,
+    seats=lambda state: len(state.players),
+    view=view,
+    event_view=event_view,
+    export_position=position_of,
+    position_seats=lambda position: len(position.players),
+    hidden=hidden,
+    hidden_position=hidden_position,
+    svg=svg,
 )

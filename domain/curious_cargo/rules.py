@@ -1,11 +1,12 @@
-"""Deciding: what a command causes. ``decide`` works on a copy of the state, applying each event
-as it is emitted (``evolve.apply``), so later steps see earlier results and folding the events
-gives exactly the state the decision saw."""
+"""Deciding: what a command causes. ``decide`` works on a :class:`~domain.kernel.Run` (a copy of
+the state to which each event is applied as it is emitted), so later steps see earlier results
+and folding the events gives exactly the state the decision saw."""
 
 from __future__ import annotations
 
 from itertools import combinations
 
+from domain import kernel
 from domain.kernel import Rng, RuleError
 
 from . import commands as cmd
@@ -34,23 +35,14 @@ from .components import (
     piece,
     xy,
 )
-from .evolve import apply, started
+from .evolve import evolve
 from .lines import Layout, active_docks, layout
 from .options import Options
-from .position import Position, state_from_position, turn_order, validate
-from .state import Placed, Player, Score, State, TruckInLane, clone, stars
+from .position import Position, turn_order, validate
+from .state import Placed, Player, Score, State, TruckInLane, stars
 
-
-class Run:
-    """The working copy of a decision and the events emitted so far."""
-
-    def __init__(self, state: State) -> None:
-        self.s = state
-        self.events: list[ev.E] = []
-
-    def emit(self, event: ev.E) -> None:
-        apply(self.s, event)
-        self.events.append(event)
+#: a decision of Curious Cargo in progress
+Run = kernel.Run[State, ev.E]
 
 
 def _draw(rng: Rng, pool: list[str], n: int) -> list[str]:
@@ -67,11 +59,9 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
     if seats != 2:
         raise RuleError("rule.seats", "Curious Cargo is a game for 2 players")
     first = options.first_player if options.first_player is not None else rng.below(2)
-    opened = ev.GameStarted(options, first)
-    run = Run(started(opened))
-    run.events.append(opened)
+    run = Run.opening(evolve, ev.GameStarted(options, first))
     for seat in (0, 1):
-        run.emit(ev.CardsDealt(seat, _draw(rng, run.s.deck, DEAL), options.draft))
+        run.emit(ev.CardsDealt(seat, _draw(rng, run.state.deck, DEAL), options.draft))
     if not options.draft:
         begin_phase(run, "construction", 1)
     return run.events
@@ -79,10 +69,7 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
 
 def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
     validate(position)  # raises position.invalid; folding the event checks nothing
-    state = state_from_position(position)
-    loaded = ev.PositionLoaded(position)
-    run = Run(state)
-    run.events.append(loaded)
+    run = Run.opening(evolve, ev.PositionLoaded(position))
     if position.at == "phase_start" and position.step == "turn":
         begin_phase(run, position.phase, position.round)
     return run.events
@@ -90,7 +77,7 @@ def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
 
 # --- flow -----------------------------------------------------------------------------------
 def begin_phase(run: Run, phase: str, round_: int) -> None:
-    order = turn_order(run.s.players, run.s.top)
+    order = turn_order(run.state.players, run.state.top)
     run.emit(ev.PhaseStarted(phase, round_, order))  # type: ignore[arg-type]
     if phase == "trucking":
         loading_pass(run)
@@ -98,12 +85,12 @@ def begin_phase(run: Run, phase: str, round_: int) -> None:
 
 def end_turn(run: Run, seat: int) -> None:
     run.emit(ev.TurnEnded(seat))
-    if run.s.turn >= len(run.s.order) and run.s.step != "cleanup":
+    if run.state.turn >= len(run.state.order) and run.state.step != "cleanup":
         finish_phase(run)
 
 
 def finish_phase(run: Run) -> None:
-    s = run.s
+    s = run.state
     for seat, p in enumerate(s.players):
         over = {
             "construction": max(0, p.construction - TOKEN_CAP),
@@ -206,7 +193,7 @@ def check_placement(lay: Layout, pid: str, at: str, rot: int, scaffolds: int) ->
 
 
 def place(run: Run, seat: int, pid: str, source: str, at: str, rot: int, actions: int) -> None:
-    s = run.s
+    s = run.state
     p = s.players[seat]
     lay = layout(p.board).copy()
     where = check_placement(lay, pid, at, rot, p.scaffolds)
@@ -338,7 +325,7 @@ def load_options(s: State, seat: int) -> list[list[ev.Load]]:
 
 def loading_pass(run: Run) -> None:
     """D11: unload every receiving lane, then load every shipping lane; ties wait for a choice."""
-    s = run.s
+    s = run.state
     for seat, p in enumerate(s.players):
         docks = active_docks(layout(p.board).top)
         unloads: list[ev.Load] = []
@@ -375,7 +362,7 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
         raise RuleError(
             "rule.not_your_turn", f"seat {seat} is not to act now", to_act=state.to_act()
         )
-    run = Run(clone(state))
+    run = Run(evolve, state)
     if isinstance(command, cmd.KeepCard):
         _keep(run, seat, command)
     elif isinstance(command, cmd.ChooseLoads):
@@ -392,7 +379,7 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
 
 
 def _keep(run: Run, seat: int, c: cmd.KeepCard) -> None:
-    s = run.s
+    s = run.state
     if s.step != "draft":
         raise RuleError("rule.wrong_step", "cards are kept in the draft only")
     p = s.players[seat]
@@ -406,7 +393,7 @@ def _keep(run: Run, seat: int, c: cmd.KeepCard) -> None:
 
 
 def _choose(run: Run, seat: int, c: cmd.ChooseLoads) -> None:
-    s = run.s
+    s = run.state
     if not s.pending or s.pending[0] != seat:
         raise RuleError("rule.wrong_step", "there is no load choice for you to make")
     for option in load_options(s, seat):
@@ -421,7 +408,7 @@ def _choose(run: Run, seat: int, c: cmd.ChooseLoads) -> None:
 
 
 def _store(run: Run, seat: int, c: cmd.Store) -> None:
-    s = run.s
+    s = run.state
     if s.step != "cleanup":
         raise RuleError("rule.wrong_step", "tiles are stored in a phase's cleanup")
     p = s.players[seat]
@@ -436,7 +423,7 @@ def _store(run: Run, seat: int, c: cmd.Store) -> None:
 
 
 def _construction(run: Run, seat: int, c: cmd.Command, rng: Rng) -> None:
-    s = run.s
+    s = run.state
     p = s.players[seat]
     if isinstance(c, cmd.DrawTile):
         _need_action(s)
@@ -488,7 +475,7 @@ def _need_token(s: State, held: int) -> None:
 
 
 def _trucking(run: Run, seat: int, c: cmd.Command, rng: Rng) -> None:
-    s = run.s
+    s = run.state
     p = s.players[seat]
     acted = s.ap_spent > 0 or s.trucking_token_used
     if isinstance(c, cmd.PlayTruck):

@@ -9,6 +9,7 @@ import itertools
 
 import msgspec
 
+from domain import kernel
 from domain.kernel import CommandError, Rng, RuleError
 
 from . import commands as cmd
@@ -40,37 +41,31 @@ MIN_SEATS, MAX_SEATS = 2, 6
 MAJOR_STARTS = 2  # new track out of major-city mileposts per turn
 
 
+#: a decision of Empire Builder in progress (:class:`~domain.kernel.Run`)
+Run = kernel.Run[State, ev.E]
+
+
 # --- drawing demand cards --------------------------------------------------------------------
-class Dealer:
-    """Draws cards at random from the deck, reshuffling the discards; an event card drawn is
-    resolved at once (``resolve``) and the player draws again. Keeps its own state up to date
-    with the events it emits."""
-
-    def __init__(self, rng: Rng, state: State, opening: bool = False) -> None:
-        self.rng = rng
-        self.state = state
-        #: the opening deal draws demand cards only (event cards wait in the deck)
-        self.opening = opening
-
-    def _emit(self, event: ev.E, events: list[ev.E]) -> None:
-        events.append(event)
-        self.state = evolve(self.state, event)
-
-    def draw(self, seat: int, slot: int, events: list[ev.E]) -> None:
-        while True:
-            if not self.state.deck and self.state.discard:
-                self._emit(ev.DiscardReshuffled(), events)
-            if not self.state.deck:
-                return
-            deck = self.state.deck
-            if self.opening:
-                deck = [c for c in deck if event_card(c) is None]
-            card = deck[self.rng.below(len(deck))]
-            found = event_card(card)
-            if found is None:
-                self._emit(ev.CardDrawn(seat, slot, card), events)
-                return
-            self._emit(resolve(self.state, seat, found), events)
+def draw(run: Run, rng: Rng, seat: int, slot: int, opening: bool = False) -> None:
+    """``seat`` draws a card into ``slot`` at random from the deck of ``run``'s state; an empty
+    deck first takes the discards back (``discard_reshuffled``: ``evolve`` moves the cards, and
+    the draw sees them there). An event card drawn is resolved at once (``resolve``) and the
+    player draws again; the opening deal (``opening``) draws demand cards only (event cards wait
+    in the deck)."""
+    while True:
+        if not run.state.deck and run.state.discard:
+            run.emit(ev.DiscardReshuffled())
+        deck = run.state.deck
+        if not deck:
+            return
+        if opening:
+            deck = [c for c in deck if event_card(c) is None]
+        card = deck[rng.below(len(deck))]
+        found = event_card(card)
+        if found is None:
+            run.emit(ev.CardDrawn(seat, slot, card))
+            return
+        run.emit(resolve(run.state, seat, found))
 
 
 def resolve(state: State, seat: int, card: EventCard) -> ev.EventCardDrawn:
@@ -120,12 +115,11 @@ def start(options: Options, seats: int, rng: Rng) -> list[ev.E]:
     check_options(options)
     first = rng.below(seats)
     order = [(first + i) % seats for i in range(seats)]
-    events: list[ev.E] = [ev.GameStarted(seats, options, order, START_MONEY, MAP_HASH)]
-    dealer = Dealer(rng, evolve(None, events[0]), opening=True)
+    run = Run.opening(evolve, ev.GameStarted(seats, options, order, START_MONEY, MAP_HASH))
     for seat in order:
         for slot in range(3):
-            dealer.draw(seat, slot, events)
-    return events
+            draw(run, rng, seat, slot, opening=True)
+    return run.events
 
 
 def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
@@ -163,7 +157,9 @@ def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E
                             f"this path costs ${built.cost}M, not ${command.cost}M")
         return [built]
     if isinstance(command, cmd.EndTurn):
-        return end_turn(state, seat, [])
+        run = Run(evolve, state)
+        end_turn(run, seat)
+        return run.events
     if isinstance(command, cmd.Upgrade):
         return [_upgrade(state, seat, command)]
     if isinstance(command, cmd.TradeIn):
@@ -237,12 +233,12 @@ def _upgrade(state: State, seat: int, c: cmd.Upgrade) -> ev.E:
 def _trade_in(state: State, seat: int, rng: Rng) -> list[ev.E]:
     if state.turn.acted:
         raise RuleError("rule.not_start_of_turn", "cards are traded in instead of a turn")
-    p = state.players[seat]
-    events: list[ev.E] = [ev.TradedIn(seat, [c for c in p.cards if c >= 0])]
-    dealer = Dealer(rng, evolve(state, events[0]))
+    run = Run(evolve, state)
+    run.emit(ev.TradedIn(seat, [c for c in state.players[seat].cards if c >= 0]))
     for slot in range(3):
-        dealer.draw(seat, slot, events)
-    return end_turn(state, seat, events)
+        draw(run, rng, seat, slot)
+    end_turn(run, seat)
+    return run.events
 
 
 # --- building --------------------------------------------------------------------------------
@@ -481,12 +477,13 @@ def _deliver(state: State, seat: int, c: cmd.Deliver, rng: Rng) -> list[ev.E]:
         raise RuleError("rule.load_not_carried", f"your train carries no {demand.load}")
     if p.train is None or MAP.city_at[p.train] != demand.city:
         raise RuleError("rule.wrong_city", f"{demand.load} is wanted in {demand.city}")
-    events: list[ev.E] = [
+    run = Run(evolve, state)
+    run.emit(
         ev.LoadDelivered(seat, c.card, p.cards[c.card], demand.load, demand.city, demand.payoff,
                          p.debt)
-    ]
-    Dealer(rng, evolve(state, events[0])).draw(seat, c.card, events)
-    return events
+    )
+    draw(run, rng, seat, c.card)
+    return run.events
 
 
 def _dump(state: State, seat: int, load: str) -> ev.E:
@@ -528,25 +525,20 @@ def connected_majors(state: State, seat: int) -> int:
     return max(count.values(), default=0)
 
 
-def end_turn(state: State, seat: int, events: list[ev.E]) -> list[ev.E]:
-    events.append(ev.TurnEnded(seat))
-    after = state
-    for e in events:
-        after = evolve(after, e)
-    o = after.options
-    if after.worth(seat) >= o.money_to_win and connected_majors(after, seat) >= o.majors_to_win:
-        events.append(ev.GameEnded([seat], "won"))
-        return events
-    # derailed players lose their turn (each skip is used up, so this ends)
+def end_turn(run: Run, seat: int) -> None:
+    """``seat`` ends its turn: the game is won, or the next players whose turn is lost lose it
+    (each skip is used up, so this ends), and the turn limit may end the game."""
+    run.emit(ev.TurnEnded(seat))
+    s = run.state
+    o = s.options
+    if s.worth(seat) >= o.money_to_win and connected_majors(s, seat) >= o.majors_to_win:
+        run.emit(ev.GameEnded([seat], "won"))
+        return
     while True:
-        nxt = after.current()
-        if nxt is None or after.players[nxt].skip <= 0:
+        nxt = s.current()
+        if nxt is None or s.players[nxt].skip <= 0:
             break
-        lost = ev.TurnLost(nxt)
-        events.append(lost)
-        after = evolve(after, lost)
-    if o.turn_limit and after.turn_number >= o.turn_limit * after.seats:
-        worth = [after.worth(s) for s in range(after.seats)]
-        events.append(ev.GameEnded(
-            [s for s, w in enumerate(worth) if w == max(worth)], "turn_limit"))
-    return events
+        run.emit(ev.TurnLost(nxt))
+    if o.turn_limit and s.turn_number >= o.turn_limit * s.seats:
+        worth = [s.worth(x) for x in range(s.seats)]
+        run.emit(ev.GameEnded([x for x, w in enumerate(worth) if w == max(worth)], "turn_limit"))

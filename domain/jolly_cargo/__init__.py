@@ -3,6 +3,6 @@
 Game id ``jolly-cargo``; 2–4 players. ``docs/rules/jolly-cargo.md`` states the rules as implemented.
 """
 
-from .game import JOLLY_CARGO, JollyCargo
+from .game import JOLLY_CARGO
 
-__all__ = ["JOLLY_CARGO", "JollyCargo"]
+__all__ = ["JOLLY_CARGO"]

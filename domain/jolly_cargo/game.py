@@ -1,10 +1,8 @@
-"""Tom Jolly's CARGO wired into the kernel's game protocol."""
+"""Tom Jolly's CARGO's decider record: its types, metadata and functions, for the kernel."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-from domain.kernel import WiredGame, Wiring
+from domain.kernel import Game, Outcome
 
 from . import events as ev
 from . import rules
@@ -19,37 +17,55 @@ from .svg import svg
 from .views import event_view, hidden, view
 
 
-class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
-    id: ClassVar[str] = "jolly-cargo"
-    title: ClassVar[str] = "Tom Jolly's CARGO"
-    min_seats: ClassVar[int] = rules.MIN_SEATS
-    max_seats: ClassVar[int] = rules.MAX_SEATS
+def to_act(state: State) -> list[int]:
+    if state.phase in ("crates", "ships", "workers"):
+        return [rules.setup_seat(state)]
+    if state.phase == "play":
+        waiting = rules.waiting_to_place(state)
+        if waiting:
+            return waiting
+        return [] if state.current is None else [state.current]
+    return []
 
-    def to_act(self, state: State) -> list[int]:
-        if state.phase in ("crates", "ships", "workers"):
-            return [rules.setup_seat(state)]
-        if state.phase == "play":
-            waiting = rules.waiting_to_place(state)
-            if waiting:
-                return waiting
-            return [] if state.current is None else [state.current]
-        return []
 
-    def final_scores(self, state: State) -> list[int]:
-        return [p.score for p in state.players]
-
-    def final_details(self, state: State) -> dict[str, Any]:
-        return {
+def outcome(state: State) -> Outcome | None:
+    if state.phase != "finished":
+        return None
+    return Outcome(
+        scores=[p.score for p in state.players],
+        winners=list(state.winners),
+        details={
             "collected": [p.collected for p in state.players],
             "loaded": [p.loaded for p in state.players],
             "captured": [p.captured for p in state.players],
             "colours": [p.colour for p in state.players],
-        }
+        },
+    )
 
 
-JOLLY_CARGO = JollyCargo(
-    Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
-           position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
-           decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
-           export_position=position_of, svg=svg, hidden=hidden, grammar=grammar)
+JOLLY_CARGO: Game[State, Command, ev.E, Options, Position] = Game(
+    id="jolly-cargo",
+    title="Tom Jolly's CARGO",
+    min_seats=rules.MIN_SEATS,
+    max_seats=rules.MAX_SEATS,
+    state_type=State,
+    command_type=Command,
+    event_type=ev.Event,
+    options_type=Options,
+    position_type=Position,
+    start=rules.start,
+    start_from_position=rules.start_from_position,
+    decide=rules.decide,
+    evolve=evolve,
+    legal=legal,
+    grammar=grammar,
+    to_act=to_act,
+    outcome=outcome,
+    seats=lambda state: state.seats,
+    view=view,
+    event_view=event_view,
+    export_position=position_of,
+    position_seats=lambda position: len(position.players),
+    hidden=hidden,
+    svg=svg,
 )

@@ -7,13 +7,14 @@ from typing import Any
 
 import msgspec
 
+from domain import kernel
 from domain.kernel import Rng, RuleError
 
 from . import board
 from . import commands as cmd
 from . import events as ev
 from .actions import Grid, perform, ships_in_play
-from .board import COLOURS, CORNERS, EDGE, LOADING, Square
+from .board import COLOURS, CORNERS, EDGE, LOADING, Colour, Square
 from .evolve import evolve
 from .options import CRATES_PER_PLAYER, DEFAULT_COLOURS, Options
 from .pieces import colour_of, crew, is_dockhand
@@ -21,6 +22,9 @@ from .position import Position, validate
 from .state import HeldCrate, State
 
 MIN_SEATS, MAX_SEATS = 2, 4
+
+#: a decision of CARGO in progress (:class:`~domain.kernel.Run`)
+Run = kernel.Run[State, ev.E]
 
 
 # --- set-up ----------------------------------------------------------------------------------
@@ -116,15 +120,20 @@ def _place_crate(state: State, seat: int, c: cmd.PlaceCrate, rng: Rng) -> list[e
     if c.square in state.crates:
         raise RuleError("rule.square_occupied", f"{c.square} already holds a crate")
     # The crates were mixed face down: the one placed is any of those left, unseen.
-    left = [
+    run = Run(evolve, state)
+    run.emit(ev.CratePlaced(seat, c.square, rng.choice(_crates_left(state))))
+    if not _crates_left(run.state):
+        run.emit(_roll_off(rng, "ships", list(range(state.seats))))
+    return run.events
+
+
+def _crates_left(state: State) -> list[Colour]:
+    """The colours of the crates still to be placed, one entry a crate."""
+    return [
         colour
         for colour in state.colours
         for _ in range(state.crates_per_player - state.crates_on_dock(colour))
     ]
-    events: list[ev.E] = [ev.CratePlaced(seat, c.square, rng.choice(left))]
-    if len(left) == 1:
-        events.append(_roll_off(rng, "ships", list(range(state.seats))))
-    return events
 
 
 def _choose_ship(state: State, seat: int, c: cmd.ChooseShip, rng: Rng) -> list[ev.E]:
@@ -134,13 +143,15 @@ def _choose_ship(state: State, seat: int, c: cmd.ChooseShip, rng: Rng) -> list[e
     taken = {p.colour for p in state.players}
     if c.colour in taken:
         raise RuleError("rule.ship_taken", f"the {c.colour} ship is already taken")
-    events: list[ev.E] = [ev.ShipChosen(seat, c.colour)]
-    left = [colour for colour in state.colours if colour not in taken and colour != c.colour]
-    if len(left) == 1:
-        events.append(ev.ShipChosen(state.order[-1], left[0], automatic=True))
+    run = Run(evolve, state)
+    run.emit(ev.ShipChosen(seat, c.colour))
+    taken = {p.colour for p in run.state.players}
+    left = [colour for colour in state.colours if colour not in taken]
+    if len(left) == 1:  # the last ship goes to the last seat
+        run.emit(ev.ShipChosen(state.order[-1], left[0], automatic=True))
     if len(left) <= 1:
-        events.append(ev.CratesTurnedUp(dict(sorted(state.crates.items()))))
-    return events
+        run.emit(ev.CratesTurnedUp(dict(sorted(run.state.crates.items()))))
+    return run.events
 
 
 def _place_worker(state: State, seat: int, c: cmd.PlaceWorker, rng: Rng) -> list[ev.E]:
@@ -156,11 +167,13 @@ def _place_worker(state: State, seat: int, c: cmd.PlaceWorker, rng: Rng) -> list
             "rule.square_occupied",
             f"{c.square} is taken (only Dockhands share a square, and never with a crate)",
         )
-    events: list[ev.E] = [ev.WorkerPlaced(seat, c.worker, c.square)]
-    if state.placed + 1 == 7 * state.seats:
+    run = Run(evolve, state)
+    run.emit(ev.WorkerPlaced(seat, c.worker, c.square))
+    if run.state.placed == 7 * state.seats:  # every worker is on the dock
         first = _roll_off(rng, "first_move", list(range(state.seats)))
-        events += [first, ev.TurnBegan(first.winner, 1, 1)]
-    return events
+        run.emit(first)
+        run.emit(ev.TurnBegan(first.winner, 1, 1))
+    return run.events
 
 
 # --- play ------------------------------------------------------------------------------------
@@ -268,7 +281,7 @@ def _move(state: State, seat: int, c: cmd.Move, rng: Rng) -> list[ev.E]:
     grid = Grid.of(state)
     ops = perform(grid, actors, list(c.steps), ships_in_play(state))
     event = ev.WorkersMoved(seat, list(c.workers), list(c.steps), ops, _points(state, seat, ops))
-    return _then(state, [event])
+    return _then(state, event)
 
 
 def _actors(state: State, seat: int, workers: list[str]) -> list[str]:
@@ -345,34 +358,34 @@ def _place_held_crate(state: State, seat: int, c: cmd.PlaceHeldCrate, rng: Rng) 
         )
     if not Grid.of(state).is_empty(square):
         raise RuleError("rule.square_occupied", f"{c.square} is not empty")
-    return _then(state, [ev.HeldCratePlaced(seat, c.colour, c.square)])
+    return _then(state, ev.HeldCratePlaced(seat, c.colour, c.square))
 
 
 def _end_turn(state: State, seat: int, c: cmd.EndTurn, rng: Rng) -> list[ev.E]:
     _in_turn(state, seat)
     _check_returns_done(state, seat)
-    return _then(state, [ev.StoppedMoving(seat)])
+    return _then(state, ev.StoppedMoving(seat))
 
 
-def _then(state: State, events: list[ev.E]) -> list[ev.E]:
-    """Append what follows by itself: the end of the turn once the mover has no moves left and
-    every held crate is back, then the end of the game or the next player's turn."""
-    after = state
-    for event in events:
-        after = evolve(after, event)
+def _then(state: State, event: ev.E) -> list[ev.E]:
+    """``event``, and what follows by itself: the end of the turn once the mover has no moves
+    left and every held crate is back, then the end of the game or the next player's turn."""
+    run = Run(evolve, state)
+    run.emit(event)
+    after = run.state
     if after.moves_left > 0 or after.held:
-        return events
+        return run.events
     mover = after.mover()
-    events.append(ev.TurnEnded(mover))
+    run.emit(ev.TurnEnded(mover))
     emptied = [s for s, p in enumerate(after.players) if after.crates_on_dock(p.colour or "") == 0]
     if emptied:
         scores = [p.score for p in after.players]
         collected = [p.collected for p in after.players]
-        events.append(ev.GameEnded(scores, collected, winners(scores, collected), emptied))
+        run.emit(ev.GameEnded(scores, collected, winners(scores, collected), emptied))
     else:
         nxt = (mover + 1) % after.seats
-        events.append(ev.TurnBegan(nxt, after.turn + 1, opening_moves(after.turn + 1)))
-    return events
+        run.emit(ev.TurnBegan(nxt, after.turn + 1, opening_moves(after.turn + 1)))
+    return run.events
 
 
 def winners(scores: list[int], collected: list[int]) -> list[int]:

@@ -1,9 +1,10 @@
-"""The game kernel: the protocol every game implements and the mechanics they share.
+"""The game kernel: the decider record every game builds (:class:`Game`) and the mechanics they
+share.
 
-How a game declares hidden fields: override ``Game.hidden(event)`` to return a
-:class:`Secret` for each hidden value in the event — its path in the event's JSON data and the
-seats that may read it while the game is live (none: nobody) — and, if a position can hold
-hidden values, ``Game.hidden_position(position)`` alike. Nothing else: the service commits to
+How a game declares hidden fields: pass ``hidden=`` to its :class:`Game` record, a function
+returning a :class:`Secret` for each hidden value in an event — its path in the event's JSON data
+and the seats that may read it while the game is live (none: nobody) — and, if a position can
+hold hidden values, ``hidden_position=`` alike. Nothing else: the service commits to
 those values in the hash chain, redacts and opens them for each caller on every endpoint, and
 the audit checks them after the end (:mod:`domain.kernel.hidden` has the rules and an example;
 ``tests/domain/test_hidden.py`` checks every registered game hides at least what its
@@ -13,8 +14,8 @@ the audit checks them after the end (:mod:`domain.kernel.hidden` has the rules a
 from .bots import Bot, BotGameStalled, best_by_trial, play_bot_game, play_random_game
 from .copying import copier
 from .errors import CommandError, RuleError, UnknownGame, invalid_position
-from .folding import Folder
-from .game import Game, Outcome, WiredGame, Wiring
+from .folding import Folder, Run
+from .game import Game, Outcome
 from .hidden import Secret
 from .localgame import LocalGame, Record
 from .rng import Rng, seed_commitment
@@ -46,13 +47,12 @@ __all__ = [
     "Record",
     "Rng",
     "RuleError",
+    "Run",
     "SeatViewer",
     "Secret",
     "SpectatorViewer",
     "UnknownGame",
     "Viewer",
-    "WiredGame",
-    "Wiring",
     "best_by_trial",
     "copier",
     "decoder",
