@@ -9,11 +9,12 @@ prefix stand for two processes: ``a`` plays a CARGO game (2 seats, crates placed
 with seeded random legal commands; after each move (its projection written) ``a`` reads the
 next actor's legal commands (a bot on a kept-alive connection to the mover's process) and the
 spectator's document (a spectator on that process), and ``b`` reads the same two (another
-process: a connection that landed elsewhere). Each configuration — every tier, and each tier
-left out (:data:`service.application.freshness.TIERS`) — plays the same game (same seed) once
-per round, the configurations alternated in every round. Printed: per configuration, the mean
-wall time and process CPU time of each kind of read, per round. Nothing
-is asserted.
+process: a connection that landed elsewhere); ``a`` first after odd moves, ``b`` first after
+even ones, so that each finds views nobody has built yet. Each configuration — every tier, and
+each tier left out (:data:`service.application.freshness.TIERS`) — plays a game with the same
+bot seed once per round (the game's own seed differs, so its length does too), the
+configurations alternated in every round. Printed: per configuration, the mean wall time and
+process CPU time of each kind of read, per round. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ async def play(dsn: str, redis: str, moves: int, seed: int) -> dict[str, list[tu
             )
         )
         tokens = [str(s.token) for s in created.seats]
-        for _ in range(moves):
+        for n in range(moves):
             _, table = await a.current(created.id)
             if table.status != "active":
                 break
@@ -78,14 +79,12 @@ async def play(dsn: str, redis: str, moves: int, seed: int) -> dict[str, list[tu
             if not answer.to_act:
                 continue
             field = f"legal:{answer.to_act[0]}"
-            with timed(times, "a legal"):
-                await a.document(created.id, field)
-            with timed(times, "a spectator"):
-                await a.document(created.id, "doc:spectator")
-            with timed(times, "b legal"):
-                await b.document(created.id, field)
-            with timed(times, "b spectator"):
-                await b.document(created.id, "doc:spectator")
+            # who reads first alternates: each process in turn finds the views not yet built
+            for name, process in (("a", a), ("b", b)) if n % 2 else (("b", b), ("a", a)):
+                with timed(times, f"{name} legal"):
+                    await process.document(created.id, field)
+                with timed(times, f"{name} spectator"):
+                    await process.document(created.id, "doc:spectator")
             await b.projector.drain(timeout=10)
     finally:
         for manifest, pool, store in ((a, a_pool, a_store), (b, b_pool, b_store)):
