@@ -54,12 +54,12 @@ async def play(dsn: str, redis: str, moves: int, seed: int) -> dict[str, list[tu
             "MANIFEST_SIGNING_KEY_SOURCE": "database",  # a throwaway database
         }
     )
-    a, a_pool, a_store = await build_manifest(settings)
-    b, b_pool, b_store = await build_manifest(settings)
+    a, a_events, a_views = await build_manifest(settings)
+    b, b_events, b_views = await build_manifest(settings)
     times: dict[str, list[tuple[float, float]]] = {}
     rng = random.Random(seed)
     try:
-        created = await a.create(
+        created = await a.lobby.create(
             CreateGame(
                 game="jolly-cargo",
                 seats=2,
@@ -69,12 +69,12 @@ async def play(dsn: str, redis: str, moves: int, seed: int) -> dict[str, list[tu
         )
         tokens = [str(s.token) for s in created.seats]
         for n in range(moves):
-            _, table = await a.current(created.id)
+            _, table = await a.tables.current(created.id)
             if table.status != "active":
                 break
             seat = rng.choice(table.rules.to_act(table.state))
             command = msgspec.to_builtins(rng.choice(table.rules.legal(table.state, seat)))
-            answer = await a.command(created.id, tokens[seat], CommandBody(command=command), None)
+            answer = await a.play.command(created.id, tokens[seat], CommandBody(command=command), None)
             await a.projector.drain(timeout=10)
             if not answer.to_act:
                 continue
@@ -82,16 +82,16 @@ async def play(dsn: str, redis: str, moves: int, seed: int) -> dict[str, list[tu
             # who reads first alternates: each process in turn finds the views not yet built
             for name, process in (("a", a), ("b", b)) if n % 2 else (("b", b), ("a", a)):
                 with timed(times, f"{name} legal"):
-                    await process.document(created.id, field)
+                    await process.documents.document(created.id, field)
                 with timed(times, f"{name} spectator"):
-                    await process.document(created.id, "doc:spectator")
+                    await process.documents.document(created.id, "doc:spectator")
             await b.projector.drain(timeout=10)
     finally:
-        for manifest, pool, store in ((a, a_pool, a_store), (b, b_pool, b_store)):
+        for manifest, events, views in ((a, a_events, a_views), (b, b_events, b_views)):
             await manifest.projector.drain(timeout=10)
-            await store.clear()
-            await store.close()
-            await pool.close()
+            await views.clear()
+            await views.close()
+            await events.close()
     return times
 
 
