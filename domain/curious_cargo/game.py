@@ -10,12 +10,12 @@ from domain.kernel.assets import data_assets
 from . import events as ev
 from . import rules
 from .commands import Command
-from .evolve import evolve
+from .evolve import folder
 from .grammar import grammar
 from .legal import legal
 from .options import Options
 from .position import Position, position_of
-from .state import State
+from .state import EDITION, State
 from .svg import svg
 from .views import event_view, hidden, hidden_position, view
 
@@ -26,7 +26,9 @@ class CuriousCargo(WiredGame[State, Command, ev.E, Options, Position]):
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 2
     #: the components (tiles, trucks, board) as the data file holds them
-    assets: ClassVar[dict[str, bytes]] = data_assets("domain.curious_cargo", "components")
+    assets: ClassVar[dict[str, bytes]] = data_assets(
+        "domain.curious_cargo", "components", "boards"
+    )
 
     def to_act(self, state: State) -> list[int]:
         return state.to_act()
@@ -38,10 +40,20 @@ class CuriousCargo(WiredGame[State, Command, ev.E, Options, Position]):
         return {"scores": [self.to_builtins(s) for s in state.scores]}
 
 
-CURIOUS_CARGO = CuriousCargo(
-    Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
-           position_type=Position, start=rules.start, start_from_position=rules.start_from_position,
-           decide=rules.decide, evolve=evolve, legal=legal, view=view, event_view=event_view,
-           export_position=position_of, svg=svg, hidden=hidden, hidden_position=hidden_position,
-           grammar=grammar)
-)
+def _edition(edition: int) -> CuriousCargo:
+    """The game under a rules edition: its ``evolve`` records the edition in the state when the
+    opening event folds, and the rules read it where behaviour changed (docs/rules/
+    curious-cargo.md, "Rules editions")."""
+    return CuriousCargo(
+        Wiring(state_type=State, command_type=Command, event_type=ev.Event, options_type=Options,
+               position_type=Position, start=rules.start,
+               start_from_position=rules.start_from_position, decide=rules.decide,
+               evolve=folder(edition), legal=legal, view=view, event_view=event_view,
+               export_position=position_of, svg=svg, hidden=hidden,
+               hidden_position=hidden_position, grammar=grammar)
+    )
+
+
+CURIOUS_CARGO = _edition(EDITION)
+#: Every rules edition this code plays and re-adjudicates (the registry's ``editions``).
+EDITIONS: dict[int, CuriousCargo] = {1: _edition(1), EDITION: CURIOUS_CARGO}

@@ -27,13 +27,15 @@ from domain.kernel import Rng, RuleError
 
 from . import commands as cmd
 from .components import (
-    COLOURS,
     DOCKS,
+    PURPLE,
     STACKS,
     TRUCKS,
+    Board,
     Cell,
     Colour,
     Piece,
+    board_of,
     piece,
     square_at,
     turn_offset,
@@ -69,9 +71,9 @@ def _distance(a: str, b: str) -> int:
     return abs(ax - bx) + abs(ay - by)
 
 
-def board_value(top: dict[str, Cell]) -> float:
-    """How far a board is towards many active docks, shipping docks of both colours first."""
-    docks, ends = trace(top)
+def board_value(board: Board, top: dict[str, Cell]) -> float:
+    """How far a board is towards many active docks, shipping docks of every colour first."""
+    docks, ends = trace(board, top)
     value = 0.0
     shipping_colours: set[str] = set()
     for dock in DOCKS:
@@ -103,7 +105,8 @@ def _extensions(
             continue
         for rot in (0, 90, 180, 270):
             for k, cell in enumerate(pc.cells):
-                if not any(s.colour == colour and edge in s.edges for s in turned_cell(cell, rot)):
+                segments = turned_cell(cell, rot)
+                if not any(s.colour in (colour, PURPLE) and edge in s.edges for s in segments):
                     continue
                 anchor = _anchor(pc, k, square, rot)
                 if anchor is not None:
@@ -126,15 +129,15 @@ class _Option:
         self.gain = gain
 
 
-def _placements(p: Player, splitters: bool) -> list[_Option]:
+def _placements(board: Board, p: Player, splitters: bool) -> list[_Option]:
     """Every tile (hand, stack tops) or splitter placement that extends a line, with its gain."""
     lay = layout(p.board)
-    base = board_value(lay.top)
-    _, ends = trace(lay.top)
+    base = board_value(board, lay.top)
+    _, ends = trace(board, lay.top)
     out: list[_Option] = []
     pieces: list[tuple[str, str]] = []  # (piece id, what to send)
     if splitters:
-        pieces += [(f"splitter-{c}", c) for c in COLOURS if p.splitters.get(c, 0) > 0]
+        pieces += [(f"splitter-{c}", c) for c, n in p.splitters.items() if n > 0]
     else:
         held = [*p.hand, *(stack[-1] for stack in p.storage if stack)]
         pieces += [(t, t) for t in held if tile_source(p, t) is not None]
@@ -147,13 +150,14 @@ def _placements(p: Player, splitters: bool) -> list[_Option]:
             key = (pc.cells, at, rot)
             if key not in tried:
                 try:
-                    where = check_placement(lay, pid, at, rot, p.scaffolds)
+                    where = check_placement(board, lay, pid, at, rot, p.scaffolds)
                 except RuleError:
                     tried[key] = -1e9
                 else:
                     after = lay.copy()
                     after.put(Placed(pid, at, rot))
-                    tried[key] = board_value(after.top) - base - 1.5 * sum(where.scaffolds.values())
+                    scaffolds = 1.5 * sum(where.scaffolds.values())
+                    tried[key] = board_value(board, after.top) - base - scaffolds
             gain = tried[key]
             if gain <= 0.05:
                 continue
@@ -168,7 +172,7 @@ def _placements(p: Player, splitters: bool) -> list[_Option]:
 # --- trucking -------------------------------------------------------------------------------
 def _standing(p: Player) -> float:
     shipped = sum(p.shipped.values())
-    eligible = sum(min(p.shipped[c], 2) for c in COLOURS)
+    eligible = sum(min(n, 2) for n in p.shipped.values())
     received = sum(p.received.values())
     waiting = 0
     for truck in p.shipping_lane:
@@ -220,9 +224,10 @@ class GreedyBot:
 
     def _construct(self, s: State, seat: int) -> cmd.Command:
         p = s.players[seat]
-        options = _placements(p, splitters=False) if s.actions_left > 0 else []
+        board = board_of(s.options)
+        options = _placements(board, p, splitters=False) if s.actions_left > 0 else []
         if not s.token_used and p.construction > 0:
-            split = _placements(p, splitters=True)
+            split = _placements(board, p, splitters=True)
             if split and (not options or max(o.gain for o in split) > max(o.gain for o in options)):
                 return _best(self.rng, split, lambda o: o.gain)[0].command
         if options:
@@ -234,7 +239,7 @@ class GreedyBot:
             s.actions_left == 0
             and not s.token_used
             and p.construction > 0
-            and _placements(p, splitters=False)
+            and _placements(board, p, splitters=False)
         ):
             return cmd.UseConstructionToken()
         return cmd.EndTurn()

@@ -19,7 +19,7 @@ from domain.platform.events import (
     LobbyLeft,
 )
 from domain.platform.table import Table, game_document
-from domain.registry import AnyGame, get_game
+from domain.registry import AnyGame, current_edition, get_game
 from service.application.answers import (
     CreatedGame,
     GameList,
@@ -113,6 +113,7 @@ class Lobby(Games):
                 None if position is None else msgspec.to_builtins(position),
                 canonical=self.canonical,
                 invited=invited,
+                edition=current_edition(rules.id),
             )
             pending: list[msgspec.Struct] = [created]
             for i, name in enumerate(players or []):
