@@ -13,12 +13,14 @@ import pytest
 
 from domain.curious_cargo import CURIOUS_CARGO as G
 from domain.curious_cargo import EDITIONS
+from domain.curious_cargo import commands as cmd
 from domain.curious_cargo.components import (
     BOARDS,
     DOCKS,
     OPPOSITE,
     SQUARES,
     STEP,
+    Colour,
     neighbour,
     xy,
 )
@@ -37,7 +39,7 @@ def variant(position: dict[str, Any], board: int = 1) -> Any:
     return at({"options": {"colours": 3, "board": board}, **position})
 
 
-def docks_of(s: State, seat: int = 0) -> dict[str, str]:
+def docks_of(s: State, seat: int = 0) -> dict[str, Colour]:
     return active_docks(BOARDS[s.options.board_number()], layout(s.players[seat].board).top)
 
 
@@ -355,7 +357,7 @@ def test_views_legal_and_the_picture_show_purple() -> None:
         board=4,
     )
     s = state(t)
-    placements = [c for c in G.legal(s, 0) if type(c).__name__ == "PlaceSplitter"]
+    placements = [c for c in G.legal(s, 0) if isinstance(c, cmd.PlaceSplitter)]
     assert placements and {c.colour for c in placements} == {"purple"}
     view = G.view(s, AUDITOR)
     assert view["board"]["number"] == 4 and view["board"]["name"] == BOARDS[4].name
