@@ -1,6 +1,8 @@
 """A scripted greedy player for Curious Cargo, for bot games that reach the real endings.
 
-Construction: it grows lines out of the machine ports towards the docks. Every placement of a
+Construction: it grows lines out of the machine ports towards the docks (on any player board;
+in the 3-colour variant a purple splitter continues a line of either colour, so it is tried
+wherever a line ends). Every placement of a
 tile (or a splitter) that extends a port's line is scored on the board it leaves: active docks
 first (shipping docks of both colours most), then how close the open line ends come to the
 docks still idle, less the scaffolds it costs. It plays the best placement that improves the

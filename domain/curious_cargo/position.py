@@ -23,6 +23,9 @@ Rules of the form:
 * ``bag``/``deck`` default to every tile/card id not used elsewhere. The supply holds what no
   player holds. Stars are derived. A reused id, a forklift below the active connections, trucks
   overlapping or past street 10, goods on a cab or X space → ``position.invalid``.
+* ``options`` (the game's: ``board`` decides which squares are blocked; with ``colours: 3`` the
+  players' ``splitters``, ``shipped``, ``received`` and the trucks' goods may name ``purple``,
+  otherwise no purple may appear).
 * Extensions (defaults: none): ``step`` ``draft``/``cleanup``, ``pending`` (seats owing a load
   choice), ``order`` (the phase's turn order, fixed at its start), ``dealt``/``kept`` per
   player (draft), so that any state exports.

@@ -368,7 +368,9 @@ def test_views_legal_and_the_picture_show_purple() -> None:
     picture = svg(view)
     assert picture.count('data-shipping="purple"') == 12  # both seats' six purple columns
     assert picture.count('data-shipped="true"') == 2
-    # board 4's machines are drawn, not board 1's
+    # board 4's machines are drawn, not board 1's (six machine squares per seat either way)
+    assert picture.count('fill="#555"') == 12
+    assert svg({**view, "board": {**view["board"], "number": 1}}) != picture
     assert G.view(at({}).state, AUDITOR)["board"]["number"] == 1
     assert "splitters: red 0 · teal 0 · purple 1" in picture
     send(t, 0, type="place_splitter", colour="purple", at="b3", rot=0)
