@@ -2,12 +2,17 @@
 of the edition recorded in its ``lobby.created`` (absent = 1). A Curious Cargo game played under
 edition 1 — before D28's trucking cleanup (docs/rules/curious-cargo.md "Rules editions") — is
 stored here the way the service stores games, and the audit's re-adjudication finds it clean;
-the same events claimed as edition 2 are flagged, which is why the edition is recorded."""
+the same events claimed as edition 2 are flagged, which is why the edition is recorded. One such
+game was recorded by the code of that time (commit 3f3d370, before D28 changed):
+``data/curious_cargo_edition1.json`` holds its seed, options, opening and every command with
+the events it produced then."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -50,36 +55,21 @@ def _event(version: int, data: Any, seat: int | None, command_id: str | None) ->
     return StoredEvent(GAME_ID, version, body["type"], body, seat, command_id, AT, b"", b"")
 
 
-def stored_game(edition: int, seed: bytes) -> tuple[list[StoredEvent], list[CommandRecord], int]:
-    """A whole game between two greedy bots under ``edition``'s rules, stored as the service
-    stores one (creation, joins, opening, each command's events with ``Rng(seed, version)``,
-    the seed revealed with the last), and how many trucking phases ended with tiles in hand."""
-    rules = EDITIONS[edition]
-    options = Options(first_player=0, draft=False)
-    created = LobbyCreated(
-        "curious-cargo", 2, msgspec.to_builtins(options), seed_commitment(seed), canonical=2
-    )
+def store(
+    seed: bytes, options: Any, opening: list[Any], played: list[tuple[int, Any, list[Any]]]
+) -> tuple[list[StoredEvent], list[CommandRecord]]:
+    """A game as the service stores it: creation (no ``edition``, as before editions), joins,
+    the opening, each command's events, the seed revealed with the last."""
+    created = LobbyCreated("curious-cargo", 2, options, seed_commitment(seed), canonical=2)
     events = [_event(1, created, None, None)]
     events += [_event(2 + i, LobbyJoined(i, f"p{i}"), None, None) for i in (0, 1)]
-    opening = rules.start(options, 2, Rng(seed, 4))
     events += [_event(4 + i, e, None, None) for i, e in enumerate(opening)]
-    state = rules.fold(opening)
-    bots = [DiscardingBot(Rng(seed, 1_000_000 + k)) for k in (0, 1)]
     commands: list[CommandRecord] = []
-    held_tiles = 0
-    while rules.outcome(state) is None:
-        seat = rules.to_act(state)[0]
-        command = bots[seat].choose(state, seat)
+    for n, (seat, command, produced) in enumerate(played):
         first = len(events) + 1
-        produced = rules.decide(state, seat, command, Rng(seed, first))
-        ended_trucking = state.phase == "trucking" and any(
-            isinstance(e, ev.PhaseStarted) and e.phase == "construction" for e in produced
-        )
-        state = rules.fold(produced, state)
-        held_tiles += ended_trucking and any(p.hand for p in state.players)
-        cid = f"c{len(commands)}"
+        cid = f"c{n}"
         group = [_event(first + i, e, seat, cid) for i, e in enumerate(produced)]
-        if rules.outcome(state) is not None:
+        if n == len(played) - 1:
             group.append(_event(first + len(group), SeedRevealed(seed.hex()), seat, cid))
         events += group
         body = {"command": msgspec.to_builtins(command)}
@@ -87,6 +77,33 @@ def stored_game(edition: int, seed: bytes) -> tuple[list[StoredEvent], list[Comm
             cid, GAME_ID, seat, None, body["command"]["type"], body, AT, "accepted", None, None,
             first, first + len(group) - 1, None,
         ))
+    return events, commands
+
+
+def stored_game(edition: int, seed: bytes) -> tuple[list[StoredEvent], list[CommandRecord], int]:
+    """A whole game between two bots under ``edition``'s rules, stored as the service stores
+    one (each command decided with ``Rng(seed, its first version)``), and how many trucking
+    phases ended with tiles in hand."""
+    rules = EDITIONS[edition]
+    options = Options(first_player=0, draft=False)
+    opening = rules.start(options, 2, Rng(seed, 4))
+    state = rules.fold(opening)
+    bots = [DiscardingBot(Rng(seed, 1_000_000 + k)) for k in (0, 1)]
+    played: list[tuple[int, Any, list[Any]]] = []
+    version = 3 + len(opening)
+    held_tiles = 0
+    while rules.outcome(state) is None:
+        seat = rules.to_act(state)[0]
+        command = bots[seat].choose(state, seat)
+        produced = rules.decide(state, seat, command, Rng(seed, version + 1))
+        ended_trucking = state.phase == "trucking" and any(
+            isinstance(e, ev.PhaseStarted) and e.phase == "construction" for e in produced
+        )
+        state = rules.fold(produced, state)
+        held_tiles += ended_trucking and any(p.hand for p in state.players)
+        played.append((seat, command, produced))
+        version += len(produced)
+    events, commands = store(seed, msgspec.to_builtins(options), opening, played)
     return events, commands, held_tiles
 
 
@@ -111,6 +128,26 @@ def test_an_edition_1_curious_cargo_game_still_audits_clean() -> None:
     # the same game claimed as edition 2 is re-run by today's rules, which differ there
     flagged = _audit(_claiming(events, 2), commands)
     assert flagged["ok"] is False
+
+
+def test_a_game_recorded_by_the_old_code_still_audits_clean() -> None:
+    recorded = json.loads((Path(__file__).parent / "data/curious_cargo_edition1.json").read_text())
+    played = [(c["seat"], c["command"], c["events"]) for c in recorded["commands"]]
+    events, commands = store(
+        bytes.fromhex(recorded["seed"]), recorded["options"], recorded["opening"], played
+    )
+    # it ended trucking phases with tiles in hand, which edition 2 would have stored
+    table = EDITIONS[1].fold(EDITIONS[1].decode_event(e) for e in recorded["opening"])
+    held = 0
+    for _, _, produced in played:
+        was = table.phase
+        table = EDITIONS[1].fold((EDITIONS[1].decode_event(e) for e in produced), table)
+        held += was == "trucking" and table.phase == "construction" and any(
+            p.hand for p in table.players
+        )
+    assert held == 3
+    assert _audit(events, commands) == {"ok": True, "commands": 334, "first_bad": None}
+    assert _audit(_claiming(events, 2), commands)["ok"] is False
 
 
 def test_an_edition_2_game_audits_clean_and_new_games_record_it() -> None:
