@@ -53,6 +53,10 @@ T = TypeVar("T")
 
 #: Shipping docks are worth more than receiving ones: shipping is how a seat becomes eligible.
 _DOCK_WEIGHT = {"shipping": 14.0, "receiving": 10.0}
+#: The 3-colour variant: purple goods leave only through the dock the purple splitter faces, and
+#: eligibility needs two of them shipped.
+_PURPLE_SHIPPING = 20.0
+_PURPLE_RECEIVING = 8.0
 #: A hand this large is enough: more tiles only fill the storage stacks.
 _HAND_LIMIT = 6
 _WIN = 10_000.0
@@ -84,12 +88,14 @@ def board_value(board: Board, top: dict[str, Cell]) -> float:
             value += _DOCK_WEIGHT[dock.kind]
             if dock.kind == "shipping":
                 shipping_colours.add(colour)
+            elif colour == PURPLE:  # a seat's one purple splitter is wanted where purple ships
+                value -= _PURPLE_RECEIVING
             continue
         # An idle dock: the nearest open line end, counted down with its distance.
         near = min((_distance(sq, dock.inward) for sq, _, _ in ends), default=None)
         if near is not None:
             value += _DOCK_WEIGHT[dock.kind] * 0.4 / (1 + near)
-    return value + 8.0 * len(shipping_colours)
+    return value + 8.0 * len(shipping_colours) + _PURPLE_SHIPPING * (PURPLE in shipping_colours)
 
 
 # --- construction ---------------------------------------------------------------------------
@@ -160,6 +166,8 @@ def _placements(board: Board, p: Player, splitters: bool) -> list[_Option]:
                     after.put(Placed(pid, at, rot))
                     scaffolds = 1.5 * sum(where.scaffolds.values())
                     tried[key] = board_value(board, after.top) - base - scaffolds
+                    if name == PURPLE and PURPLE not in trace(board, after.top)[0].values():
+                        tried[key] = -1e9  # the one purple splitter goes where it makes purple
             gain = tried[key]
             if gain <= 0.05:
                 continue

@@ -130,4 +130,4 @@ def test_greedy_games_on_boards_2_to_6_reach_real_endings(board: int) -> None:
 def test_greedy_games_in_the_three_colour_variant_ship_purple(board: int) -> None:
     endings = greedy_games(10, f"purple-{board}", board=board, colours=3)
     print(f"\nCurious Cargo 3 colours, board {board}, 10 greedy games: {dict(endings)}")
-    assert endings["real"] >= 7 and endings["purple"] >= 20 and endings["winner"] >= 4, endings
+    assert endings["real"] >= 8 and endings["purple"] >= 20 and endings["winner"] >= 3, endings
