@@ -28,11 +28,11 @@ def started(event: ev.GameStarted, edition: int = EDITION) -> State:
     adds purple) and the splitters a seat takes at set-up (the variant's purple one, D32)."""
     side = side_of(event.options)
     each = side.splitters_each
-    colours = (*COLOURS, *(c for c in side.colours if c not in COLOURS))
+    kinds = (*COLOURS, *each)  # splitter colours: red, teal and the variant's purple
     zero: dict[str, int] = {c: 0 for c in side.colours}
 
     def player() -> Player:
-        splitters = {c: each.get(c, 0) for c in (*COLOURS, *each)}
+        splitters = {c: each.get(c, 0) for c in kinds}
         return Player(
             scaffolds=SCAFFOLDING, splitters=splitters, shipped=dict(zero), received=dict(zero)
         )
@@ -40,7 +40,7 @@ def started(event: ev.GameStarted, edition: int = EDITION) -> State:
     supply = Supply(
         construction=SUPPLY["construction"],
         trucking=SUPPLY["trucking"],
-        splitters={c: SPLITTER_SUPPLY[c] - 2 * each.get(c, 0) for c in (*COLOURS, *each)},
+        splitters={c: SPLITTER_SUPPLY[c] - 2 * each.get(c, 0) for c in kinds},
     )
     return State(
         options=event.options,
@@ -52,7 +52,7 @@ def started(event: ev.GameStarted, edition: int = EDITION) -> State:
         order=[event.first, 1 - event.first],
         step="draft",
         phase="draft",
-        lost_goods={c: 0 for c in colours},
+        lost_goods=dict(zero),
         edition=edition,
     )
 
