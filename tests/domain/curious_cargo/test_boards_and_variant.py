@@ -359,6 +359,8 @@ def test_views_legal_and_the_picture_show_purple() -> None:
     s = state(t)
     placements = [c for c in G.legal(s, 0) if isinstance(c, cmd.PlaceSplitter)]
     assert placements and {c.colour for c in placements} == {"purple"}
+    schema = G.command_schema()["$defs"]["PlaceSplitter"]["properties"]["colour"]
+    assert schema["enum"] == ["purple", "red", "teal"]  # the command a client builds
     view = G.view(s, AUDITOR)
     assert view["board"]["number"] == 4 and view["board"]["name"] == BOARDS[4].name
     assert view["shipping_board"]["colours"] == ["red", "teal", "purple"]
