@@ -377,6 +377,9 @@ def test_views_legal_and_the_picture_show_purple() -> None:
     assert "splitters: red 0 · teal 0 · purple 1" in picture
     send(t, 0, type="place_splitter", colour="purple", at="b3", rot=0)
     assert kinds(t.events[-2:]) == ["TokenUsed", "TilePlayed"]
+    after = G.view(state(t), AUDITOR)
+    assert after["players"][0]["squares"]["b3"]["piece"] == "splitter-purple"
+    assert svg(after).count('data-colour="purple"') == 1  # the splitter's segment, in purple
 
 
 def test_edition_1_keeps_tiles_got_in_trucking_in_hand() -> None:
