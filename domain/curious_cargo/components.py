@@ -32,6 +32,7 @@ EDGES = "NESW"
 STEP = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
 
+
 def _read(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(
         resources.files(__package__).joinpath(f"data/{name}.json").read_text("utf-8")
@@ -290,6 +291,7 @@ def board_of(options: Options) -> Board:
     """The player board a game plays on (both seats take the same, §3.1 "matching")."""
     return BOARDS[options.board_number()]
 
+
 SCAFFOLDING: int = BOARD["scaffolding"]
 STACKS: int = BOARD["storage_stacks"]
 
@@ -311,6 +313,7 @@ TRUCKS: dict[str, Truck] = {
     for card in t["cards"]
 }
 CARD_IDS: list[str] = sorted(TRUCKS)
+
 
 class Side(msgspec.Struct, frozen=True):
     """A side of the shipping board: the two-colour side, or the 3-colour variant's."""
@@ -346,14 +349,18 @@ SIDES: dict[int, Side] = {
 }
 COLUMNS: list[int] = list(SIDES[2].columns)
 RECEIVING_SLOTS: list[int] = list(SIDES[2].receiving_slots)
-if any(x.columns != SIDES[2].columns or x.receiving_slots != SIDES[2].receiving_slots
-       for x in SIDES.values()):  # pragma: no cover - data error
+if any(
+    x.columns != SIDES[2].columns or x.receiving_slots != SIDES[2].receiving_slots
+    for x in SIDES.values()
+):  # pragma: no cover - data error
     raise ValueError("both sides of the shipping board have the same columns and slots")
 
 
 def side_of(options: Options) -> Side:
     """The shipping board side a game plays with."""
     return SIDES[options.colour_count()]
+
+
 TRACK_POINTS: list[int] = _DATA["track"]["points"]
 TRACK_BONUS: dict[int, str] = {int(k): v for k, v in _DATA["track"]["bonuses"].items()}
 TRACK_MAX = len(TRACK_POINTS) - 1

@@ -73,10 +73,23 @@ def store(
             group.append(_event(first + len(group), SeedRevealed(seed.hex()), seat, cid))
         events += group
         body = {"command": msgspec.to_builtins(command)}
-        commands.append(CommandRecord(
-            cid, GAME_ID, seat, None, body["command"]["type"], body, AT, "accepted", None, None,
-            first, first + len(group) - 1, None,
-        ))
+        commands.append(
+            CommandRecord(
+                cid,
+                GAME_ID,
+                seat,
+                None,
+                body["command"]["type"],
+                body,
+                AT,
+                "accepted",
+                None,
+                None,
+                first,
+                first + len(group) - 1,
+                None,
+            )
+        )
     return events, commands
 
 
@@ -142,8 +155,10 @@ def test_a_game_recorded_by_the_old_code_still_audits_clean() -> None:
     for _, _, produced in played:
         was = table.phase
         table = EDITIONS[1].fold((EDITIONS[1].decode_event(e) for e in produced), table)
-        held += was == "trucking" and table.phase == "construction" and any(
-            p.hand for p in table.players
+        held += (
+            was == "trucking"
+            and table.phase == "construction"
+            and any(p.hand for p in table.players)
         )
     assert held == 3
     assert _audit(events, commands) == {"ok": True, "commands": 334, "first_bad": None}
