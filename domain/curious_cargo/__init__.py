@@ -1,6 +1,6 @@
 """Curious Cargo: wire machine ports to numbered docks with coloured conveyors, then play trucks
 that carry your goods out and your opponent's in. Rules: docs/rules/curious-cargo.md."""
 
-from .game import CURIOUS_CARGO
+from .game import CURIOUS_CARGO, EDITIONS
 
-__all__ = ["CURIOUS_CARGO"]
+__all__ = ["CURIOUS_CARGO", "EDITIONS"]

@@ -19,16 +19,29 @@ from typing import Any, Literal
 
 import msgspec
 
-Colour = Literal["red", "teal"]
+from .options import Options
+
+Colour = Literal["red", "teal", "purple"]
+#: The conveyor colours (every tile is red or teal) and the two-colour game's goods.
 COLOURS: tuple[Colour, ...] = ("red", "teal")
+#: The 3-colour variant's colour: purple splitters and goods, no purple tile or port.
+PURPLE: Colour = "purple"
+SPLITTER_COLOURS: tuple[Colour, ...] = ("red", "teal", "purple")
 ROTATIONS = (0, 90, 180, 270)
 EDGES = "NESW"
 STEP = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
 
-_DATA: dict[str, Any] = json.loads(
-    resources.files(__package__).joinpath("data/components.json").read_text("utf-8")
-)
+
+def _read(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        resources.files(__package__).joinpath(f"data/{name}.json").read_text("utf-8")
+    )
+    return data
+
+
+_DATA = _read("components")
+#: What every player board shares: the grid, the docks, scaffolding and storage.
 BOARD = _DATA["board"]
 FILES: str = BOARD["files"]
 RANKS: int = BOARD["ranks"]
@@ -123,7 +136,7 @@ class Piece(msgspec.Struct, frozen=True):
 
 def _segment(spec: str, main: Colour) -> Segment:
     colour, edges = spec.split(":")
-    other: Colour = "teal" if main == "red" else "red"
+    other: Colour = "teal" if main == "red" else "red"  # tiles only: a splitter has no "d"
     real: Colour = main if colour == "c" else other if colour == "d" else colour  # type: ignore[assignment]
     return Segment(real, "".join(e for e in EDGES if e in edges))
 
@@ -159,7 +172,8 @@ TILES: dict[str, Piece] = _tiles()
 TILE_IDS: list[str] = sorted(TILES)
 SPLITTER_SUPPLY: dict[str, int] = dict(_DATA["splitter"]["supply"])
 SPLITTERS: dict[str, Piece] = {
-    c: _piece(f"splitter-{c}", "splitter", [[0, 0]], _DATA["splitter"]["cells"], c) for c in COLOURS
+    c: _piece(f"splitter-{c}", "splitter", [[0, 0]], _DATA["splitter"]["cells"], c)
+    for c in SPLITTER_COLOURS
 }
 
 
@@ -214,12 +228,37 @@ class Dock(msgspec.Struct, frozen=True):
     edge: str
 
 
-PORTS: list[Port] = [
-    Port(m, sq, edge, colour)
-    for m, spec in BOARD["machines"].items()
-    for sq, edge, colour in spec["ports"]
-]
-MACHINE_SQUARES: set[str] = {sq for spec in BOARD["machines"].values() for sq in spec["squares"]}
+class Board(msgspec.Struct, frozen=True):
+    """A player board (``data/boards.json``): its machines, walls and gears; the grid and the
+    docks are every board's (``BOARD``)."""
+
+    number: int
+    name: str
+    ports: tuple[Port, ...]
+    machine_squares: frozenset[str]
+    walls: frozenset[str]
+    gears: frozenset[str]
+    #: Where no piece may lie: machines, walls and docks.
+    blocked: frozenset[str]
+
+
+def _board(number: str, data: dict[str, Any]) -> Board:
+    ports = tuple(
+        Port(m, sq, edge, colour)
+        for m, spec in data["machines"].items()
+        for sq, edge, colour in spec["ports"]
+    )
+    machines = frozenset(sq for spec in data["machines"].values() for sq in spec["squares"])
+    walls = frozenset(data["walls"])
+    return Board(
+        int(number),
+        data["name"],
+        ports,
+        machines,
+        walls,
+        frozenset(data["gears"]),
+        machines | walls | DOCK_SQUARES,
+    )
 
 
 def _docks() -> list[Dock]:
@@ -243,10 +282,16 @@ def _docks() -> list[Dock]:
 
 DOCKS: list[Dock] = _docks()
 DOCK_BY_ID: dict[str, Dock] = {d.id: d for d in DOCKS}
-DOCK_SQUARES: set[str] = {d.square for d in DOCKS}
-WALLS: set[str] = set(BOARD["walls"])
-GEARS: set[str] = set(BOARD["gears"])
-BLOCKED: set[str] = MACHINE_SQUARES | DOCK_SQUARES | WALLS
+DOCK_SQUARES: frozenset[str] = frozenset(d.square for d in DOCKS)
+#: The player boards by number (option ``board``; 1 is the beginners' board).
+BOARDS: dict[int, Board] = {int(n): _board(n, b) for n, b in _read("boards")["boards"].items()}
+
+
+def board_of(options: Options) -> Board:
+    """The player board a game plays on (both seats take the same, §3.1 "matching")."""
+    return BOARDS[options.board_number()]
+
+
 SCAFFOLDING: int = BOARD["scaffolding"]
 STACKS: int = BOARD["storage_stacks"]
 
@@ -269,11 +314,53 @@ TRUCKS: dict[str, Truck] = {
 }
 CARD_IDS: list[str] = sorted(TRUCKS)
 
-SHIPPING = _DATA["shipping_board"]
-COLUMNS: list[int] = SHIPPING["columns"]
-GOAL: int = SHIPPING["goal"]
-COLUMN_BONUS: dict[int, int] = {int(k): v for k, v in SHIPPING["column_bonus"].items()}
-RECEIVING_SLOTS: list[int] = SHIPPING["receiving_slots"]
+
+class Side(msgspec.Struct, frozen=True):
+    """A side of the shipping board: the two-colour side, or the 3-colour variant's."""
+
+    colours: tuple[Colour, ...]
+    #: Points of the shipping columns, left to right (one good of each colour per column).
+    columns: tuple[int, ...]
+    #: Goods shipped that end the game.
+    goal: int
+    #: Points for so many complete (emptied) columns.
+    column_bonus: dict[int, int]
+    #: Points of the receiving slots per colour, left to right.
+    receiving_slots: tuple[int, ...]
+    #: Splitters each seat takes at set-up (the variant's purple ones).
+    splitters_each: dict[str, int]
+
+
+def _side(data: dict[str, Any]) -> Side:
+    return Side(
+        tuple(data["colours"]),
+        tuple(data["columns"]),
+        data["goal"],
+        {int(k): v for k, v in data["column_bonus"].items()},
+        tuple(data["receiving_slots"]),
+        dict(data["splitters_each"]),
+    )
+
+
+#: The shipping board's sides by colour count (option ``colours``).
+SIDES: dict[int, Side] = {
+    2: _side(_DATA["shipping_board"]),
+    3: _side(_DATA["shipping_board_three_colour"]),
+}
+COLUMNS: list[int] = list(SIDES[2].columns)
+RECEIVING_SLOTS: list[int] = list(SIDES[2].receiving_slots)
+if any(
+    x.columns != SIDES[2].columns or x.receiving_slots != SIDES[2].receiving_slots
+    for x in SIDES.values()
+):  # pragma: no cover - data error
+    raise ValueError("both sides of the shipping board have the same columns and slots")
+
+
+def side_of(options: Options) -> Side:
+    """The shipping board side a game plays with."""
+    return SIDES[options.colour_count()]
+
+
 TRACK_POINTS: list[int] = _DATA["track"]["points"]
 TRACK_BONUS: dict[int, str] = {int(k): v for k, v in _DATA["track"]["bonuses"].items()}
 TRACK_MAX = len(TRACK_POINTS) - 1

@@ -8,21 +8,52 @@ from __future__ import annotations
 from domain.kernel import Folder
 
 from . import events as ev
-from .components import ACTIONS, AP, CARD_IDS, COLOURS, SCAFFOLDING, TILE_IDS
+from .components import (
+    ACTIONS,
+    AP,
+    CARD_IDS,
+    COLOURS,
+    SCAFFOLDING,
+    SPLITTER_SUPPLY,
+    SUPPLY,
+    TILE_IDS,
+    side_of,
+)
 from .position import state_from_position
-from .state import Placed, Player, State, TruckInLane, clone
+from .state import EDITION, Placed, Player, State, Supply, TruckInLane, clone
 
 
-def started(event: ev.GameStarted) -> State:
+def started(event: ev.GameStarted, edition: int = EDITION) -> State:
+    """The state set-up makes: each seat's goods on the board side's colours (the 3-colour side
+    adds purple) and the splitters a seat takes at set-up (the variant's purple one, D32)."""
+    side = side_of(event.options)
+    each = side.splitters_each
+    kinds = (*COLOURS, *each)  # splitter colours: red, teal and the variant's purple
+    zero: dict[str, int] = {c: 0 for c in side.colours}
+
+    def player() -> Player:
+        splitters = {c: each.get(c, 0) for c in kinds}
+        return Player(
+            scaffolds=SCAFFOLDING, splitters=splitters, shipped=dict(zero), received=dict(zero)
+        )
+
+    supply = Supply(
+        construction=SUPPLY["construction"],
+        trucking=SUPPLY["trucking"],
+        splitters={c: SPLITTER_SUPPLY[c] - 2 * each.get(c, 0) for c in kinds},
+    )
     return State(
         options=event.options,
-        players=[Player(scaffolds=SCAFFOLDING) for _ in range(2)],
+        players=[player() for _ in range(2)],
         bag=list(TILE_IDS),
         deck=list(CARD_IDS),
+        supply=supply,
         top=event.first,
         order=[event.first, 1 - event.first],
         step="draft",
         phase="draft",
+        lost_goods=dict(zero),
+        edition=edition,
     )
 
 
@@ -90,7 +121,7 @@ def apply(s: State, e: ev.E) -> None:
             elif bonus == "construction":
                 p.construction += 1
                 s.supply.construction -= 1
-            elif bonus in COLOURS:
+            elif bonus in s.supply.splitters:
                 p.splitters[bonus] += 1
                 s.supply.splitters[bonus] -= 1
         if e.on_top:
@@ -114,8 +145,10 @@ def apply(s: State, e: ev.E) -> None:
     elif isinstance(e, ev.TurnEnded):
         s.turn += 1
         _new_turn(s)
-        # End of Phase Cleanup after either phase (manual §4): tiles in hand go into storage.
-        if s.turn >= len(s.order) and any(p.hand for p in s.players):
+        # End of Phase Cleanup after either phase (manual §4): tiles in hand go into storage;
+        # edition 1 stored them after construction only (D28).
+        cleanup = s.edition >= 2 or s.phase == "construction"
+        if s.turn >= len(s.order) and cleanup and any(p.hand for p in s.players):
             s.step = "cleanup"
     elif isinstance(e, ev.TilesStored):
         p = s.players[e.seat]
@@ -197,8 +230,20 @@ def _move(s: State, move: ev.TruckMove) -> None:
     lane.sort(key=lambda t: t.rear)
 
 
-evolve: Folder[State] = Folder(
-    {ev.GameStarted: started, ev.PositionLoaded: lambda e: state_from_position(e.position)},
-    lambda event, s: apply(s, event),
-    clone,
-)
+def folder(edition: int) -> Folder[State]:
+    """``evolve`` under a rules edition: the opening event records it in the state, which the
+    rules read wherever behaviour changed between editions."""
+
+    def loaded(e: ev.PositionLoaded) -> State:
+        s = state_from_position(e.position)
+        s.edition = edition
+        return s
+
+    return Folder(
+        {ev.GameStarted: lambda e: started(e, edition), ev.PositionLoaded: loaded},
+        lambda event, s: apply(s, event),
+        clone,
+    )
+
+
+evolve: Folder[State] = folder(EDITION)

@@ -10,12 +10,12 @@ from domain.kernel.assets import data_assets
 from . import events as ev
 from . import rules
 from .commands import Command
-from .evolve import evolve
+from .evolve import folder
 from .grammar import grammar
 from .legal import legal
 from .options import Options
 from .position import Position, position_of
-from .state import State
+from .state import EDITION, State
 from .svg import svg
 from .views import event_view, hidden, hidden_position, view
 
@@ -34,32 +34,44 @@ def outcome(state: State) -> Outcome | None:
     )
 
 
-CURIOUS_CARGO: Game[State, Command, ev.E, Options, Position] = Game(
-    id="curious-cargo",
-    title="Curious Cargo",
-    min_seats=2,
-    max_seats=2,
-    #: the components (tiles, trucks, board) as the data file holds them
-    assets=data_assets("domain.curious_cargo", "components"),
-    state_type=State,
-    command_type=Command,
-    event_type=ev.Event,
-    options_type=Options,
-    position_type=Position,
-    start=rules.start,
-    start_from_position=rules.start_from_position,
-    decide=rules.decide,
-    evolve=evolve,
-    legal=legal,
-    grammar=grammar,
-    to_act=to_act,
-    outcome=outcome,
-    seats=lambda state: len(state.players),
-    view=view,
-    event_view=event_view,
-    export_position=position_of,
-    position_seats=lambda position: len(position.players),
-    hidden=hidden,
-    hidden_position=hidden_position,
-    svg=svg,
-)
+GameRecord = Game[State, Command, ev.E, Options, Position]
+
+
+def _edition(edition: int) -> GameRecord:
+    """The game under a rules edition: its ``evolve`` records the edition in the state when the
+    opening event folds, and the rules read it where behaviour changed (docs/rules/
+    curious-cargo.md, "Rules editions")."""
+    return Game(
+        id="curious-cargo",
+        title="Curious Cargo",
+        min_seats=2,
+        max_seats=2,
+        #: the components (tiles, trucks, board) and the player boards as the data files hold them
+        assets=data_assets("domain.curious_cargo", "components", "boards"),
+        state_type=State,
+        command_type=Command,
+        event_type=ev.Event,
+        options_type=Options,
+        position_type=Position,
+        start=rules.start,
+        start_from_position=rules.start_from_position,
+        decide=rules.decide,
+        evolve=folder(edition),
+        legal=legal,
+        grammar=grammar,
+        to_act=to_act,
+        outcome=outcome,
+        seats=lambda state: len(state.players),
+        view=view,
+        event_view=event_view,
+        export_position=position_of,
+        position_seats=lambda position: len(position.players),
+        hidden=hidden,
+        hidden_position=hidden_position,
+        svg=svg,
+    )
+
+
+CURIOUS_CARGO: GameRecord = _edition(EDITION)
+#: Every rules edition this code plays and re-adjudicates (the registry's ``editions``).
+EDITIONS: dict[int, GameRecord] = {1: _edition(1), EDITION: CURIOUS_CARGO}

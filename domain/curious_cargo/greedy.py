@@ -1,6 +1,8 @@
 """A scripted greedy player for Curious Cargo, for bot games that reach the real endings.
 
-Construction: it grows lines out of the machine ports towards the docks. Every placement of a
+Construction: it grows lines out of the machine ports towards the docks (on any player board;
+in the 3-colour variant a purple splitter continues a line of either colour, so it is tried
+wherever a line ends). Every placement of a
 tile (or a splitter) that extends a port's line is scored on the board it leaves: active docks
 first (shipping docks of both colours most), then how close the open line ends come to the
 docks still idle, less the scaffolds it costs. It plays the best placement that improves the
@@ -27,13 +29,15 @@ from domain.kernel import Rng, RuleError
 
 from . import commands as cmd
 from .components import (
-    COLOURS,
     DOCKS,
+    PURPLE,
     STACKS,
     TRUCKS,
+    Board,
     Cell,
     Colour,
     Piece,
+    board_of,
     piece,
     square_at,
     turn_offset,
@@ -49,6 +53,10 @@ T = TypeVar("T")
 
 #: Shipping docks are worth more than receiving ones: shipping is how a seat becomes eligible.
 _DOCK_WEIGHT = {"shipping": 14.0, "receiving": 10.0}
+#: The 3-colour variant: purple goods leave only through the dock the purple splitter faces, and
+#: eligibility needs two of them shipped.
+_PURPLE_SHIPPING = 20.0
+_PURPLE_RECEIVING = 8.0
 #: A hand this large is enough: more tiles only fill the storage stacks.
 _HAND_LIMIT = 6
 _WIN = 10_000.0
@@ -69,9 +77,9 @@ def _distance(a: str, b: str) -> int:
     return abs(ax - bx) + abs(ay - by)
 
 
-def board_value(top: dict[str, Cell]) -> float:
-    """How far a board is towards many active docks, shipping docks of both colours first."""
-    docks, ends = trace(top)
+def board_value(board: Board, top: dict[str, Cell]) -> float:
+    """How far a board is towards many active docks, shipping docks of every colour first."""
+    docks, ends = trace(board, top)
     value = 0.0
     shipping_colours: set[str] = set()
     for dock in DOCKS:
@@ -80,12 +88,14 @@ def board_value(top: dict[str, Cell]) -> float:
             value += _DOCK_WEIGHT[dock.kind]
             if dock.kind == "shipping":
                 shipping_colours.add(colour)
+            elif colour == PURPLE:  # a seat's one purple splitter is wanted where purple ships
+                value -= _PURPLE_RECEIVING
             continue
         # An idle dock: the nearest open line end, counted down with its distance.
         near = min((_distance(sq, dock.inward) for sq, _, _ in ends), default=None)
         if near is not None:
             value += _DOCK_WEIGHT[dock.kind] * 0.4 / (1 + near)
-    return value + 8.0 * len(shipping_colours)
+    return value + 8.0 * len(shipping_colours) + _PURPLE_SHIPPING * (PURPLE in shipping_colours)
 
 
 # --- construction ---------------------------------------------------------------------------
@@ -103,7 +113,8 @@ def _extensions(
             continue
         for rot in (0, 90, 180, 270):
             for k, cell in enumerate(pc.cells):
-                if not any(s.colour == colour and edge in s.edges for s in turned_cell(cell, rot)):
+                segments = turned_cell(cell, rot)
+                if not any(s.colour in (colour, PURPLE) and edge in s.edges for s in segments):
                     continue
                 anchor = _anchor(pc, k, square, rot)
                 if anchor is not None:
@@ -126,15 +137,15 @@ class _Option:
         self.gain = gain
 
 
-def _placements(p: Player, splitters: bool) -> list[_Option]:
+def _placements(board: Board, p: Player, splitters: bool) -> list[_Option]:
     """Every tile (hand, stack tops) or splitter placement that extends a line, with its gain."""
     lay = layout(p.board)
-    base = board_value(lay.top)
-    _, ends = trace(lay.top)
+    base = board_value(board, lay.top)
+    _, ends = trace(board, lay.top)
     out: list[_Option] = []
     pieces: list[tuple[str, str]] = []  # (piece id, what to send)
     if splitters:
-        pieces += [(f"splitter-{c}", c) for c in COLOURS if p.splitters.get(c, 0) > 0]
+        pieces += [(f"splitter-{c}", c) for c, n in p.splitters.items() if n > 0]
     else:
         held = [*p.hand, *(stack[-1] for stack in p.storage if stack)]
         pieces += [(t, t) for t in held if tile_source(p, t) is not None]
@@ -147,13 +158,16 @@ def _placements(p: Player, splitters: bool) -> list[_Option]:
             key = (pc.cells, at, rot)
             if key not in tried:
                 try:
-                    where = check_placement(lay, pid, at, rot, p.scaffolds)
+                    where = check_placement(board, lay, pid, at, rot, p.scaffolds)
                 except RuleError:
                     tried[key] = -1e9
                 else:
                     after = lay.copy()
                     after.put(Placed(pid, at, rot))
-                    tried[key] = board_value(after.top) - base - 1.5 * sum(where.scaffolds.values())
+                    scaffolds = 1.5 * sum(where.scaffolds.values())
+                    tried[key] = board_value(board, after.top) - base - scaffolds
+                    if name == PURPLE and PURPLE not in trace(board, after.top)[0].values():
+                        tried[key] = -1e9  # the one purple splitter goes where it makes purple
             gain = tried[key]
             if gain <= 0.05:
                 continue
@@ -168,7 +182,7 @@ def _placements(p: Player, splitters: bool) -> list[_Option]:
 # --- trucking -------------------------------------------------------------------------------
 def _standing(p: Player) -> float:
     shipped = sum(p.shipped.values())
-    eligible = sum(min(p.shipped[c], 2) for c in COLOURS)
+    eligible = sum(min(n, 2) for n in p.shipped.values())
     received = sum(p.received.values())
     waiting = 0
     for truck in p.shipping_lane:
@@ -220,9 +234,10 @@ class GreedyBot:
 
     def _construct(self, s: State, seat: int) -> cmd.Command:
         p = s.players[seat]
-        options = _placements(p, splitters=False) if s.actions_left > 0 else []
+        board = board_of(s.options)
+        options = _placements(board, p, splitters=False) if s.actions_left > 0 else []
         if not s.token_used and p.construction > 0:
-            split = _placements(p, splitters=True)
+            split = _placements(board, p, splitters=True)
             if split and (not options or max(o.gain for o in split) > max(o.gain for o in options)):
                 return _best(self.rng, split, lambda o: o.gain)[0].command
         if options:
@@ -234,7 +249,7 @@ class GreedyBot:
             s.actions_left == 0
             and not s.token_used
             and p.construction > 0
-            and _placements(p, splitters=False)
+            and _placements(board, p, splitters=False)
         ):
             return cmd.UseConstructionToken()
         return cmd.EndTurn()

@@ -9,13 +9,13 @@ from itertools import product
 
 from . import commands as cmd
 from .components import (
-    BLOCKED,
-    COLOURS,
+    BOARDS,
     ROTATIONS,
     SQUARES,
     STACKS,
     TRUCKS,
     Piece,
+    board_of,
     footprint,
     piece,
 )
@@ -25,25 +25,29 @@ from .state import State
 
 
 @cache
-def _open(offsets: tuple[tuple[int, int], ...]) -> list[tuple[str, int, tuple[str, ...]]]:
-    """Every anchor and rotation of a shape that lies on the grid and on no blocked square."""
+def _open(
+    number: int, offsets: tuple[tuple[int, int], ...]
+) -> list[tuple[str, int, tuple[str, ...]]]:
+    """Every anchor and rotation of a shape that lies on the grid and on no blocked square of
+    board ``number``."""
+    blocked = BOARDS[number].blocked
     shape = Piece("shape", "shape", offsets, tuple(() for _ in offsets))
     out = []
     for at, rot in product(SQUARES, ROTATIONS):
         squares = footprint(shape, at, rot)
-        if all(sq is not None and sq not in BLOCKED for sq in squares):
+        if all(sq is not None and sq not in blocked for sq in squares):
             out.append((at, rot, tuple(sq for sq in squares if sq is not None)))
     return out
 
 
-def _spots(lay: Layout, pid: str, scaffolds: int) -> list[tuple[str, int]]:
+def _spots(number: int, lay: Layout, pid: str, scaffolds: int) -> list[tuple[str, int]]:
     """Where ``pid`` may go: ``check_placement``'s rules, with the static part precomputed."""
     pc = piece(pid)
     if pc is None:
         return []
     heights = lay.heights
     out = []
-    for at, rot, squares in _open(pc.offsets):
+    for at, rot, squares in _open(number, pc.offsets):
         hs = [heights.get(sq, 0) for sq in squares]
         high = max(hs)
         if sum(high - h for h in hs) <= scaffolds:
@@ -65,6 +69,7 @@ def legal(s: State, seat: int) -> list[cmd.Command]:
         return [cmd.Store([cmd.Stored(t, i) for t in p.hand]) for i in range(STACKS)]
     out: list[cmd.Command] = []
     if s.phase == "construction":
+        number = board_of(s.options).number
         lay = layout(p.board)
         by_shape: dict[tuple[tuple[int, int], ...], list[tuple[str, int]]] = {}
         if s.actions_left > 0:
@@ -76,14 +81,17 @@ def legal(s: State, seat: int) -> list[cmd.Command]:
                 if pc is None or tile_source(p, tile) is None:
                     continue
                 if pc.offsets not in by_shape:
-                    by_shape[pc.offsets] = _spots(lay, tile, p.scaffolds)
+                    by_shape[pc.offsets] = _spots(number, lay, tile, p.scaffolds)
                 out.extend(cmd.PlayTile(tile, at, rot) for at, rot in by_shape[pc.offsets])
         if not s.token_used and p.construction > 0:
             out.append(cmd.UseConstructionToken())
-            for colour in COLOURS:
-                if p.splitters[colour] > 0:
-                    spots = _spots(lay, f"splitter-{colour}", p.scaffolds)
-                    out.extend(cmd.PlaceSplitter(colour, at, rot) for at, rot in spots)
+            for colour, held in p.splitters.items():  # red, teal, and the variant's purple
+                if held > 0:
+                    spots = _spots(number, lay, f"splitter-{colour}", p.scaffolds)
+                    out.extend(
+                        cmd.PlaceSplitter(colour, at, rot)  # type: ignore[arg-type]
+                        for at, rot in spots
+                    )
         out.append(cmd.EndTurn())
         return out
     acted = s.ap_spent > 0 or s.trucking_token_used

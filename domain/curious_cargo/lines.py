@@ -4,7 +4,12 @@ Only the top piece of a square counts (scaffolds lie under pieces). Two neighbou
 segments join where both show the same colour on their shared edge, at any heights (D5); a
 port joins the segment of its colour facing it; a dock joins the segment on its inward edge and
 takes its colour. A dock is active when its line reaches a port (D7: active connections =
-active docks)."""
+active docks).
+
+A purple splitter (the 3-colour variant, D31) shows no line colour of its own: each of its
+edges joins a neighbour's segment or a port of any colour, and a line that reaches it goes on
+through its other edges in the same colour (it branches red and teal lines alike). A dock it
+faces directly is purple, and active while any port's line reaches the splitter."""
 
 from __future__ import annotations
 
@@ -12,10 +17,11 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from .components import (
-    BLOCKED,
+    BOARDS,
     DOCKS,
     OPPOSITE,
-    PORTS,
+    PURPLE,
+    Board,
     Cell,
     Colour,
     footprint,
@@ -75,22 +81,25 @@ def _layout(board: tuple[Placed, ...]) -> Layout:
     return out
 
 
-def active_docks(top: dict[str, Cell]) -> dict[str, Colour]:
+def active_docks(board: Board, top: dict[str, Cell]) -> dict[str, Colour]:
     """Active dock id → the colour of its line."""
-    return dict(_active(tuple(sorted(top.items()))))
+    return dict(_active(board.number, tuple(sorted(top.items()))))
 
 
 @lru_cache(maxsize=1024)
-def _active(cells: tuple[tuple[str, Cell], ...]) -> tuple[tuple[str, Colour], ...]:
-    return tuple(trace(dict(cells))[0].items())
+def _active(number: int, cells: tuple[tuple[str, Cell], ...]) -> tuple[tuple[str, Colour], ...]:
+    return tuple(trace(BOARDS[number], dict(cells))[0].items())
 
 
-def trace(top: dict[str, Cell]) -> tuple[dict[str, Colour], list[tuple[str, Colour, str]]]:
+def trace(
+    board: Board, top: dict[str, Cell]
+) -> tuple[dict[str, Colour], list[tuple[str, Colour, str]]]:
     """The active docks (dock id → the colour of its line) and the open ends of the port lines:
     each square a line points into without being joined there (not a blocked one), the line's
     colour and the edge it enters by (a bot's reading of where a line can grow)."""
-    seen: set[tuple[str, int]] = set()
-    frontier: list[tuple[str, int]] = []
+    #: (square, segment index, the colour flowing in it): a purple segment carries any colour.
+    seen: set[tuple[str, int, Colour]] = set()
+    frontier: list[tuple[str, int, Colour]] = []
     ends: list[tuple[str, Colour, str]] = []
 
     def join(square: str | None, edge: str, colour: Colour) -> None:
@@ -98,25 +107,29 @@ def trace(top: dict[str, Cell]) -> tuple[dict[str, Colour], list[tuple[str, Colo
             return
         joined = False
         for i, seg in enumerate(top.get(square, ())):
-            if seg.colour == colour and edge in seg.edges:
+            if seg.colour in (colour, PURPLE) and edge in seg.edges:
                 joined = True
-                if (square, i) not in seen:
-                    seen.add((square, i))
-                    frontier.append((square, i))
-        if not joined and square not in BLOCKED:
+                if (square, i, colour) not in seen:
+                    seen.add((square, i, colour))
+                    frontier.append((square, i, colour))
+        if not joined and square not in board.blocked:
             ends.append((square, colour, edge))
 
-    for port in PORTS:
+    for port in board.ports:
         join(neighbour(port.square, port.edge), OPPOSITE[port.edge], port.colour)
     while frontier:
-        square, i = frontier.pop()
-        seg = top[square][i]
-        for edge in seg.edges:
-            join(neighbour(square, edge), OPPOSITE[edge], seg.colour)
+        square, i, colour = frontier.pop()
+        for edge in top[square][i].edges:
+            join(neighbour(square, edge), OPPOSITE[edge], colour)
+    reached = {(square, i): colour for square, i, colour in seen}
     docks: dict[str, Colour] = {}
     for dock in DOCKS:
         for i, seg in enumerate(top.get(dock.inward, ())):
-            if dock.edge in seg.edges and (dock.inward, i) in seen:
+            if dock.edge not in seg.edges:
+                continue
+            if seg.colour == PURPLE and (dock.inward, i) in reached:
+                docks[dock.id] = PURPLE
+            elif (dock.inward, i, seg.colour) in seen:
                 docks[dock.id] = seg.colour
     return docks, ends
 

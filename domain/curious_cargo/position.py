@@ -23,6 +23,9 @@ Rules of the form:
 * ``bag``/``deck`` default to every tile/card id not used elsewhere. The supply holds what no
   player holds. Stars are derived. A reused id, a forklift below the active connections, trucks
   overlapping or past street 10, goods on a cab or X space → ``position.invalid``.
+* ``options`` (the game's: ``board`` decides which squares are blocked; with ``colours: 3`` the
+  players' ``splitters``, ``shipped``, ``received`` and the trucks' goods may name ``purple``,
+  otherwise no purple may appear).
 * Extensions (defaults: none): ``step`` ``draft``/``cleanup``, ``pending`` (seats owing a load
   choice), ``order`` (the phase's turn order, fixed at its start), ``dealt``/``kept`` per
   player (draft), so that any state exports.
@@ -39,7 +42,6 @@ from domain.kernel import invalid_position as _bad
 from .components import (
     ACTIONS,
     AP,
-    BLOCKED,
     CARD_IDS,
     COLOURS,
     COLUMNS,
@@ -53,8 +55,10 @@ from .components import (
     TRACK_MAX,
     TRUCKS,
     Colour,
+    board_of,
     footprint,
     piece,
+    side_of,
 )
 from .lines import Layout, active_docks
 from .options import Options
@@ -115,7 +119,9 @@ def turn_order(players: list[Player], top: int) -> list[int]:
     return sorted(range(len(players)), key=lambda s: (-players[s].forklift, s != top))
 
 
-def _lane(trucks: list[TruckPosition], cards: set[str], check: bool = True) -> list[TruckInLane]:
+def _lane(
+    trucks: list[TruckPosition], cards: set[str], colours: tuple[str, ...], check: bool = True
+) -> list[TruckInLane]:
     out: list[TruckInLane] = []
     front = 0
     for t in sorted(trucks, key=lambda t: t.rear):
@@ -126,9 +132,11 @@ def _lane(trucks: list[TruckPosition], cards: set[str], check: bool = True) -> l
             if t.rear <= front or t.rear + truck.length - 1 > STREET_MAX:
                 raise _bad(f"truck {t.card} overlaps another or runs past street {STREET_MAX}")
             front = t.rear + truck.length - 1
-            for slot in t.goods:
+            for slot, colour in t.goods.items():
                 if not 0 <= slot < truck.length or truck.layout[slot] != ".":
                     raise _bad(f"truck {t.card} has no cargo space {slot}")
+                if colour not in colours:
+                    raise _bad(f"truck {t.card} carries {colour}, no good of this game")
         cards.add(t.card)
         out.append(TruckInLane(t.card, t.rear, dict(t.goods)))
     return out
@@ -171,7 +179,11 @@ def _state(p: Position, *, check: bool) -> State:
         return list(ids)
 
     players: list[Player] = []
-    split_used: dict[str, int] = {c: 0 for c in COLOURS}
+    board_spec = board_of(p.options)
+    side = side_of(p.options)
+    #: The splitter colours of the game: red and teal, and the variant's purple.
+    kinds = (*COLOURS, *side.splitters_each)
+    split_used: dict[str, int] = {c: 0 for c in kinds}
     for seat, pp in enumerate(p.players):
         board: list[Placed] = []
         lay = Layout()
@@ -183,13 +195,15 @@ def _state(p: Position, *, check: bool) -> State:
             if entry.tile is not None:
                 take([entry.tile], tiles, TILE_IDS, "tile")
             else:
-                split_used[str(entry.splitter)] += 1
+                if check and entry.splitter not in kinds:
+                    raise _bad(f"this game has no {entry.splitter} splitter")
+                split_used[str(entry.splitter)] = split_used.get(str(entry.splitter), 0) + 1
             pc = piece(pid)
             squares = [] if pc is None else footprint(pc, entry.at, entry.rot)
             if check and (pc is None or entry.rot not in (0, 90, 180, 270) or None in squares):
                 raise _bad(f"{pid} at {entry.at} {entry.rot} is off the grid")
             real = [sq for sq in squares if sq is not None]
-            if check and (any(sq in BLOCKED for sq in real)):
+            if check and (any(sq in board_spec.blocked for sq in real)):
                 raise _bad(f"{pid} at {entry.at} covers a blocked square")
             used += sum(lay.scaffolds_for(real)[1].values())
             placed = Placed(pid, entry.at, entry.rot)
@@ -208,10 +222,10 @@ def _state(p: Position, *, check: bool) -> State:
         if check and (pp.kept is not None and pp.kept not in dealt):
             raise _bad("the kept card is one of the dealt")
         tokens = _counts(pp.tokens, ("construction", "trucking"), 10, "tokens", check)
-        splitters = _counts(pp.splitters, COLOURS, 2, "splitters", check)
-        shipped = _counts(pp.shipped, COLOURS, len(COLUMNS), "shipped", check)
-        received = _counts(pp.received, COLOURS, len(RECEIVING_SLOTS), "received", check)
-        count = len(active_docks(lay.top))
+        splitters = _counts(pp.splitters, kinds, 2, "splitters", check)
+        shipped = _counts(pp.shipped, side.colours, len(COLUMNS), "shipped", check)
+        received = _counts(pp.received, side.colours, len(RECEIVING_SLOTS), "received", check)
+        count = len(active_docks(board_spec, lay.top))
         if check and (not min(count, TRACK_MAX) <= pp.forklift <= TRACK_MAX):
             raise _bad(f"seat {seat}'s forklift {pp.forklift} is below its {count} connections")
         players.append(
@@ -232,8 +246,8 @@ def _state(p: Position, *, check: bool) -> State:
             )
         )
     for seat, pp in enumerate(p.players):
-        players[seat].shipping_lane = _lane(pp.shipping_lane, cards, check)
-        players[seat].receiving_lane = _lane(pp.receiving_lane, cards, check)
+        players[seat].shipping_lane = _lane(pp.shipping_lane, cards, side.colours, check)
+        players[seat].receiving_lane = _lane(pp.receiving_lane, cards, side.colours, check)
     bag = sorted(
         take(p.bag, tiles, TILE_IDS, "tile")
         if p.bag is not None
@@ -249,7 +263,7 @@ def _state(p: Position, *, check: bool) -> State:
         trucking=SUPPLY["trucking"] - sum(pl.trucking for pl in players),
         splitters={
             c: SPLITTER_SUPPLY[c] - split_used[c] - sum(pl.splitters[c] for pl in players)
-            for c in COLOURS
+            for c in kinds
         },
     )
     if check and (min(supply.construction, supply.trucking, *supply.splitters.values()) < 0):
@@ -273,6 +287,7 @@ def _state(p: Position, *, check: bool) -> State:
         round=p.round,
         order=order,
         pending=list(p.pending),
+        lost_goods={c: 0 for c in side.colours},
         **_turn_counters(p),
     )
 
@@ -289,7 +304,7 @@ def _turn_counters(source: State | Position) -> dict[str, Any]:
 
 def _placed(pl: Placed) -> PlacedPosition:
     if pl.piece.startswith("splitter-"):
-        colour: Colour = "red" if pl.piece.endswith("red") else "teal"
+        colour: Colour = pl.piece.removeprefix("splitter-")  # type: ignore[assignment]
         return PlacedPosition(pl.at, pl.rot, splitter=colour)
     return PlacedPosition(pl.at, pl.rot, tile=pl.piece)
 

@@ -12,15 +12,8 @@ from domain.kernel import Rng, RuleError
 from . import commands as cmd
 from . import events as ev
 from .components import (
-    BLOCKED,
-    COLOURS,
-    COLUMN_BONUS,
-    COLUMNS,
     DEAL,
     DOCKS,
-    GEARS,
-    GOAL,
-    RECEIVING_SLOTS,
     ROTATIONS,
     STACKS,
     STREET_MAX,
@@ -31,8 +24,11 @@ from .components import (
     TRACK_MAX,
     TRACK_POINTS,
     TRUCKS,
+    Board,
+    board_of,
     footprint,
     piece,
+    side_of,
     xy,
 )
 from .evolve import evolve
@@ -98,7 +94,7 @@ def finish_phase(run: Run) -> None:
         }
         split = sum(p.splitters.values()) - TOKEN_CAP
         extra: dict[str, int] = {}
-        for c in COLOURS:  # never reached with 2 splitters a colour; kept for the rule's sake
+        for c in list(p.splitters):  # red, teal, purple: D26's order
             take = min(max(split, 0), p.splitters[c])
             if take:
                 extra[c] = take
@@ -107,7 +103,7 @@ def finish_phase(run: Run) -> None:
             run.emit(ev.TokensReturned(seat, over["construction"], over["trucking"], extra))
     triggers = end_triggers(s)
     if triggers:
-        scores = [score(p) for p in s.players]
+        scores = [score(s, p) for p in s.players]
         run.emit(ev.GameEnded(scores, winners(s, scores), triggers))
     elif s.phase == "construction":
         begin_phase(run, "trucking", s.round)
@@ -117,7 +113,7 @@ def finish_phase(run: Run) -> None:
 
 def end_triggers(s: State) -> list[str]:
     out = []
-    if any(sum(p.shipped.values()) >= GOAL for p in s.players):
+    if any(sum(p.shipped.values()) >= side_of(s.options).goal for p in s.players):
         out.append("shipped")
     if any(stars(p) for p in s.players):
         out.append("star")
@@ -128,13 +124,17 @@ def end_triggers(s: State) -> list[str]:
     return out
 
 
-def score(p: Player) -> Score:
-    shipping = sum(COLUMNS[p.shipped[c] - 1] for c in COLOURS if p.shipped[c])
-    bonus = COLUMN_BONUS.get(min(p.shipped.values()), 0)
-    receiving = sum(RECEIVING_SLOTS[p.received[c] - 1] for c in COLOURS if p.received[c])
+def score(s: State, p: Player) -> Score:
+    """Points by the game's shipping board side: a column is complete when every colour of the
+    side has left it, and eligibility asks 2 shipped of every colour (purple too, D33)."""
+    side = side_of(s.options)
+    colours = side.colours
+    shipping = sum(side.columns[p.shipped[c] - 1] for c in colours if p.shipped[c])
+    bonus = side.column_bonus.get(min(p.shipped[c] for c in colours), 0)
+    receiving = sum(side.receiving_slots[p.received[c] - 1] for c in colours if p.received[c])
     track = TRACK_POINTS[p.forklift]
     unused = p.construction + p.trucking + sum(p.splitters.values())
-    eligible = all(p.shipped[c] >= 2 for c in COLOURS)
+    eligible = all(p.shipped[c] >= 2 for c in colours)
     total = shipping + bonus + receiving + track + unused
     return Score(eligible, stars(p), shipping, bonus, receiving, track, unused, total)
 
@@ -166,7 +166,9 @@ class Placement:
         self.gears = gears
 
 
-def check_placement(lay: Layout, pid: str, at: str, rot: int, scaffolds: int) -> Placement:
+def check_placement(
+    board: Board, lay: Layout, pid: str, at: str, rot: int, scaffolds: int
+) -> Placement:
     pc = piece(pid)
     if pc is None:
         raise RuleError("rule.unknown_tile", f"there is no piece {pid!r}")
@@ -176,7 +178,7 @@ def check_placement(lay: Layout, pid: str, at: str, rot: int, scaffolds: int) ->
     if None in squares:
         raise RuleError("rule.off_grid", f"{pid} at {at} {rot} leaves the grid", at=at, rot=rot)
     real = [sq for sq in squares if sq is not None]
-    blocked = [sq for sq in real if sq in BLOCKED]
+    blocked = [sq for sq in real if sq in board.blocked]
     if blocked:
         raise RuleError(
             "rule.blocked_square", f"{blocked[0]} is a machine, wall or dock", square=blocked[0]
@@ -188,18 +190,19 @@ def check_placement(lay: Layout, pid: str, at: str, rot: int, scaffolds: int) ->
             f"lying flat needs {sum(need.values())} scaffolds; {scaffolds} left",
             need=need,
         )
-    gears = sum(1 for sq in real if sq in GEARS and lay.heights.get(sq, 0) == 0)
+    gears = sum(1 for sq in real if sq in board.gears and lay.heights.get(sq, 0) == 0)
     return Placement(real, level, need, gears)
 
 
 def place(run: Run, seat: int, pid: str, source: str, at: str, rot: int, actions: int) -> None:
     s = run.state
     p = s.players[seat]
+    board = board_of(s.options)
     lay = layout(p.board).copy()
-    where = check_placement(lay, pid, at, rot, p.scaffolds)
+    where = check_placement(board, lay, pid, at, rot, p.scaffolds)
     gears = min(where.gears, s.supply.construction)
     lay.put(Placed(pid, at, rot))
-    count = len(active_docks(lay.top))
+    count = len(active_docks(board, lay.top))
     run.emit(
         ev.TilePlayed(
             seat,
@@ -278,10 +281,11 @@ def _covering(lane: list[TruckInLane], street: int) -> tuple[TruckInLane, int] |
 def load_candidates(s: State, seat: int) -> list[ev.Load]:
     p = s.players[seat]
     out: list[ev.Load] = []
-    docks = active_docks(layout(p.board).top)
+    docks = active_docks(board_of(s.options), layout(p.board).top)
+    columns = len(side_of(s.options).columns)
     for dock in DOCKS:
         colour = docks.get(dock.id)
-        if dock.kind != "shipping" or colour is None or p.shipped[colour] >= len(COLUMNS):
+        if dock.kind != "shipping" or colour is None or p.shipped.get(colour, columns) >= columns:
             continue
         hit = _covering(p.shipping_lane, dock.street)
         if hit is None:
@@ -296,9 +300,9 @@ def load_candidates(s: State, seat: int) -> list[ev.Load]:
     return out
 
 
-def _fits(loads: tuple[ev.Load, ...], p: Player) -> bool:
-    for c in COLOURS:
-        if sum(1 for x in loads if x.colour == c) > len(COLUMNS) - p.shipped[c]:
+def _fits(loads: tuple[ev.Load, ...], p: Player, columns: int) -> bool:
+    for c in p.shipped:
+        if sum(1 for x in loads if x.colour == c) > columns - p.shipped[c]:
             return False
     for a, b in combinations(loads, 2):
         if a.card == b.card and a.colour == b.colour and abs(a.slot - b.slot) == 1:
@@ -310,11 +314,12 @@ def load_options(s: State, seat: int) -> list[list[ev.Load]]:
     """Every non-extendable set of loads (D12), by dock order."""
     cands = load_candidates(s, seat)
     p = s.players[seat]
+    columns = len(side_of(s.options).columns)
     valid = [
         combo
         for n in range(len(cands), -1, -1)
         for combo in combinations(cands, n)
-        if _fits(combo, p)
+        if _fits(combo, p, columns)
     ]
     sets = [set(v) for v in valid]
     out = [
@@ -326,8 +331,10 @@ def load_options(s: State, seat: int) -> list[list[ev.Load]]:
 def loading_pass(run: Run) -> None:
     """D11: unload every receiving lane, then load every shipping lane; ties wait for a choice."""
     s = run.state
+    board = board_of(s.options)
+    slots = len(side_of(s.options).receiving_slots)
     for seat, p in enumerate(s.players):
-        docks = active_docks(layout(p.board).top)
+        docks = active_docks(board, layout(p.board).top)
         unloads: list[ev.Load] = []
         kept: list[bool] = []
         have = dict(p.received)
@@ -339,7 +346,7 @@ def loading_pass(run: Run) -> None:
             if hit is None or hit[0].goods.get(hit[1]) != colour:
                 continue
             unloads.append(ev.Load(dock.street, hit[0].card, hit[1], colour))
-            kept.append(have[colour] < len(RECEIVING_SLOTS))
+            kept.append(have[colour] < slots)
             have[colour] += 1
         if unloads:
             run.emit(ev.GoodsUnloaded(seat, unloads, kept))
@@ -444,7 +451,7 @@ def _construction(run: Run, seat: int, c: cmd.Command, rng: Rng) -> None:
         if p.splitters.get(c.colour, 0) < 1:
             raise RuleError("rule.no_splitter", f"you hold no {c.colour} splitter")
         pid = f"splitter-{c.colour}"
-        check_placement(layout(p.board), pid, c.at, c.rot, p.scaffolds)
+        check_placement(board_of(s.options), layout(p.board), pid, c.at, c.rot, p.scaffolds)
         run.emit(ev.TokenUsed(seat, "construction", 0))
         place(run, seat, pid, "splitter", c.at, c.rot, 0)
     elif isinstance(c, cmd.EndTurn):

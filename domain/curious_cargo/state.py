@@ -8,7 +8,7 @@ import msgspec
 
 from domain.kernel import copier
 
-from .components import ACTIONS, AP, COLOURS, RECEIVING_SLOTS, TRACK_MAX, Colour
+from .components import ACTIONS, AP, RECEIVING_SLOTS, TRACK_MAX, Colour
 from .options import Options
 
 Phase = Literal["draft", "construction", "trucking", "finished"]
@@ -73,6 +73,12 @@ class Score(msgspec.Struct, frozen=True):
     total: int
 
 
+#: The rules edition of games created now (``lobby.created.edition``; docs/rules/curious-cargo.md
+#: "Rules editions"): 1 = before it was recorded (no cleanup after trucking, D28's old form);
+#: 2 = since 2026-11-27 (tiles got in trucking are stored at the trucking cleanup).
+EDITION = 2
+
+
 class State(msgspec.Struct):
     options: Options
     players: list[Player]
@@ -100,6 +106,9 @@ class State(msgspec.Struct):
     lost_goods: dict[str, int] = msgspec.field(default_factory=lambda: {"red": 0, "teal": 0})
     scores: list[Score] = []
     winners: list[int] = []
+    #: The rules edition the game is played under (set when its opening event is folded, by
+    #: the edition's rules; absent in a state stored before editions: 1).
+    edition: int = 1
 
     def current(self) -> int | None:
         if self.step == "turn" and not self.pending and self.turn < len(self.order):
@@ -120,7 +129,10 @@ class State(msgspec.Struct):
 
 
 def stars(p: Player) -> int:
-    return sum(p.received[c] >= len(RECEIVING_SLOTS) for c in COLOURS) + (p.forklift >= TRACK_MAX)
+    """A star per colour received 4 times (every colour of the game's shipping board side is a
+    key of ``received``) and one for space 10 of the track."""
+    full = sum(n >= len(RECEIVING_SLOTS) for n in p.received.values())
+    return full + (p.forklift >= TRACK_MAX)
 
 
 def clone(s: State) -> State:

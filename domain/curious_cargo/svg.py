@@ -18,19 +18,16 @@ from domain.kernel import SpectatorViewer
 from domain.kernel.svg import seat_name
 
 from .components import (
+    BOARDS,
     COLOURS,
     COLUMNS,
     DOCKS,
     FILES,
-    GEARS,
-    MACHINE_SQUARES,
-    PORTS,
     RANKS,
     RECEIVING_SLOTS,
     STEP,
     STREET_MAX,
     TRUCKS,
-    WALLS,
     xy,
 )
 from .state import State
@@ -38,7 +35,7 @@ from .views import view as view_of
 
 CELL = 36
 LANE = 30
-INK = {"red": "#d1362f", "teal": "#138f87"}
+INK = {"red": "#d1362f", "teal": "#138f87", "purple": "#7b3fa0"}
 BOARD_W = LANE + len(FILES) * CELL + LANE
 WIDTH = 2 * BOARD_W + 60
 HEIGHT = 60 + RANKS * CELL + 142
@@ -69,7 +66,10 @@ def _street_y(street: int) -> int:
     return 40 + (RANKS - street) * CELL
 
 
-def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any], name: str) -> None:
+def _board(
+    out: list[str], ox: int, seat: int, p: Mapping[str, Any], name: str, number: int
+) -> None:
+    board = BOARDS[number]
     squares: Mapping[str, Mapping[str, Any]] = p["squares"]
     docks: Mapping[str, Mapping[str, Any]] = p["docks"]
     out.append(_open("g", data_seat=seat))
@@ -79,9 +79,10 @@ def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any], name: str) 
         for f in FILES:
             sq = f"{f}{r}"
             x, y = _square_xy(ox, sq)
-            fill = "#555" if sq in MACHINE_SQUARES else "#222" if sq in WALLS else "#cfe8e4"
+            machine, wall = sq in board.machine_squares, sq in board.walls
+            fill = "#555" if machine else "#222" if wall else "#cfe8e4"
             out.append(_el("rect", x=x, y=y, width=CELL, height=CELL, fill=fill, stroke="#8ab"))
-            if sq in GEARS and sq not in squares:
+            if sq in board.gears and sq not in squares:
                 out.append(
                     _el(
                         "circle",
@@ -93,7 +94,7 @@ def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any], name: str) 
                         data_gear=sq,
                     )
                 )
-    for port in PORTS:
+    for port in board.ports:
         x, y = _square_xy(ox, port.square)
         dx, dy = STEP[port.edge]
         cx, cy = x + CELL // 2 + dx * (CELL // 2 - 3), y + CELL // 2 - dy * (CELL // 2 - 3)
@@ -152,7 +153,7 @@ def _board(out: list[str], ox: int, seat: int, p: Mapping[str, Any], name: str) 
         out.append("</g>")
     _lane(out, ox, "shipping", p["shipping_lane"])
     _lane(out, ox + LANE + len(FILES) * CELL, "receiving", p["receiving_lane"])
-    _shipping_board(out, ox, p)
+    _shipping_board(out, ox, p, list(p["shipped"]))
     out.append("</g>")
 
 
@@ -205,9 +206,11 @@ def _lane(out: list[str], x: int, kind: str, lane: list[Mapping[str, Any]]) -> N
         out.append("</g>")
 
 
-def _shipping_board(out: list[str], ox: int, p: Mapping[str, Any]) -> None:
+def _shipping_board(
+    out: list[str], ox: int, p: Mapping[str, Any], colours: list[str]
+) -> None:
     y0 = 60 + RANKS * CELL
-    for row, colour in enumerate(COLOURS):
+    for row, colour in enumerate(colours):
         y = y0 + row * 26
         # shipping: a shipped good empties its circle; receiving: a received good fills its slot
         for x, values, side, count, mark, filled_when_done in (
@@ -239,28 +242,32 @@ def _shipping_board(out: list[str], ox: int, p: Mapping[str, Any]) -> None:
     lines = [
         "circles: goods shipped (left, emptied) and received (right, filled)",
         f"tokens: construction {tokens['construction']} · trucking {tokens['trucking']}"
-        f"; splitters: red {splitters['red']} · teal {splitters['teal']}",
+        "; splitters: " + " · ".join(f"{c} {n}" for c, n in splitters.items()),
         f"tiles in hand: {', '.join(p['hand']) or 'none'}; truck cards: {cards}",
         f"storage stacks: {storage}",
     ]
+    below = y0 + 64 + 26 * (len(colours) - 2)
     for i, text in enumerate(lines):
-        out.append(_el("text", text, x=ox, y=y0 + 64 + i * 16, font_size=11))
+        out.append(_el("text", text, x=ox, y=below + i * 16, font_size=11))
 
 
 def svg(view: Mapping[str, Any]) -> str:
     """The picture of one viewer's view (the game's ``svg`` hook)."""
+    number = int(view["board"].get("number", 1))
+    colours = list(view["shipping_board"].get("colours", COLOURS))  # the board side's goods
+    height = HEIGHT + 26 * (len(colours) - 2)
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif">',
-        _el("rect", width=WIDTH, height=HEIGHT, fill="#fff"),
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif">',
+        _el("rect", width=WIDTH, height=height, fill="#fff"),
     ]
     for p in view["players"]:
         name = seat_name(view, p["seat"], unnamed="Seat {}")
-        _board(out, 10 + p["seat"] * (BOARD_W + 40), p["seat"], p, name)
+        _board(out, 10 + p["seat"] * (BOARD_W + 40), p["seat"], p, name, number)
     footer = (
         f"round {view['round']}, {view['phase']}; bag {view['bag_size']}, deck {view['deck_size']}"
     )
-    out.append(_el("text", footer, x=10, y=HEIGHT - 8, font_size=11))
+    out.append(_el("text", footer, x=10, y=height - 8, font_size=11))
     out.append("</svg>")
     return "\n".join(out)
 

@@ -12,16 +12,14 @@ from domain.kernel import Secret, SpectatorViewer, Viewer, redact_others, seat_o
 
 from . import events as ev
 from .components import (
-    COLUMN_BONUS,
-    COLUMNS,
     DOCKS,
     FILES,
-    GOAL,
     RANKS,
-    RECEIVING_SLOTS,
     TRACK_BONUS,
     TRACK_POINTS,
     TRUCKS,
+    board_of,
+    side_of,
 )
 from .lines import active_docks, layout, line_colours
 from .position import Position
@@ -48,10 +46,12 @@ def _lane(lane: list[TruckInLane]) -> list[dict[str, Any]]:
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
     players = []
+    board = board_of(state.options)
+    side = side_of(state.options)
     for seat, p in enumerate(state.players):
         mine = _may_see(viewer, seat)
         lay = layout(p.board)
-        active = active_docks(lay.top)
+        active = active_docks(board, lay.top)
         squares = {
             sq: {
                 "height": lay.heights[sq],
@@ -91,13 +91,14 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         )
     pending = state.pending[0] if state.pending else None
     return {
-        "board": {"files": FILES, "ranks": RANKS},
+        "board": {"files": FILES, "ranks": RANKS, "number": board.number, "name": board.name},
         "track": {"points": TRACK_POINTS, "bonuses": {str(k): v for k, v in TRACK_BONUS.items()}},
         "shipping_board": {
-            "columns": COLUMNS,
-            "goal": GOAL,
-            "column_bonus": {str(k): v for k, v in COLUMN_BONUS.items()},
-            "receiving_slots": RECEIVING_SLOTS,
+            "colours": list(side.colours),
+            "columns": list(side.columns),
+            "goal": side.goal,
+            "column_bonus": {str(k): v for k, v in side.column_bonus.items()},
+            "receiving_slots": list(side.receiving_slots),
         },
         "phase": state.phase,
         "step": state.step,

@@ -34,6 +34,9 @@ class LobbyCreated(
     canonical: int = 1
     #: Names that may join (None: anyone with the invite code).
     invited: list[str] | None = None
+    #: The game's rules edition (``domain.registry.EDITIONS``; docs/api.md "Rules editions"):
+    #: 1 (absent) = the rules before editions were recorded.
+    edition: int = 1
 
 
 class LobbyJoined(msgspec.Struct, frozen=True, tag="lobby.joined", tag_field="type"):

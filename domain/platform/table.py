@@ -49,10 +49,13 @@ class Table(msgspec.Struct):
     canonical: int = 1
     #: Names that may join (None: anyone with the invite code).
     invited: list[str] | None = None
+    #: The rules edition the game was created under (``LobbyCreated.edition``).
+    edition: int = 1
 
     @property
     def rules(self) -> AnyGame:
-        return get_game(self.game)
+        """The game's rules in its own edition (``domain.registry``)."""
+        return get_game(self.game, self.edition)
 
 
 def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str) -> Table:
@@ -76,6 +79,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 messages=[],
                 canonical=created.canonical,
                 invited=created.invited,
+                edition=created.edition,
             )
             continue
         if event.version != table.version + 1:

@@ -20,7 +20,7 @@ from domain.platform.events import (
     LobbyLeft,
 )
 from domain.platform.table import Table, game_document
-from domain.registry import AnyGame, get_game
+from domain.registry import AnyGame, current_edition, get_game
 from service.application.answers import (
     CreatedGame,
     GameList,
@@ -130,6 +130,7 @@ class Lobby:
                 None if position is None else msgspec.to_builtins(position),
                 canonical=self.canonical,
                 invited=invited,
+                edition=current_edition(rules.id),
             )
             pending: list[msgspec.Struct] = [created]
             for i, name in enumerate(players or []):

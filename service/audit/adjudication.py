@@ -13,6 +13,7 @@ import msgspec
 from domain.kernel import CommandError, Rng, RuleError
 from domain.platform.events import is_platform
 from domain.platform.table import Table, copy_table, fold_stream
+from domain.registry import EDITIONS, implements
 from service.audit.commitments import MESSAGE
 from service.audit.evidence import Case, canon
 from service.eventstore.records import StoredEvent
@@ -25,6 +26,9 @@ def check_adjudication(case: Case, progress: Progress | None = None) -> dict[str
     seed = case.adjudication_seed()
     if seed is None or len(seed) != 32:
         return {"ok": None, "reason": "the seed is not available (the game is still live)"}
+    unkept = _unkept_edition(case)
+    if unkept is not None:
+        return {"ok": None, "reason": unkept}
     table: Table | None = None
     commands_checked = 0
     first_bad: int | None = None
@@ -52,6 +56,24 @@ def check_adjudication(case: Case, progress: Progress | None = None) -> dict[str
         if progress is not None:
             progress(group[-1].version, len(case.events))
     return {"ok": first_bad is None, "commands": commands_checked, "first_bad": first_bad}
+
+
+def _unkept_edition(case: Case) -> str | None:
+    """Why the rules this game was played under cannot be re-run (None: they can): its rules
+    edition (``lobby.created.edition``, absent = 1) is one this code no longer implements
+    (docs/api.md "Rules editions"), so a difference would be the rules', not the game's."""
+    created = case.events[0].data if case.events else {}
+    if not case.events or case.events[0].type != "lobby.created":
+        return None  # the adjudication itself reports the missing creation
+    game, edition = created.get("game"), created.get("edition", 1)
+    if not isinstance(game, str) or not isinstance(edition, int) or game not in EDITIONS:
+        return None  # a forged creation or an unknown game: the fold reports it
+    if implements(game, edition):
+        return None
+    return (
+        f"the game was played under rules edition {edition} of {game}, which this server no "
+        "longer implements: it cannot be re-adjudicated"
+    )
 
 
 def _adjudicate(

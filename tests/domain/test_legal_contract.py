@@ -192,26 +192,39 @@ def well_formed(game: AnyGame, c: dict[str, Any]) -> bool:
     return True
 
 
+#: Every game with its bot options, and Curious Cargo also on each other player board and in the
+#: 3-colour variant (docs/rules/curious-cargo.md): each changes what is placeable and where lines
+#: run, so each is checked both ways too (and every board's splitter placements exhaustively by
+#: ``test_curious_cargo_splitters_both_ways_on_every_board``).
+CONFIGURATIONS: list[tuple[str, dict[str, Any] | None]] = [
+    *((game_id, None) for game_id in sorted(GAMES)),
+    *(("curious-cargo", {"board": n}) for n in range(2, 7)),
+    ("curious-cargo", {"colours": 3}),
+]
+
+
 @pytest.mark.parametrize(
-    "game_id",
+    ("game_id", "options"),
     # Empire Builder's 900 commands, each sampled, take over 30 s (74 s on two busy cores):
     # the full run's; the quick run keeps its grammar bot below and its loan case.
     [
-        pytest.param(g, marks=pytest.mark.slow) if g == "empire-builder" else g
-        for g in sorted(GAMES)
+        pytest.param(g, o, marks=pytest.mark.slow) if g == "empire-builder" else (g, o)
+        for g, o in CONFIGURATIONS
     ],
 )
-def test_legal_lists_or_derives_exactly_the_accepted_commands(game_id: str) -> None:
+def test_legal_lists_or_derives_exactly_the_accepted_commands(
+    game_id: str, options: dict[str, Any] | None
+) -> None:
     game = GAMES[game_id]
-    rng = random.Random(game_id)
+    rng = random.Random(f"{game_id} {options}" if options else game_id)
     table = LocalGame.new(game, SEED, game.min_seats if game.min_seats > 1 else 2,
-                          game.decode_options(game.bot_options))
+                          game.decode_options(options or game.bot_options))
     chooser = Rng(SEED, 0)
     seen: list[dict[str, Any]] = []
     pool: dict[str, list[Any]] = {}
-    checked = derived_checked = 0
+    checked = derived_checked = purple = 0
     kinds: set[str] = set()  # types of accepted commands that only the grammar promised
-    for n in range(COMMANDS[game_id]):
+    for n in range(COMMANDS[game_id] * (2 if options else 1)):
         state = table.state
         if game.outcome(state) is not None:
             break
@@ -240,13 +253,19 @@ def test_legal_lists_or_derives_exactly_the_accepted_commands(game_id: str) -> N
                         checked += 1
                         if builtins(game.decode_command(c)) not in listed[seat]:
                             kinds.add(c["type"])
+                        if c.get("colour") == "purple":
+                            purple += 1
         waiting = game.to_act(state)
         seat = chooser.choice(waiting)
         table.submit(seat, _pick(game.legal(state, seat), chooser))
     assert checked > 50
-    # the sample reaches what the grammar promises (so the check above is not vacuous)
-    assert kinds >= GRAMMAR_SEEN[game_id], kinds
+    # the sample reaches what the grammar promises (so the check above is not vacuous); the
+    # grammar does not depend on Curious Cargo's board or colours, and a random game on another
+    # board may end (the bag) before it trades tiles
+    assert kinds >= (GRAMMAR_SEEN[game_id] if options is None else {"store"} & kinds), kinds
     assert derived_checked > 0 or not GRAMMAR_SEEN[game_id]
+    # the variant's purple splitter placements were among the commands checked both ways
+    assert purple > 0 if options and options.get("colours") == 3 else purple == 0, purple
 
 
 def _pick(options: list[Any], chooser: Rng) -> Any:
@@ -267,6 +286,27 @@ GRAMMAR_SEEN: dict[str, set[str]] = {
     "empire-builder": {"move", "build", "borrow", "choose_face"},
     "curious-cargo": {"store", "trade_tiles"},
 }
+
+
+@pytest.mark.parametrize("board", range(1, 7))
+def test_curious_cargo_splitters_both_ways_on_every_board(board: int) -> None:
+    """Exhaustively: with a splitter of every colour held (the 3-colour variant), a placement
+    (colour × square × rotation) is accepted exactly when it is listed, on every board."""
+    from domain.curious_cargo.components import ROTATIONS, SPLITTER_COLOURS, SQUARES
+    from tests.domain.curious_cargo.support import at
+
+    game = GAMES["curious-cargo"]
+    table = at({"options": {"colours": 3, "board": board}, "players": [
+        {"board": [{"tile": "S2r1", "at": "b5", "rot": 270},
+                   {"tile": "S2t1", "at": "g8", "rot": 270}],
+         "tokens": {"construction": 1}, "splitters": {"red": 1, "teal": 1, "purple": 1}},
+        {}]})
+    state = table.state
+    listed = [builtins(c) for c in game.legal(state, 0) if type(c).__name__ == "PlaceSplitter"]
+    assert {c["colour"] for c in listed} == set(SPLITTER_COLOURS)
+    for colour, square, rot in itertools.product(SPLITTER_COLOURS, SQUARES, ROTATIONS):
+        c = {"type": "place_splitter", "colour": colour, "at": square, "rot": rot}
+        assert accepts(game, state, 0, c) == (c in listed), c
 
 
 def test_empire_builder_takes_no_loan_while_the_train_is_due() -> None:

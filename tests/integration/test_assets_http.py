@@ -24,7 +24,7 @@ EXPECTED = {
     "jolly-cargo": set(),
     "cargo-empire": {"map", "components"},
     "empire-builder": {"map", "loads", "demands", "events"},
-    "curious-cargo": {"components"},
+    "curious-cargo": {"components", "boards"},
 }
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from domain.curious_cargo import CURIOUS_CARGO as G
+from domain.curious_cargo.components import BOARDS
 from domain.curious_cargo.lines import active_docks, layout
 from domain.curious_cargo.state import Player, State
 from domain.kernel import LocalGame, RuleError
@@ -36,7 +37,7 @@ def refused(table: AnyGame, seat: int, code: str, **command: Any) -> RuleError:
 
 
 def docks(p: Player) -> dict[str, str]:
-    return active_docks(layout(p.board).top)
+    return active_docks(BOARDS[1], layout(p.board).top)
 
 
 def state(table: AnyGame) -> State:

@@ -30,8 +30,8 @@ def bot_games(count: int, tag: str) -> None:
         table, outcome = play_random_game(G, seed, 2, options)
         s: State = table.state
         assert s.phase == "finished" and G.to_act(s) == []
-        assert outcome.scores == [score(p).total for p in s.players]
-        eligible = [seat for seat in (0, 1) if score(s.players[seat]).eligible]
+        assert outcome.scores == [score(s, p).total for p in s.players]
+        eligible = [seat for seat in (0, 1) if score(s, s.players[seat]).eligible]
         assert set(outcome.winners) <= set(eligible) and len(outcome.winners) <= 1
         assert bool(outcome.winners) == bool(eligible)
         assert G.fold(table.events) == s

@@ -199,7 +199,7 @@ def test_13_scoring_stars_points_and_eligibility() -> None:
 
     t = table(5)
     s = state(t)
-    s0, s1 = score(s.players[0]), score(s.players[1])
+    s0, s1 = score(s, s.players[0]), score(s, s.players[1])
     assert (s0.shipping, s0.bonus, s0.receiving, s0.track, s0.unused, s0.total) == (
         8, 0, 9, 3, 3, 23)
     assert (s1.shipping, s1.bonus, s1.receiving, s1.track, s1.unused, s1.total) == (
@@ -208,8 +208,8 @@ def test_13_scoring_stars_points_and_eligibility() -> None:
     assert winners(s, [s0, s1]) == [0]
     t = table(1)
     s = state(t)
-    sc = [score(p) for p in s.players]
+    sc = [score(s, p) for p in s.players]
     assert not sc[1].eligible and winners(s, sc) == [0]
     t = at({"players": [{"shipped": {"red": 1}}, {"shipped": {"teal": 6}}]})
     s = state(t)
-    assert winners(s, [score(p) for p in s.players]) == []
+    assert winners(s, [score(s, p) for p in s.players]) == []

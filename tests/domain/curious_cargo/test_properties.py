@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 
 from domain.curious_cargo import CURIOUS_CARGO as G
 from domain.curious_cargo import commands as cmd
-from domain.curious_cargo.components import CARD_IDS, COLOURS, SPLITTER_SUPPLY, SUPPLY, TILE_IDS
+from domain.curious_cargo.components import (
+    CARD_IDS,
+    SPLITTER_COLOURS,
+    SPLITTER_SUPPLY,
+    SUPPLY,
+    TILE_IDS,
+)
 from domain.curious_cargo.options import Options
 from domain.curious_cargo.state import State
 from domain.kernel import AUDITOR, SPECTATOR, LocalGame, Rng, RuleError, seat
@@ -24,7 +30,13 @@ PROPERTY = settings(max_examples=15, deadline=None, suppress_health_check=[Healt
 
 game_plans = st.tuples(
     st.binary(min_size=32, max_size=32),
-    st.builds(Options, first_player=st.sampled_from([None, 0, 1]), draft=st.booleans()),
+    st.builds(
+        Options,
+        first_player=st.sampled_from([None, 0, 1]),
+        draft=st.booleans(),
+        board=st.sampled_from([msgspec.UNSET, 1, 2, 3, 4, 5, 6]),  # every player board
+        colours=st.sampled_from([msgspec.UNSET, 2, 3]),  # and the 3-colour variant
+    ),
     st.integers(0, 120),
     st.lists(st.integers(0, 1 << 16), max_size=12),
 )
@@ -61,11 +73,12 @@ def assert_conserved(table: AnyGame) -> None:
     lanes = [t for p in s.players for t in (*p.shipping_lane, *p.receiving_lane)]
     assert {t.card for t in lanes} <= set(s.discarded_cards) and len(lanes) == len(
         {t.card for t in lanes})
-    for colour in COLOURS:
+    for colour in s.players[0].shipped:  # the board side's goods: purple too in the variant
         shipped = sum(p.shipped[colour] for p in s.players)
         on_trucks = sum(1 for t in lanes for g in t.goods.values() if g == colour)
         received = sum(p.received[colour] for p in s.players)
         assert shipped == on_trucks + received + s.lost_goods[colour]
+    for colour in s.supply.splitters:
         on_boards = sum(1 for p in s.players for b in p.board if b.piece == f"splitter-{colour}")
         held = sum(p.splitters[colour] for p in s.players)
         assert on_boards + held + s.supply.splitters[colour] == SPLITTER_SUPPLY[colour]
@@ -108,7 +121,9 @@ commands = st.one_of(
     st.builds(cmd.PlayTile, st.sampled_from([*TILE_IDS[:20], "Q1"]), squares,
               st.sampled_from([0, 90, 180, 270, 45])),
     st.just(cmd.UseConstructionToken()),
-    st.builds(cmd.PlaceSplitter, st.sampled_from(COLOURS), squares, st.sampled_from([0, 90])),
+    st.builds(
+        cmd.PlaceSplitter, st.sampled_from(SPLITTER_COLOURS), squares, st.sampled_from([0, 90])
+    ),
     st.just(cmd.EndTurn()),
     st.builds(cmd.PlayTruck, st.sampled_from(CARD_IDS), st.integers(-1, 2)),
     st.just(cmd.UseTruckingToken()),
@@ -225,12 +240,12 @@ def test_a_clone_is_equal_and_shares_nothing_mutable(plan: Any) -> None:
 placed = st.fixed_dictionaries(
     {"at": squares, "rot": st.sampled_from([0, 90, 180, 270, 1])},
     optional={"tile": st.sampled_from([*TILE_IDS[:12], "Q1"]),
-              "splitter": st.sampled_from(COLOURS)},
+              "splitter": st.sampled_from(SPLITTER_COLOURS)},
 )
 trucks = st.fixed_dictionaries(
     {"card": st.sampled_from([*CARD_IDS[:8], "T99"]), "rear": st.integers(-1, 11)},
     optional={"goods": st.dictionaries(st.sampled_from(["0", "1", "2", "7"]),
-                                       st.sampled_from(COLOURS), max_size=2)},
+                                       st.sampled_from(SPLITTER_COLOURS), max_size=2)},
 )
 player_positions = st.fixed_dictionaries(
     {},
@@ -242,7 +257,12 @@ player_positions = st.fixed_dictionaries(
         "tokens": st.dictionaries(st.sampled_from(["construction", "trucking", "gold"]),
                                   st.integers(-1, 11), max_size=2),
         "forklift": st.integers(-1, 11),
-        "shipped": st.dictionaries(st.sampled_from(COLOURS), st.integers(-1, 7), max_size=2),
+        "shipped": st.dictionaries(st.sampled_from(SPLITTER_COLOURS), st.integers(-1, 7),
+                                   max_size=3),
+        "received": st.dictionaries(st.sampled_from(SPLITTER_COLOURS), st.integers(-1, 5),
+                                    max_size=3),
+        "splitters": st.dictionaries(st.sampled_from([*SPLITTER_COLOURS, "gold"]),
+                                     st.integers(-1, 3), max_size=3),
         "shipping_lane": st.lists(trucks, max_size=2),
         "receiving_lane": st.lists(trucks, max_size=2),
     },
@@ -258,6 +278,9 @@ positions = st.fixed_dictionaries(
         "pending": st.lists(st.integers(-1, 2), max_size=2),
         "order": st.lists(st.integers(0, 2), max_size=3),
         "bag": st.lists(st.sampled_from(TILE_IDS), max_size=3),
+        "options": st.fixed_dictionaries(
+            {}, optional={"board": st.sampled_from([1, 2, 5, 6, 7]),
+                          "colours": st.sampled_from([2, 3, 4])}),
     },
 )
 

@@ -6,7 +6,7 @@ import pytest
 
 from domain.curious_cargo import CURIOUS_CARGO as G
 from domain.curious_cargo import events as ev
-from domain.curious_cargo.components import CARD_IDS, TILE_IDS, TILES, TRUCKS
+from domain.curious_cargo.components import BOARDS, CARD_IDS, TILE_IDS, TILES, TRUCKS
 from domain.curious_cargo.lines import layout
 from domain.curious_cargo.options import Options
 from domain.curious_cargo.rules import check_placement, tile_source
@@ -96,7 +96,7 @@ def test_rotation_and_placement_checks() -> None:
     refused(t, 0, "rule.blocked_square", type="play_tile", tile="S2r1", at="a3", rot=0)
     refused(t, 0, "rule.blocked_square", type="play_tile", tile="S2r1", at="b4", rot=0)
     with pytest.raises(RuleError) as info:
-        check_placement(layout([]), "Q9", "b3", 0, 5)
+        check_placement(BOARDS[1], layout([]), "Q9", "b3", 0, 5)
     assert info.value.code == "rule.unknown_tile"
 
 
@@ -294,9 +294,9 @@ def test_ties_break_on_points_then_the_track() -> None:
     t = at({"top": 1, "players": [{"shipped": {"red": 2, "teal": 2}, "forklift": 4},
                                   {"shipped": {"red": 2, "teal": 2}, "forklift": 4}]})
     s = state(t)
-    assert winners(s, [score(p) for p in s.players]) == [1]
+    assert winners(s, [score(s, p) for p in s.players]) == [1]
     s.players[0].construction = 1
-    assert winners(s, [score(p) for p in s.players]) == [0]
+    assert winners(s, [score(s, p) for p in s.players]) == [0]
 
 
 # --- positions and hidden information ---------------------------------------------------------
