@@ -74,7 +74,8 @@ async def play(dsn: str, redis: str, moves: int, seed: int) -> dict[str, list[tu
                 break
             seat = rng.choice(table.rules.to_act(table.state))
             command = msgspec.to_builtins(rng.choice(table.rules.legal(table.state, seat)))
-            answer = await a.play.command(created.id, tokens[seat], CommandBody(command=command), None)
+            body = CommandBody(command=command)
+            answer = await a.play.command(created.id, tokens[seat], body, None)
             await a.projector.drain(timeout=10)
             if not answer.to_act:
                 continue
