@@ -14,7 +14,6 @@ from domain.cargo_empire import events as ce
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.events import CratePlaced
 from domain.kernel import AUDITOR, SPECTATOR, Secret, play_random_game, seat
-from domain.kernel.localgame import LocalGame
 from domain.kernel.hidden import (
     commitment,
     declared_paths,
@@ -26,6 +25,7 @@ from domain.kernel.hidden import (
     sealed,
     set_at,
 )
+from domain.kernel.localgame import LocalGame
 from domain.registry import all_games, get_game
 
 SEED = bytes(range(32))
