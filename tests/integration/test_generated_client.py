@@ -1,8 +1,8 @@
 """A generated client (issue 26): ``openapi-python-client`` (from PyPI) turns the server's own
 ``/schema/openapi.json`` into a Python client, offline; the client plays a whole game of each
-hosted game through the server, choosing every command from ``/legal`` (the listed commands,
-and where ``complete`` is false commands the ``grammar`` derives), and every answer decodes into
-the generated models of its game and validates against the document's schema of it.
+hosted game through the server, choosing every command from ``/legal`` (a listed command, or
+half the time, where ``complete`` is false, one the ``grammar`` derives), and every answer
+decodes into the generated models of its game and validates against the document's schema.
 
 The generated endpoints parse an answer into one of the union's variants by trying each in
 turn; where the answer has no ``game`` field (legal, command answers, events, replay views)
@@ -145,39 +145,28 @@ def _decoded(gen: Generated, game: str, kind: str, response: Any, status: int = 
     return value
 
 
-def _derivable(legal: dict[str, Any]) -> bool:
-    return any(r["form"] in ("any_order", "range", "assignment") for r in legal["grammar"])
-
-
-def _choose(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A listed command, or half the time (where ``complete`` is false) one the grammar
-    derives from the listed (docs/api.md, "The legal contract"). ``steps`` paths longer than
-    one step need the legal list after each step, and ``one_of`` is cosmetic: listed ones."""
+def _derived(legal: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
+    """Commands the ``grammar`` derives from the listed that are not listed themselves
+    (docs/api.md, "The legal contract"). ``steps`` paths longer than one step need the legal
+    list after each step, and ``one_of`` is cosmetic: neither is used here."""
     commands: list[dict[str, Any]] = legal["commands"]
-    if not legal["complete"] and rng.random() < 0.5:
-        derived: list[dict[str, Any]] = []
-        for rule in legal["grammar"]:
-            same = [c for c in commands if c["type"] == rule["type"]]
-            field = rule.get("field")
+    found: list[dict[str, Any]] = []
+    for rule in legal["grammar"]:
+        same = [c for c in commands if c["type"] == rule["type"]]
+        field = rule.get("field")
+        for _ in range(4):
             if rule["form"] == "any_order":
-                derived += [{**c, field: rng.sample(c[field], len(c[field]))} for c in same]
+                found += [{**c, field: rng.sample(c[field], len(c[field]))} for c in same]
             elif rule["form"] == "range":
                 low, high = rule["minimum"], rule["maximum"]
-                derived += [{**c, field: rng.randint(low, high)} for c in same]
+                found += [{**c, field: rng.randint(low, high)} for c in same]
             elif rule["form"] == "assignment":
                 items = rng.sample(rule["items"], len(rule["items"]))
-                derived.append(
-                    {
-                        "type": rule["type"],
-                        field: [
-                            {rule["item"]: t, rule["choice"]: rng.choice(rule["choices"])}
-                            for t in items
-                        ],
-                    }
-                )
-        if derived:
-            return rng.choice(derived)
-    return rng.choice(commands)
+                placed = [
+                    {rule["item"]: i, rule["choice"]: rng.choice(rule["choices"])} for i in items
+                ]
+                found.append({"type": rule["type"], field: placed})
+    return [c for c in found if c not in commands]
 
 
 def _seats(game: str) -> int:
@@ -238,9 +227,13 @@ def test_a_generated_client_plays_a_whole_game(
         r = get_legal.sync_detailed(gid, client=clients[seat])
         legal = _decoded(gen, game, "LegalDocument", r)
         raw = legal.to_dict()
-        command = _choose(raw, rng)
-        derived += command not in raw["commands"]
-        derivable += _derivable(raw)
+        grown = _derived(raw, rng) if not raw["complete"] else []
+        derivable += bool(grown)
+        if grown and (not derived or rng.random() < 0.5):  # the first one always
+            command = rng.choice(grown)
+            derived += 1
+        else:
+            command = rng.choice(raw["commands"])
         body = gen.model(game, "CommandBody").from_dict(
             {"command": command, "expected_version": legal.version}
         )
