@@ -294,6 +294,12 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             body_schema = msgspec.json.schema_components([shape], ref_template=REF)[0][0]
         elif media == JSON:
             body_schema = _from_handler(operation, status, method, path)
+        elif media == "application/x-ndjson":
+            body_schema = {
+                "type": "string",
+                "description": "One JSON document a line, each a `ReplayLine` (of the game the "
+                "path names: `<Game>.ReplayLine`)",
+            }
         else:
             body_schema = {"type": "string"}
         responses: dict[str, Any] = {
