@@ -210,6 +210,7 @@ ENVELOPES: dict[str, str | None] = {
     "GameDocument": "game",
     "CreatedGame": "game",
     "CreateGame": "game",
+    "DisputeFile": None,  # its ``game`` is the game's id, not its kind
     "LegalDocument": None,
     "CommandAnswer": None,
     "EventsPage": None,
@@ -278,6 +279,16 @@ def install(components: dict[str, Any]) -> dict[str, list[str]]:
                 game=game,
                 options=_nullable(ref(f"{p}.Options")),
                 position=_nullable(ref(f"{p}.Position")),
+            ),
+            "DisputeFile": _variant(
+                base["DisputeFile"],
+                events=events,
+                state_before=_variant(
+                    components["StateBefore"],
+                    as_seat_saw_it=_nullable(view),
+                    as_you_see_it=_nullable(view),
+                    full=_nullable(view),
+                ),
             ),
             "LegalDocument": _variant(base["LegalDocument"], commands=_array(command)),
             "CommandAnswer": _variant(base["CommandAnswer"], events=events, legal=_array(command)),

@@ -273,6 +273,10 @@ def test_a_generated_client_plays_a_whole_game(
         data = json.loads(line)
         gen.validate(f"{prefix(game)}.ReplayLine", data)
         assert gen.model(game, "ReplayLine").from_dict(data).to_dict() == data
+    # a dispute file: the state before as views of the game, its events typed
+    dispute = gen.module("v1_games_game_id_audit_n_get_dispute")
+    r = dispute.sync_detailed(gid, final, client=anon)
+    _decoded(gen, game, "DisputeFile", r)
     audit = gen.module("v1_games_game_id_audit_get_audit").sync_detailed(gid, client=anon)
     assert audit.status_code == 200 and audit.parsed.ok
 
