@@ -175,7 +175,8 @@ def _seats(game: str) -> int:
     return max(rules.min_seats, 2) if rules.max_seats > 1 else 1
 
 
-#: Whole games over HTTP of more than 30 s here (two shared cores): measured ~50-60 s each.
+#: Whole games over HTTP of more than 30 s on a busy two-core machine (measured 50-80 s at load
+#: 12; 20-25 s on a quiet one), like the CARGO game of test_example_client: CI runs them.
 LONG = {"jolly-cargo", "empire-builder"}
 
 
