@@ -6,6 +6,8 @@ is which end of a delivery earned a city-card bonus (``delivered.bonus_for``).""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
 
 from .board import Colour, Vehicle
@@ -33,12 +35,18 @@ class GameStarted(E, frozen=True, tag="game_started"):
 class PositionLoaded(E, frozen=True, tag="position_loaded"):
     """The game starts from a documented position (see ``position.py``)."""
 
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = tuple(
+        f"position.{p}" for p in Position.hidden_paths
+    )
     position: Position
 
 
 class CitiesDealt(E, frozen=True, tag="cities_dealt"):
     """A player's private city cards (hidden from the others until the end)."""
 
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("cities.*",)
     seat: int
     cities: list[str]
 
@@ -46,6 +54,8 @@ class CitiesDealt(E, frozen=True, tag="cities_dealt"):
 class CardsDrawn(E, frozen=True, tag="cards_drawn"):
     """Cards drawn blind from the deck into a hand (hidden from the others)."""
 
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("cards.*",)
     seat: int
     cards: list[Vehicle]
 
@@ -72,6 +82,9 @@ class PlayBegan(E, frozen=True, tag="play_began"):
 
 
 class Delivered(E, frozen=True, tag="delivered"):
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("bonus_for.*",)
+
     seat: int
     origin: str
     destination: str

@@ -37,6 +37,8 @@ Rules of the form:
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
 
 from domain.kernel import CommandError
@@ -80,6 +82,9 @@ class CityPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("deck", "players.*.hand", "players.*.private")
+
     players: list[PlayerPosition]
     cities: dict[str, CityPosition] = {}
     public: list[str] = []

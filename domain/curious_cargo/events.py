@@ -11,7 +11,7 @@ Tiles are public (D9): every tile drawn or stored is named."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -32,18 +32,28 @@ class GameStarted(E, frozen=True, tag="game_started"):
 
 
 class PositionLoaded(E, frozen=True, tag="position_loaded"):
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = tuple(
+        f"position.{p}" for p in Position.hidden_paths
+    )
+
     position: Position
 
 
 class CardsDealt(E, frozen=True, tag="cards_dealt"):
     """Set-up: cards dealt face down (hidden); without the draft they go straight to the hand."""
 
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("cards.*",)
     seat: int
     cards: list[str]
     draft: bool
 
 
 class CardKept(E, frozen=True, tag="card_kept"):
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("card",)
+
     seat: int
     card: str
 
@@ -51,6 +61,8 @@ class CardKept(E, frozen=True, tag="card_kept"):
 class CardsPassed(E, frozen=True, tag="cards_passed"):
     """The draft ends: ``passed[s]`` are the cards seat s gave to the other seat."""
 
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("passed.*.*",)
     passed: list[list[str]]
 
 
@@ -102,6 +114,9 @@ class TokenUsed(E, frozen=True, tag="token_used"):
 
 
 class CardsDrawn(E, frozen=True, tag="cards_drawn"):
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("cards.*",)
+
     seat: int
     cards: list[str]
 

@@ -33,7 +33,7 @@ Rules of the form:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -95,6 +95,14 @@ class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = (
+        "deck",
+        "players.*.cards",
+        "players.*.dealt",
+        "players.*.kept",
+    )
+
     players: list[PlayerPosition]
     round: int = 1
     phase: Literal["construction", "trucking"] = "construction"

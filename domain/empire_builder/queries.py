@@ -10,22 +10,52 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
 from domain.kernel import RuleError, Viewer, seat_of
 
 from .board import ENTRY_COST, MAP, edge_key, parse_milepost
+from .events import Fee
 from .legal import build_starts
 from .rules import auto_path, build_event, move_event, step_problem
 from .state import State, Turn
+
+
+class SurveyAnswer(msgspec.Struct, frozen=True, tag="survey", tag_field="type"):
+    """``cost``: what a ``build`` of the path is charged (up to its first pair that is no
+    buildable section); ``problem``: the first rule the build would break (``code``,
+    ``message`` and the rule's details), null: it would be accepted."""
+
+    cost: int
+    problem: dict[str, Any] | None
+
+
+class PlanAnswer(msgspec.Struct, frozen=True, tag="plan", tag_field="type"):
+    """The cheapest legal build (``path`` null: none reaches ``to``), its ``cost``, and what a
+    ``build`` of it would break now (``problem``; null: accepted)."""
+
+    path: list[int] | None
+    cost: int | None
+    problem: dict[str, Any] | None
+
+
+class AutoMoveAnswer(msgspec.Struct, frozen=True, tag="auto_move", tag_field="type"):
+    """Where ``auto_move`` would go (``path``, empty when refused: ``problem`` says why), the
+    milepost it stops at (the train's, null before it is placed) and the fees it pays."""
+
+    path: list[int]
+    stops_at: int | None
+    fees: list[Fee]
+    problem: dict[str, Any] | None
 
 
 class Survey(msgspec.Struct, frozen=True, tag="survey", tag_field="type",
              forbid_unknown_fields=True):
     """What building along ``path`` would cost, and the first rule it would break."""
 
+    answer_type: ClassVar[type[SurveyAnswer]] = SurveyAnswer
     path: list[int]
 
 
@@ -34,6 +64,7 @@ class Plan(msgspec.Struct, frozen=True, tag="plan", tag_field="type",
     """The cheapest legal build from own track (or a major city) to ``to``: a milepost id or a
     city's name."""
 
+    answer_type: ClassVar[type[PlanAnswer]] = PlanAnswer
     to: int | str
 
 
@@ -41,10 +72,13 @@ class AutoMovePreview(msgspec.Struct, frozen=True, tag="auto_move", tag_field="t
                       forbid_unknown_fields=True):
     """Where ``auto_move {toward}`` would stop and the fees it would pay."""
 
+    answer_type: ClassVar[type[AutoMoveAnswer]] = AutoMoveAnswer
     toward: int
 
 
 Query = Survey | Plan | AutoMovePreview
+#: What ``ask`` answers, by the query's ``type`` (each query's ``answer_type``).
+Answer = SurveyAnswer | PlanAnswer | AutoMoveAnswer
 
 
 def _as_seat(state: State, viewer: Viewer) -> tuple[State, int]:
@@ -64,18 +98,22 @@ def _problem(error: RuleError) -> dict[str, Any]:
 
 
 def ask(state: State, viewer: Viewer, query: Query) -> dict[str, Any]:
+    """The answer to ``query``, as the builtins of its ``answer_type`` (tagged like it)."""
     state, seat = _as_seat(state, viewer)
+    answer: Answer
     if isinstance(query, Survey):
-        return survey(state, seat, query.path)
-    if isinstance(query, Plan):
-        return plan(state, seat, query.to)
-    try:
-        moved = move_event(state, seat, auto_path(state, seat, query.toward))
-    except RuleError as error:
-        return {"path": [], "stops_at": state.players[seat].train, "fees": [],
-                "problem": _problem(error)}
-    return {"path": moved.path, "stops_at": moved.path[-1],
-            "fees": msgspec.to_builtins(moved.fees), "problem": None}
+        answer = SurveyAnswer(**survey(state, seat, query.path))
+    elif isinstance(query, Plan):
+        answer = PlanAnswer(**plan(state, seat, query.to))
+    else:
+        try:
+            moved = move_event(state, seat, auto_path(state, seat, query.toward))
+        except RuleError as error:
+            answer = AutoMoveAnswer([], state.players[seat].train, [], _problem(error))
+        else:
+            answer = AutoMoveAnswer(moved.path, moved.path[-1], list(moved.fees), None)
+    found: dict[str, Any] = msgspec.to_builtins(answer)
+    return found
 
 
 def survey(state: State, seat: int, path: list[int]) -> dict[str, Any]:

@@ -38,7 +38,7 @@ class Player(msgspec.Struct):
                       self.capacity, self.turns, self.debt, self.face, self.skip)
 
 
-class Effect(msgspec.Struct, frozen=True):
+class Effect(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """An event card in force: ``card`` (see ``cards.py``) drawn by ``drawer``; it ends when
     ``turns_left`` more of the drawer's turns have ended."""
 

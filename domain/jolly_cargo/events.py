@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
 
 from .board import Colour
@@ -30,6 +32,8 @@ class PositionLoaded(E, frozen=True, tag="position_loaded"):
 class CratePlaced(E, frozen=True, tag="crate_placed"):
     """A face-down crate is put on the dock. ``colour`` stays hidden until the crates turn up."""
 
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("colour",)
     seat: int | None
     square: str
     colour: Colour

@@ -4,11 +4,14 @@ share.
 How a game declares hidden fields: pass ``hidden=`` to its :class:`Game` record, a function
 returning a :class:`Secret` for each hidden value in an event — its path in the event's JSON data
 and the seats that may read it while the game is live (none: nobody) — and, if a position can
-hold hidden values, ``hidden_position=`` alike. Nothing else: the service commits to
+hold hidden values, ``hidden_position=`` alike; and name the places on the types, in a
+``hidden_paths`` class attribute of each event (and position) Struct that has any
+(``("cards.*",)``: :data:`domain.kernel.hidden.HIDDEN_PATHS`), so the OpenAPI document says
+where a caller may read a commitment instead of a value. Nothing else: the service commits to
 those values in the hash chain, redacts and opens them for each caller on every endpoint, and
 the audit checks them after the end (:mod:`domain.kernel.hidden` has the rules and an example;
 ``tests/domain/test_hidden.py`` checks every registered game hides at least what its
-``event_view`` redacts).
+``event_view`` redacts, and declares every path its ``hidden`` returns).
 """
 
 from .bots import Bot, BotGameStalled, best_by_trial, play_bot_game, play_random_game

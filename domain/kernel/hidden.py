@@ -68,6 +68,29 @@ class Secret(msgspec.Struct, frozen=True):
     seats: tuple[int, ...] = ()
 
 
+#: The name of the class attribute by which an event Struct (or a position Struct) declares
+#: where its hidden values may be, for the OpenAPI document (an event as a caller reads it may
+#: hold ``{"commitment": ...}`` there: ``service.http.gameschemas``): dotted paths of field
+#: names, ``*`` standing for any list index (``"cards.*"``, ``"position.players.*.hand"``).
+#: Every path :meth:`Game.hidden` returns matches one (``tests/domain/test_hidden.py``).
+HIDDEN_PATHS = "hidden_paths"
+
+
+def declared_paths(cls: type) -> tuple[str, ...]:
+    """The hidden-path patterns ``cls`` declares (:data:`HIDDEN_PATHS`); none by default."""
+    found: tuple[str, ...] = getattr(cls, HIDDEN_PATHS, ())
+    return found
+
+
+def matches(pattern: str, path: Path) -> bool:
+    """Whether ``path`` (a :class:`Secret`'s) is one the ``pattern`` declares."""
+    parts = pattern.split(".")
+    return len(parts) == len(path) and all(
+        (p == "*" and isinstance(step, int)) or p == step
+        for p, step in zip(parts, path, strict=True)
+    )
+
+
 def path_bytes(path: Iterable[str | int]) -> bytes:
     return msgspec.json.encode(list(path))
 

@@ -11,7 +11,7 @@ platform events by type alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -52,6 +52,9 @@ class LobbyLeft(msgspec.Struct, frozen=True, tag="lobby.left", tag_field="type")
 
 
 class TableMessage(msgspec.Struct, frozen=True, tag="table.message", tag_field="type"):
+    #: Where its hidden values are (``domain.kernel.hidden.HIDDEN_PATHS``).
+    hidden_paths: ClassVar[tuple[str, ...]] = ("text",)
+
     seat: int
     #: Seats addressed, or ``"all"``.
     to: list[int] | str

@@ -50,17 +50,16 @@ def nul_free(schema: Any) -> Any:
         return schema
     if schema.get("type") == "string" and not {"pattern", "enum", "const"} & set(schema):
         schema["pattern"] = NUL_FREE
-    if (
-        schema.get("type") == "object"
-        and "properties" not in schema
-        and "additionalProperties" not in schema
-    ):
-        schema["propertyNames"] = {"pattern": NUL_FREE}
-        schema["additionalProperties"] = {"$ref": REF.format(name=_JSON_VALUE)}
+    if schema.get("type") == "object" and "properties" not in schema:
+        # a map (a dict of a typed request, or a free-form object): NUL-free keys
+        schema.setdefault("propertyNames", {"pattern": NUL_FREE})
+        schema.setdefault("additionalProperties", {"$ref": REF.format(name=_JSON_VALUE)})
     for key in ("properties", "items", "anyOf", "oneOf", "allOf", "prefixItems"):
         if key == "properties":
             for value in schema.get(key, {}).values():
                 nul_free(value)
         elif key in schema:
             nul_free(schema[key])
+    if isinstance(schema.get("additionalProperties"), dict):
+        nul_free(schema["additionalProperties"])
     return schema

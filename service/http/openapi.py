@@ -25,10 +25,9 @@ from typing import Any
 
 import msgspec
 
-from domain.registry import all_games
 from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
 from service.application.queries import QueryBody
-from service.http import schemas
+from service.http import gameschemas, schemas
 from service.http.nulfree import _JSON_VALUE, _JSON_VALUE_SCHEMA, INTEGER_POLICY, nul_free
 from service.problems import PROBLEM_JSON
 
@@ -246,6 +245,7 @@ _CONTENT_RANGE = {
     }
 }
 
+
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -264,12 +264,14 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
     _, bodies = msgspec.json.schema_components(
         [CreateGame, JoinGame, CommandBody, MessageBody, QueryBody], ref_template=REF
     )
-    bodies["CreateGame"]["properties"]["game"]["enum"] = sorted(g.id for g in all_games())
-    # the hardening's no-NUL rule, said in the schema
-    for body in bodies.values():
-        nul_free(body)
     all_components["schemas"].update(bodies)
-    all_components["schemas"][_JSON_VALUE] = _JSON_VALUE_SCHEMA
+    # each game's typed values, and the envelopes as unions of a variant per game
+    gameschemas.install(all_components["schemas"])
+    # the hardening's no-NUL rule, said in the schema of everything a request may hold
+    for name in _reachable(all_components["schemas"], list(bodies)):
+        nul_free(all_components["schemas"][name])
+    if _uses(all_components["schemas"], _JSON_VALUE):
+        all_components["schemas"][_JSON_VALUE] = _JSON_VALUE_SCHEMA
     info = doc.setdefault("info", {})
     info["description"] = (info.get("description", "") + " " + INTEGER_POLICY).strip()
     info["x-integer-policy"] = "no-fraction"
@@ -290,6 +292,12 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             body_schema = msgspec.json.schema_components([shape], ref_template=REF)[0][0]
         elif media == JSON:
             body_schema = _from_handler(operation, status, method, path)
+        elif media == "application/x-ndjson":
+            body_schema = {
+                "type": "string",
+                "description": "One JSON document a line, each a `ReplayLine` (of the game the "
+                "path names: `<Game>.ReplayLine`)",
+            }
         else:
             body_schema = {"type": "string"}
         responses: dict[str, Any] = {
@@ -339,6 +347,32 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
         for param in operation.get("parameters", []):
             nul_free(param.get("schema"))
     return doc
+
+
+def _refs(schema: Any) -> set[str]:
+    if isinstance(schema, dict):
+        found = {schema["$ref"].rsplit("/", 1)[1]} if "$ref" in schema else set()
+        return found.union(*(_refs(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_refs(v) for v in schema))
+    return set()
+
+
+def _reachable(components: dict[str, Any], roots: list[str]) -> list[str]:
+    """``roots`` and every component their schemas refer to, directly or not."""
+    seen: list[str] = []
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in components:
+            continue
+        seen.append(name)
+        todo += sorted(_refs(components[name]))
+    return seen
+
+
+def _uses(components: dict[str, Any], name: str) -> bool:
+    return any(name in _refs(schema) for schema in components.values())
 
 
 def _from_handler(operation: dict[str, Any], status: int, method: str, path: str) -> Any:

@@ -16,13 +16,16 @@ from domain.jolly_cargo.events import CratePlaced
 from domain.kernel import AUDITOR, SPECTATOR, Secret, play_random_game, seat
 from domain.kernel.hidden import (
     commitment,
+    declared_paths,
     get_at,
     is_sealed,
+    matches,
     public_form,
     salt,
     sealed,
     set_at,
 )
+from domain.kernel.localgame import LocalGame
 from domain.registry import all_games, get_game
 
 SEED = bytes(range(32))
@@ -118,3 +121,38 @@ def test_every_value_event_view_hides_is_declared_hidden(game_id: str, seed: int
     # a game whose events redact something declares something (Empire Builder hides nothing:
     # its demand cards are public, the deck never enters an event)
     assert hidden_somewhere > 0 or not redacted_somewhere
+
+
+@pytest.mark.parametrize("game_id", [g.id for g in all_games()])
+def test_every_hidden_path_is_declared_on_its_event_type(game_id: str) -> None:
+    """The OpenAPI document says where an event as a caller reads it may hold a commitment
+    instead of a value (``service.http.gameschemas``) from the patterns each event type
+    declares (``domain.kernel.hidden.HIDDEN_PATHS``): every path ``hidden`` returns — in a
+    random game and in a game started from a position taken halfway through one — matches a
+    pattern of its event's type, and every declared pattern is met somewhere."""
+    game = get_game(game_id)
+    seats = max(game.min_seats, 2) if game.max_seats > 1 else 1
+    table, _ = play_random_game(game, bytes([9]) * 32, seats)
+    events = [r.event for r in table.records]
+    halfway = game.fold(events[: len(events) // 2])
+    loaded = LocalGame.from_position(game, bytes([10]) * 32, game.export_position(halfway))
+    declared = {
+        type(e): declared_paths(type(e)) for e in [*events, *(r.event for r in loaded.records)]
+    }
+    met: set[tuple[type, str]] = set()
+    for event in [*events, *(r.event for r in loaded.records)]:
+        for secret in game.hidden(event):
+            found = [p for p in declared[type(event)] if matches(p, secret.path)]
+            assert found, (type(event).__name__, secret.path, declared[type(event)])
+            met.add((type(event), found[0]))
+    unmet = {(t.__name__, p) for t, paths in declared.items() for p in paths} - {
+        (t.__name__, p) for t, p in met
+    }
+    assert not unmet, unmet
+
+
+def test_a_hidden_path_pattern_matches_list_indices_only_where_it_says() -> None:
+    assert matches("cards.*", ("cards", 3)) and not matches("cards.*", ("cards",))
+    assert matches("position.players.*.hand", ("position", "players", 1, "hand"))
+    assert not matches("position.players.*.hand", ("position", "players", "x", "hand"))
+    assert not matches("colour", ("cards", 0)) and matches("colour", ("colour",))

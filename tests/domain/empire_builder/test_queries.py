@@ -110,7 +110,7 @@ def test_plan_from_own_track_prefers_it_and_a_reached_target_costs_nothing() -> 
     line = route(a, centre("Memphis"))[:4]
     t = at({"players": [{"track": [line]}, {}]})
     answer = ask(t, seat(0), {"type": "plan", "to": line[2]})
-    assert answer == {"path": [line[2]], "cost": 0, "problem": None}
+    assert answer == {"type": "plan", "path": [line[2]], "cost": 0, "problem": None}
     answer = ask(t, seat(0), {"type": "plan", "to": "Memphis"})
     assert answer["problem"] is None or answer["problem"]["code"] == "rule.turn_limit"  # type: ignore[index]
 
