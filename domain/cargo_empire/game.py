@@ -17,7 +17,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
-from .views import event_view, hidden, hidden_position, view
+from .views import CargoEmpireView, EventView, event_view, hidden, hidden_position, view
 
 
 class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
@@ -25,6 +25,8 @@ class CargoEmpire(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Cargo Empire"
     min_seats: ClassVar[int] = rules.MIN_SEATS
     max_seats: ClassVar[int] = rules.MAX_SEATS
+    view_type: ClassVar[type[CargoEmpireView]] = CargoEmpireView
+    event_view_type: ClassVar[Any] = EventView
     #: the map and the components as the data files hold them
     assets: ClassVar[dict[str, bytes]] = data_assets("domain.cargo_empire", "map", "components")
 

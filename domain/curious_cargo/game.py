@@ -17,7 +17,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
-from .views import event_view, hidden, hidden_position, view
+from .views import CuriousCargoView, EventView, event_view, hidden, hidden_position, view
 
 
 class CuriousCargo(WiredGame[State, Command, ev.E, Options, Position]):
@@ -25,6 +25,8 @@ class CuriousCargo(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Curious Cargo"
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 2
+    view_type: ClassVar[type[CuriousCargoView]] = CuriousCargoView
+    event_view_type: ClassVar[Any] = EventView
     #: the components (tiles, trucks, board) as the data file holds them
     assets: ClassVar[dict[str, bytes]] = data_assets("domain.curious_cargo", "components")
 

@@ -9,7 +9,7 @@ from domain.kernel.assets import data_assets
 
 from . import events as ev
 from . import rules
-from .board import MAP_BYTES
+from .board import LOADS, MAP_BYTES
 from .commands import Command
 from .evolve import evolve
 from .grammar import grammar
@@ -19,7 +19,7 @@ from .position import Position, position_of
 from .queries import Query, ask
 from .render import svg
 from .state import State
-from .views import event_view, view
+from .views import EmpireBuilderView, EventView, event_view, view
 
 
 class EmpireBuilder(WiredGame[State, Command, ev.E, Options, Position]):
@@ -27,6 +27,9 @@ class EmpireBuilder(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Empire Builder"
     min_seats: ClassVar[int] = rules.MIN_SEATS
     max_seats: ClassVar[int] = rules.MAX_SEATS
+    view_type: ClassVar[type[EmpireBuilderView]] = EmpireBuilderView
+    event_view_type: ClassVar[Any] = EventView
+    picture_loads: ClassVar[frozenset[str]] = frozenset(LOADS)
     #: the map, and the loads (with their supply cities), demand cards and event cards as the
     #: data files hold them
     assets: ClassVar[dict[str, bytes]] = {

@@ -16,7 +16,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
-from .views import event_view, hidden, view
+from .views import EventView, JollyCargoView, event_view, hidden, view
 
 
 class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
@@ -24,6 +24,8 @@ class JollyCargo(WiredGame[State, Command, ev.E, Options, Position]):
     title: ClassVar[str] = "Tom Jolly's CARGO"
     min_seats: ClassVar[int] = rules.MIN_SEATS
     max_seats: ClassVar[int] = rules.MAX_SEATS
+    view_type: ClassVar[type[JollyCargoView]] = JollyCargoView
+    event_view_type: ClassVar[Any] = EventView
 
     def to_act(self, state: State) -> list[int]:
         if state.phase in ("crates", "ships", "workers"):

@@ -32,6 +32,7 @@ from .errors import CommandError, RuleError
 from .grammar import Rule
 from .hidden import Secret
 from .rng import Rng
+from .svg import NO_NAMES, Players
 from .typed import decoder, typed
 from .viewers import Viewer, seat_of
 
@@ -84,6 +85,15 @@ class Game(ABC, Generic[S, C, E, O, P]):
     #: Tagged union of the query Structs (``tag_field="type"``) a game answers with ``ask``;
     #: None: the game answers no queries.
     query_type: ClassVar[Any] = None
+    #: The loads whose supply cities :meth:`svg` can mark (``load``): Empire Builder's; none
+    #: for a game whose picture marks none.
+    picture_loads: ClassVar[frozenset[str]] = frozenset()
+    #: msgspec Struct type of what :meth:`view` returns: one shape for every viewer (seat,
+    #: spectator, auditor), the values a viewer may not see null. Published in the OpenAPI.
+    view_type: ClassVar[type[msgspec.Struct]]
+    #: Tagged union (``tag_field="type"``) of what :meth:`event_view` returns: the event
+    #: Structs, and for an event with hidden values its redacted reading.
+    event_view_type: ClassVar[Any]
 
     # --- the decider -----------------------------------------------------------------------
     @abstractmethod
@@ -123,12 +133,13 @@ class Game(ABC, Generic[S, C, E, O, P]):
         """Scores and winners once the game is finished, else None."""
 
     @abstractmethod
-    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
-        """What ``viewer`` may see of the state, as JSON-able data."""
+    def view(self, state: S, viewer: Viewer) -> Any:
+        """What ``viewer`` may see of the state: a ``view_type`` Struct."""
 
     @abstractmethod
-    def event_view(self, event: E, viewer: Viewer) -> dict[str, Any]:
-        """An event as ``viewer`` may read it, hidden information redacted."""
+    def event_view(self, event: E, viewer: Viewer) -> Any:
+        """An event as ``viewer`` may read it, hidden information redacted: an
+        ``event_view_type`` value."""
 
     def hidden(self, event: E) -> list[Secret]:
         """The hidden values of ``event`` (:mod:`domain.kernel.hidden`); default: none."""
@@ -147,10 +158,12 @@ class Game(ABC, Generic[S, C, E, O, P]):
     def position_seats(self, position: P) -> int:
         """How many seats a game started from ``position`` has."""
 
-    def svg(self, view: Mapping[str, Any]) -> str | None:
+    def svg(self, view: Any, players: Players = NO_NAMES, load: str | None = None) -> str | None:
         """A picture of ``view`` (what :meth:`view` returned for some viewer) as an SVG
-        document, or None when the game has no picture. Pure, and shows only what the view
-        holds, so hidden things stay hidden. Games override this (``domain/<game>/svg.py``)."""
+        document, its seats called by their ``players``' names, or None when the game has no
+        picture. Pure, and shows only what the view holds, so hidden things stay hidden. With
+        ``load`` (one of :attr:`picture_loads`) it marks the cities that supply that load.
+        Games override this (``domain/<game>/svg.py``)."""
         return None
 
     # --- queries (optional) ----------------------------------------------------------------
@@ -256,10 +269,11 @@ class Wiring(msgspec.Struct, Generic[S, C, E, O, P], frozen=True, kw_only=True):
     decide: Callable[[S, int, C, Rng], list[E]]
     evolve: Callable[[S | None, E], S]
     legal: Callable[[S, int], list[C]]
-    view: Callable[[S, Viewer], dict[str, Any]]
-    event_view: Callable[[E, Viewer], dict[str, Any]]
+    view: Callable[[S, Viewer], Any]
+    event_view: Callable[[E, Viewer], Any]
     export_position: Callable[[S], P]
-    svg: Callable[[Mapping[str, Any]], str | None] | None = None
+    #: ``svg(view, players)``, or ``svg(view, players, load)`` for a game with picture loads.
+    svg: Callable[..., str | None] | None = None
     grammar: Callable[[S, int, list[C]], list[Rule]] | None = None
     hidden: Callable[[E], list[Secret]] | None = None
     hidden_position: Callable[[P], list[Secret]] | None = None
@@ -300,18 +314,26 @@ class WiredGame(Game[S, C, E, O, P]):
         rules = self.wiring.grammar
         return [] if rules is None else rules(state, seat, listed)
 
-    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
+    def view(self, state: S, viewer: Viewer) -> Any:
         return self.wiring.view(state, viewer)
 
-    def event_view(self, event: E, viewer: Viewer) -> dict[str, Any]:
+    def event_view(self, event: E, viewer: Viewer) -> Any:
         return self.wiring.event_view(event, viewer)
 
     def export_position(self, state: S) -> P:
         return self.wiring.export_position(state)
 
-    def svg(self, view: Mapping[str, Any]) -> str | None:
+    def svg(self, view: Any, players: Players = NO_NAMES, load: str | None = None) -> str | None:
         draw = self.wiring.svg
-        return None if draw is None else draw(view)
+        if draw is None:
+            return None
+        if load is None:
+            picture: str | None = draw(view, players)
+            return picture
+        if load not in self.picture_loads:
+            raise ValueError(f"{self.title} pictures mark no load {load!r}")
+        marked: str | None = draw(view, players, load)
+        return marked
 
     def hidden(self, event: E) -> list[Secret]:
         secrets = self.wiring.hidden

@@ -9,6 +9,7 @@ import hashlib
 import json
 import random
 
+import msgspec
 import pytest
 
 from domain.platform.table import fold_stream, game_document
@@ -97,7 +98,9 @@ async def _play(server: ServerProcess, seats: int) -> None:
                 check_replay_line(json.loads(line), n, version, table)
                 if n % 25 == 0 or n == version:
                     at = (await client.get(f"{base}/replay/{n}")).json()
-                    expected = game_document(table, "spectator", everything=True)["view"]
+                    expected = msgspec.to_builtins(
+                        game_document(table, "spectator", everything=True).view
+                    )
                     assert at["view"] == expected and at["folded"] < 100
         assert table is not None
         rules = get_game(GAME)
