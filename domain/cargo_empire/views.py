@@ -52,7 +52,7 @@ class MapView(msgspec.Struct, frozen=True, kw_only=True):
     tracks: list[list[str]]
 
 
-class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
+class CargoEmpirePlayer(msgspec.Struct, frozen=True, kw_only=True):
     """One seat's player; the hand and the private city cards are theirs alone."""
 
     seat: int
@@ -77,7 +77,7 @@ class CargoEmpireView(msgspec.Struct, frozen=True, kw_only=True):
 
     phase: Phase
     map: MapView
-    players: list[PlayerView]
+    players: list[CargoEmpirePlayer]
     public: Annotated[list[str], Meta(description="The public city cards")]
     deck_size: int
     discard: Cards
@@ -118,7 +118,7 @@ def view(state: State, viewer: Viewer) -> CargoEmpireView:
     for seat, p in enumerate(state.players):
         mine = _may_see(viewer, seat)
         players.append(
-            PlayerView(
+            CargoEmpirePlayer(
                 seat=seat,
                 hand=copy(p.hand) if mine else None,
                 hand_size=p.hand.total(),
@@ -152,7 +152,7 @@ def view(state: State, viewer: Viewer) -> CargoEmpireView:
     )
 
 
-class CardsDrawnSeen(msgspec.Struct, frozen=True, tag="cards_drawn", tag_field="type"):
+class CargoEmpireCardsDrawnSeen(msgspec.Struct, frozen=True, tag="cards_drawn", tag_field="type"):
     """``cards_drawn`` as a viewer reads it: to others than the seat (and an auditor) the
     cards are null and ``count`` says how many."""
 
@@ -170,7 +170,9 @@ class CitiesDealtSeen(msgspec.Struct, frozen=True, tag="cities_dealt", tag_field
     count: int | UnsetType = UNSET
 
 
-class PositionLoadedSeen(msgspec.Struct, frozen=True, tag="position_loaded", tag_field="type"):
+class CargoEmpirePositionLoadedSeen(
+    msgspec.Struct, frozen=True, tag="position_loaded", tag_field="type"
+):
     """``position_loaded`` as a viewer reads it: the position (the game's position form) with
     the deck null, and the other seats' ``hand`` and ``private`` null, but to an auditor."""
 
@@ -179,14 +181,16 @@ class PositionLoadedSeen(msgspec.Struct, frozen=True, tag="position_loaded", tag
 
 #: What ``event_view`` returns: the events, those with hidden values read through the types
 #: above (``delivered`` keeps its type: only ``bonus_for``'s words change).
-EventView: Any = union_with(ev.Event, CardsDrawnSeen, CitiesDealtSeen, PositionLoadedSeen)
+EventView: Any = union_with(
+    ev.Event, CargoEmpireCardsDrawnSeen, CitiesDealtSeen, CargoEmpirePositionLoadedSeen
+)
 
 
 def event_view(event: ev.E, viewer: Viewer) -> Any:
     if isinstance(event, ev.CardsDrawn):
         if _may_see(viewer, event.seat):
-            return CardsDrawnSeen(seat=event.seat, cards=list(event.cards))
-        return CardsDrawnSeen(seat=event.seat, cards=None, count=len(event.cards))
+            return CargoEmpireCardsDrawnSeen(seat=event.seat, cards=list(event.cards))
+        return CargoEmpireCardsDrawnSeen(seat=event.seat, cards=None, count=len(event.cards))
     if isinstance(event, ev.CitiesDealt):
         if _may_see(viewer, event.seat):
             return CitiesDealtSeen(seat=event.seat, cities=list(event.cities))
@@ -196,7 +200,7 @@ def event_view(event: ev.E, viewer: Viewer) -> Any:
         if not sees_everything(viewer):
             redact_others(position["players"], viewer, "hand", "private")
             position["deck"] = None
-        return PositionLoadedSeen(position=position)
+        return CargoEmpirePositionLoadedSeen(position=position)
     if isinstance(event, ev.Delivered) and not _may_see(viewer, event.seat):
         # Naming the end that earned a bonus could reveal a private city card; the number of
         # city-card bonuses is public anyway (the bonus moves show it), as is a Perfect Upgrade.

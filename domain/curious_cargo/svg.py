@@ -33,7 +33,7 @@ from .components import (
     xy,
 )
 from .state import State
-from .views import CuriousCargoView, PlayerView, TruckView
+from .views import CuriousCargoPlayer, CuriousCargoView, TruckView
 from .views import view as view_of
 
 CELL = 36
@@ -69,7 +69,7 @@ def _street_y(street: int) -> int:
     return 40 + (RANKS - street) * CELL
 
 
-def _board(out: list[str], ox: int, seat: int, p: PlayerView, name: str) -> None:
+def _board(out: list[str], ox: int, seat: int, p: CuriousCargoPlayer, name: str) -> None:
     squares = p.squares
     docks = p.docks
     out.append(_open("g", data_seat=seat))
@@ -206,7 +206,7 @@ def _lane(out: list[str], x: int, kind: str, lane: list[TruckView]) -> None:
         out.append("</g>")
 
 
-def _shipping_board(out: list[str], ox: int, p: PlayerView) -> None:
+def _shipping_board(out: list[str], ox: int, p: CuriousCargoPlayer) -> None:
     y0 = 60 + RANKS * CELL
     for row, colour in enumerate(COLOURS):
         y = y0 + row * 26

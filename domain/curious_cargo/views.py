@@ -70,7 +70,7 @@ class Tokens(msgspec.Struct, frozen=True, kw_only=True):
     trucking: int
 
 
-class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
+class CuriousCargoPlayer(msgspec.Struct, frozen=True, kw_only=True):
     """One seat's player; truck cards and the draft's cards are theirs alone."""
 
     seat: int
@@ -103,7 +103,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     receiving_lane: list[TruckView]
 
 
-class BoardSize(msgspec.Struct, frozen=True, kw_only=True):
+class CuriousCargoBoard(msgspec.Struct, frozen=True, kw_only=True):
     """A player board's size: file letters and the number of ranks."""
 
     files: str
@@ -130,7 +130,7 @@ class CuriousCargoView(msgspec.Struct, frozen=True, kw_only=True):
     """Curious Cargo as one viewer sees it (seat, spectator or auditor: one shape, the hidden
     values null)."""
 
-    board: BoardSize
+    board: CuriousCargoBoard
     track: Track
     shipping_board: ShippingBoard
     phase: Phase
@@ -151,7 +151,7 @@ class CuriousCargoView(msgspec.Struct, frozen=True, kw_only=True):
         list[list[int]] | None,
         Meta(description="The first pending seat's load choices, each a list of docks"),
     ]
-    players: list[PlayerView]
+    players: list[CuriousCargoPlayer]
     bag_size: int
     deck_size: int
     deck: Annotated[list[str] | None, Meta(description="The deck; None but to an auditor")]
@@ -193,7 +193,7 @@ def view(state: State, viewer: Viewer) -> CuriousCargoView:
         }
         colours = line_colours(lay.top)
         players.append(
-            PlayerView(
+            CuriousCargoPlayer(
                 seat=seat,
                 board=list(p.board),
                 squares=squares,
@@ -221,7 +221,7 @@ def view(state: State, viewer: Viewer) -> CuriousCargoView:
         )
     pending = state.pending[0] if state.pending else None
     return CuriousCargoView(
-        board=BoardSize(files=FILES, ranks=RANKS),
+        board=CuriousCargoBoard(files=FILES, ranks=RANKS),
         track=Track(points=TRACK_POINTS, bonuses={str(k): v for k, v in TRACK_BONUS.items()}),
         shipping_board=ShippingBoard(
             columns=COLUMNS,
@@ -270,7 +270,7 @@ class CardsDealtSeen(msgspec.Struct, frozen=True, tag="cards_dealt", tag_field="
     count: int | UnsetType = UNSET
 
 
-class CardsDrawnSeen(msgspec.Struct, frozen=True, tag="cards_drawn", tag_field="type"):
+class CuriousCargoCardsDrawnSeen(msgspec.Struct, frozen=True, tag="cards_drawn", tag_field="type"):
     """``cards_drawn`` as a viewer reads it: to others than the seat (and an auditor) the
     cards are null and ``count`` says how many."""
 
@@ -294,7 +294,9 @@ class CardsPassedSeen(msgspec.Struct, frozen=True, tag="cards_passed", tag_field
     counts: list[int] | UnsetType = UNSET
 
 
-class PositionLoadedSeen(msgspec.Struct, frozen=True, tag="position_loaded", tag_field="type"):
+class CuriousCargoPositionLoadedSeen(
+    msgspec.Struct, frozen=True, tag="position_loaded", tag_field="type"
+):
     """``position_loaded`` as a viewer reads it: the position (the game's position form) with
     the deck null, and the other seats' ``cards``, ``dealt`` and ``kept`` null, but to an
     auditor."""
@@ -305,7 +307,12 @@ class PositionLoadedSeen(msgspec.Struct, frozen=True, tag="position_loaded", tag
 #: What ``event_view`` returns: the events, those with hidden values read through the types
 #: above.
 EventView: Any = union_with(
-    ev.Event, CardsDealtSeen, CardsDrawnSeen, CardKeptSeen, CardsPassedSeen, PositionLoadedSeen
+    ev.Event,
+    CardsDealtSeen,
+    CuriousCargoCardsDrawnSeen,
+    CardKeptSeen,
+    CardsPassedSeen,
+    CuriousCargoPositionLoadedSeen,
 )
 
 
@@ -318,8 +325,8 @@ def event_view(event: ev.E, viewer: Viewer) -> Any:
         )
     if isinstance(event, ev.CardsDrawn):
         if _may_see(viewer, event.seat):
-            return CardsDrawnSeen(seat=event.seat, cards=list(event.cards))
-        return CardsDrawnSeen(seat=event.seat, cards=None, count=len(event.cards))
+            return CuriousCargoCardsDrawnSeen(seat=event.seat, cards=list(event.cards))
+        return CuriousCargoCardsDrawnSeen(seat=event.seat, cards=None, count=len(event.cards))
     if isinstance(event, ev.CardKept):
         return CardKeptSeen(
             seat=event.seat, card=event.card if _may_see(viewer, event.seat) else None
@@ -333,7 +340,7 @@ def event_view(event: ev.E, viewer: Viewer) -> Any:
         if not sees_everything(viewer):
             redact_others(position["players"], viewer, "cards", "dealt", "kept")
             position["deck"] = None
-        return PositionLoadedSeen(position=position)
+        return CuriousCargoPositionLoadedSeen(position=position)
     return event
 
 

@@ -44,7 +44,7 @@ class DemandCard(msgspec.Struct, frozen=True, kw_only=True):
     demands: list[Demand]
 
 
-class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
+class EmpireBuilderPlayer(msgspec.Struct, frozen=True, kw_only=True):
     """One seat's player."""
 
     seat: int
@@ -90,7 +90,7 @@ class EmpireBuilderView(msgspec.Struct, frozen=True, kw_only=True):
     order: Annotated[list[int], Meta(description="The seats in turn order")]
     turn_number: int
     turn: Annotated[Turn, Meta(description="What the seat to act has done this turn")]
-    players: list[PlayerView]
+    players: list[EmpireBuilderPlayer]
     tracks: Annotated[
         list[list[list[int]]],
         Meta(description="By seat: its track sections, each a pair of mileposts"),
@@ -125,7 +125,7 @@ def view(state: State, viewer: Viewer) -> EmpireBuilderView:
         turn_number=state.turn_number,
         turn=state.turn.copy(),
         players=[
-            PlayerView(
+            EmpireBuilderPlayer(
                 seat=seat,
                 money=p.money,
                 cards=[_card(c) for c in p.cards],
@@ -169,7 +169,9 @@ def _effect(x: Effect) -> EffectView:
     )
 
 
-class PositionLoadedSeen(msgspec.Struct, frozen=True, tag="position_loaded", tag_field="type"):
+class EmpireBuilderPositionLoadedSeen(
+    msgspec.Struct, frozen=True, tag="position_loaded", tag_field="type"
+):
     """``position_loaded`` as every viewer reads it: the position (the game's position form)
     with ``deck`` null and ``deck_size`` saying how many cards it holds."""
 
@@ -177,8 +179,8 @@ class PositionLoadedSeen(msgspec.Struct, frozen=True, tag="position_loaded", tag
 
 
 #: What ``event_view`` returns: the events, ``position_loaded`` read as
-#: :class:`PositionLoadedSeen`.
-EventView: Any = union_with(ev.Event, PositionLoadedSeen)
+#: :class:`EmpireBuilderPositionLoadedSeen`.
+EventView: Any = union_with(ev.Event, EmpireBuilderPositionLoadedSeen)
 
 
 def event_view(event: ev.E, viewer: Viewer) -> Any:
@@ -189,5 +191,5 @@ def event_view(event: ev.E, viewer: Viewer) -> Any:
         position: dict[str, Any] = msgspec.to_builtins(pos)
         position["deck"] = None
         position["deck_size"] = len(CARDS) - held if pos.deck is None else len(pos.deck)
-        return PositionLoadedSeen(position=position)
+        return EmpireBuilderPositionLoadedSeen(position=position)
     return event

@@ -44,7 +44,7 @@ class ShipView(msgspec.Struct, frozen=True, kw_only=True):
     seat: Annotated[int | None, Meta(description="The seat that chose it; None before then")]
 
 
-class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
+class JollyCargoPlayer(msgspec.Struct, frozen=True, kw_only=True):
     """One seat's player."""
 
     seat: int
@@ -63,7 +63,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True):
     ]
 
 
-class BoardSize(msgspec.Struct, frozen=True, kw_only=True):
+class JollyCargoBoard(msgspec.Struct, frozen=True, kw_only=True):
     """The dock's size: file letters and the number of ranks."""
 
     files: str
@@ -75,7 +75,7 @@ class JollyCargoView(msgspec.Struct, frozen=True, kw_only=True):
     hidden values null)."""
 
     phase: Phase
-    board: BoardSize
+    board: JollyCargoBoard
     ships: list[ShipView]
     crates: list[CrateView]
     crates_to_place: Annotated[int, Meta(description="Crates still to place in the crates phase")]
@@ -87,7 +87,7 @@ class JollyCargoView(msgspec.Struct, frozen=True, kw_only=True):
     removed: Annotated[list[str], Meta(description="Workers out of the game")]
     held: Annotated[list[HeldCrate], Meta(description="Crates off the board until placed back")]
     sea: Annotated[dict[str, int], Meta(description="Crate colour -> how many were lost at sea")]
-    players: list[PlayerView]
+    players: list[JollyCargoPlayer]
     order: Annotated[list[int], Meta(description="Set-up: seats in the order they place")]
     first_player: int | None
     current: Annotated[int | None, Meta(description="The seat whose turn it is in play")]
@@ -109,7 +109,7 @@ def view(state: State, viewer: Viewer) -> JollyCargoView:
     for worker, square in sorted(state.workers.items()):
         stacks.setdefault(square, []).append(worker)
     players = [
-        PlayerView(
+        JollyCargoPlayer(
             seat=seat,
             colour=p.colour,
             score=p.score,
@@ -124,7 +124,7 @@ def view(state: State, viewer: Viewer) -> JollyCargoView:
     ]
     return JollyCargoView(
         phase=state.phase,
-        board=BoardSize(files=board.FILES, ranks=board.SIZE),
+        board=JollyCargoBoard(files=board.FILES, ranks=board.SIZE),
         ships=[
             ShipView(
                 colour=colour,
