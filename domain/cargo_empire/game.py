@@ -15,7 +15,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
-from .views import event_view, hidden, hidden_position, view
+from .views import CargoEmpireView, EventView, event_view, hidden, hidden_position, view
 
 
 def to_act(state: State) -> list[int]:
@@ -71,5 +71,7 @@ CARGO_EMPIRE: Game[State, Command, ev.E, Options, Position] = Game(
     position_seats=lambda position: len(position.players),
     hidden=hidden,
     hidden_position=hidden_position,
-    svg=svg,
+    draw=svg,
+    view_type=CargoEmpireView,
+    event_view_type=EventView,
 )

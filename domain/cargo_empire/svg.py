@@ -12,10 +12,11 @@ data-vehicle="ship" data-step="4"``, ``class="market-card" data-vehicle="train"`
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
-from domain.kernel.svg import Picture, colour, seat_colour, seat_name, side_panel
+from domain.kernel.svg import NO_NAMES, Picture, Players, colour, seat_colour, side_panel
+
+from .board import VEHICLES
+from .views import CargoEmpireView, CityView
 
 MAP_W = 640
 HEIGHT = 620
@@ -40,29 +41,29 @@ PLACES: dict[str, tuple[float, float]] = {
 _VEHICLE_MARK = {"truck": "T", "train": "R", "ship": "S"}
 
 
-def _places(cities: list[Mapping[str, Any]]) -> dict[str, tuple[float, float]]:
+def _places(cities: list[CityView]) -> dict[str, tuple[float, float]]:
     """Known cities where PLACES says; any other on a ring, so a new map still draws."""
     out: dict[str, tuple[float, float]] = {}
-    unknown = [c["name"] for c in cities if c["name"] not in PLACES]
+    unknown = [c.name for c in cities if c.name not in PLACES]
     for c in cities:
-        if c["name"] in PLACES:
-            out[c["name"]] = PLACES[c["name"]]
+        if c.name in PLACES:
+            out[c.name] = PLACES[c.name]
     for i, name in enumerate(unknown):
         angle = 2 * math.pi * i / len(unknown)
         out[name] = (MAP_W / 2 + 230 * math.cos(angle), 300 + 230 * math.sin(angle))
     return out
 
 
-def _city(pic: Picture, city: Mapping[str, Any], x: float, y: float) -> None:
-    level, cargo = city["level"], city.get("cargo")
+def _city(pic: Picture, city: CityView, x: float, y: float) -> None:
+    level, cargo = city.level, city.cargo
     pic.open(
         "g",
         class_="city",
-        data_city=city["name"],
+        data_city=city.name,
         data_level=level,
-        data_port="true" if city.get("port") else None,
+        data_port="true" if city.port else None,
     )
-    if city.get("port"):
+    if city.port:
         pic.add(
             "circle",
             cx=x,
@@ -77,14 +78,14 @@ def _city(pic: Picture, city: Mapping[str, Any], x: float, y: float) -> None:
     pic.add("circle", cx=x, cy=y, r=26, fill=fill, stroke="#3a3a3a", stroke_width=2)
     pic.text(
         x,
-        y - 32 - (4 if city.get("port") else 0),
-        city["name"],
+        y - 32 - (4 if city.port else 0),
+        city.name,
         font_size=13,
         font_weight="bold",
         fill="#1d1d1d",
     )
     pic.text(x, y - 10, f"L{level}", font_size=11, font_weight="bold", fill="#3a3a3a")
-    cubes = int(city.get("cubes") or 0)
+    cubes = city.cubes
     for i in range(cubes):
         cx = x - (cubes * 12) / 2 + i * 12 + 1
         pic.add(
@@ -99,23 +100,23 @@ def _city(pic: Picture, city: Mapping[str, Any], x: float, y: float) -> None:
             stroke="#1d1d1d",
             stroke_width=1,
         )
-    demand = city.get("demand", [])
+    demand = city.demand
     for i, space in enumerate(demand):
         cx = x - (len(demand) - 1) * 8 + i * 16
-        seat = space.get("seat")
+        seat = space.seat
         pic.add(
             "circle",
             class_="demand",
-            data_colour=space["colour"],
+            data_colour=space.colour,
             data_seat="" if seat is None else seat,
             cx=cx,
             cy=y + 16,
             r=6,
-            fill=colour(space["colour"]) if seat is None else seat_colour(seat),
-            stroke=colour(space["colour"]),
+            fill=colour(space.colour) if seat is None else seat_colour(seat),
+            stroke=colour(space.colour),
             stroke_width=3,
         )
-    posts, spaces = city.get("posts", []), int(city.get("post_spaces") or 0)
+    posts, spaces = city.posts, city.post_spaces
     for i in range(max(spaces, len(posts))):
         angle = math.pi * (0.15 + 0.7 * i / max(1, max(spaces, len(posts)) - 1))
         px, py = x + 40 * math.cos(angle), y + 40 * math.sin(angle)
@@ -144,12 +145,12 @@ def _city(pic: Picture, city: Mapping[str, Any], x: float, y: float) -> None:
                 stroke="#9a9a9a",
                 stroke_width=1,
             )
-    pic.add("title", f"{city['name']}: level {level}, {cubes} {cargo or ''} cubes")
+    pic.add("title", f"{city.name}: level {level}, {cubes} {cargo or ''} cubes")
     pic.close("g")
 
 
-def _map(pic: Picture, view: Mapping[str, Any]) -> None:
-    cities = view.get("map", {}).get("cities", [])
+def _map(pic: Picture, view: CargoEmpireView) -> None:
+    cities = view.map.cities
     places = _places(cities)
     pic.add("rect", class_="sea", x=0, y=0, width=MAP_W, height=HEIGHT, fill="#a9cbe3")
     pic.add(
@@ -170,7 +171,7 @@ def _map(pic: Picture, view: Mapping[str, Any]) -> None:
         stroke_width=1.5,
         d="M150 40 L215 30 L230 140 L160 150 L140 100 Z",
     )
-    for a, b in view.get("map", {}).get("tracks", []):
+    for a, b in view.map.tracks:
         if a in places and b in places:
             (x1, y1), (x2, y2) = places[a], places[b]
             pic.add(
@@ -187,16 +188,16 @@ def _map(pic: Picture, view: Mapping[str, Any]) -> None:
                 stroke_dasharray="10 4",
             )
     for city in cities:
-        x, y = places[city["name"]]
+        x, y = places[city.name]
         _city(pic, city, x, y)
 
 
-def _development(pic: Picture, view: Mapping[str, Any], x: float, y: float) -> float:
+def _development(pic: Picture, view: CargoEmpireView, x: float, y: float) -> float:
     pic.text(x, y, "Development", font_size=14, font_weight="bold", text_anchor="start")
     y += 10
-    players = view.get("players", [])
-    for vehicle, track in (view.get("development") or {}).items():
-        vps = track.get("vp", [])
+    players = view.players
+    for vehicle in VEHICLES:
+        vps = view.development.of(vehicle).vp
         step = min(22.0, 340 / max(1, len(vps)))
         pic.text(
             x,
@@ -222,18 +223,18 @@ def _development(pic: Picture, view: Mapping[str, Any], x: float, y: float) -> f
             )
             pic.text(bx + (step - 2) / 2, y + 16, str(vp), font_size=9, fill="#555555")
         for p in players:
-            at = int(p.get("markers", {}).get(vehicle, 0))
-            bx = x + 14 + at * step + 2 + p["seat"] * 3.5
+            at = p.markers.get(vehicle, 0)
+            bx = x + 14 + at * step + 2 + p.seat * 3.5
             pic.add(
                 "circle",
                 class_="marker",
-                data_seat=p["seat"],
+                data_seat=p.seat,
                 data_vehicle=vehicle,
                 data_step=at,
                 cx=bx + 2,
                 cy=y + 25,
                 r=3.5,
-                fill=seat_colour(p["seat"]),
+                fill=seat_colour(p.seat),
                 stroke="#1d1d1d",
                 stroke_width=0.8,
             )
@@ -241,22 +242,22 @@ def _development(pic: Picture, view: Mapping[str, Any], x: float, y: float) -> f
     return y
 
 
-def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
+def _panel(pic: Picture, view: CargoEmpireView, names: Players) -> None:
     x, y = PANEL_X, 30.0
     side_panel(pic, x)
     pic.text(x, y, "Cargo Empire", font_size=20, font_weight="bold", text_anchor="start")
-    status = f"{view.get('phase', '')} · round {view.get('round', 1)}/{view.get('rounds', '?')}"
+    status = f"{view.phase} · round {view.round}/{view.rounds}"
     # `turn` counts the turns of all seats together; turns_per_round is each seat's share
-    per = view.get("turns_per_round", 0) * len(view.get("players", []))
-    status += f" · turns played {view.get('turn', 0)}/{per or '?'}"
+    per = view.turns_per_round * len(view.players)
+    status += f" · turns played {view.turn}/{per or '?'}"
     pic.text(x, y + 20, status, font_size=12, text_anchor="start", fill="#444444")
     key = "key: blue dashed ring = port (Ships sail port to port) · L1-L3 = city level"
     pic.text(x, y + 34, key, font_size=9.5, text_anchor="start", fill="#666666", class_="key")
     y += 48
-    current, winners = view.get("current"), set(view.get("winners") or [])
-    scores = view.get("scores") or []
-    for p in view.get("players", []):
-        seat = p["seat"]
+    current, winners = view.current, set(view.winners)
+    scores = view.scores
+    for p in view.players:
+        seat = p.seat
         pic.open(
             "g", class_="player", data_seat=seat, data_current="true" if seat == current else None
         )
@@ -266,7 +267,7 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
                 x=x - 4,
                 y=y - 4,
                 width=WIDTH - x - 8,
-                height=52 if p.get("private") else 38,
+                height=52 if p.private else 38,
                 rx=5,
                 fill="#fff1b8",
                 stroke="#d4b43a",
@@ -274,26 +275,26 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
         pic.add(
             "rect", x=x, y=y, width=14, height=14, rx=2, fill=seat_colour(seat), stroke="#1d1d1d"
         )
-        name = seat_name(view, seat) + (" ★ winner" if seat in winners else "")
+        name = names.name(seat) + (" ★ winner" if seat in winners else "")
         pic.text(x + 22, y + 12, name, font_size=13, font_weight="bold", text_anchor="start")
         if seat < len(scores):
             pic.text(
                 WIDTH - 20,
                 y + 12,
-                f"{scores[seat].get('total', 0)} pts",
+                f"{scores[seat].total} pts",
                 font_size=13,
                 text_anchor="end",
             )
-        hand = p.get("hand")
+        hand = p.hand
         cards = (
-            f"{p.get('hand_size', 0)} cards"
+            f"{p.hand_size} cards"
             if hand is None
-            else " ".join(f"{_VEHICLE_MARK[v]}{hand.get(v, 0)}" for v in _VEHICLE_MARK)
+            else " ".join(f"{_VEHICLE_MARK[v]}{hand.get(v)}" for v in _VEHICLE_MARK)
         )
-        detail = f"hand {cards} · posts left {p.get('supply', 0)}"
-        detail += f" · deliveries {p.get('deliveries', 0)}"
+        detail = f"hand {cards} · posts left {p.supply}"
+        detail += f" · deliveries {p.deliveries}"
         pic.text(x + 22, y + 28, detail, font_size=10.5, text_anchor="start", fill="#555555")
-        private = p.get("private")
+        private = p.private
         if private:
             pic.text(
                 x + 22,
@@ -311,25 +312,25 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
     pic.text(
         x,
         y,
-        f"Market (deck {view.get('deck_size', 0)})",
+        f"Market (deck {view.deck_size})",
         font_size=14,
         font_weight="bold",
         text_anchor="start",
     )
     y += 8
-    for i, vehicle in enumerate(view.get("market", [])):
+    for i, vehicle in enumerate(view.market):
         bx = x + i * 52
         pic.open("g", class_="market-card", data_vehicle=vehicle)
         pic.add("rect", x=bx, y=y, width=46, height=30, rx=4, fill="#ffffff", stroke="#6b5b3e")
         pic.text(bx + 23, y + 19, vehicle, font_size=11)
         pic.close("g")
     y += 50
-    public = view.get("public") or []
+    public = view.public
     if public:
         pic.text(x, y, "Public cities: " + ", ".join(public), font_size=11, text_anchor="start")
         y += 22
     y = _development(pic, view, x, y + 6)
-    goals = view.get("goals") or []
+    goals = view.goals
     if goals:
         pic.text(x, y + 8, "Goals", font_size=14, font_weight="bold", text_anchor="start")
         y += 24
@@ -337,7 +338,7 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
             pic.text(
                 x,
                 y,
-                f"{goal.get('title', goal.get('id'))}: {goal.get('vp', 0)} VP",
+                f"{goal.title}: {goal.vp} VP",
                 font_size=11,
                 text_anchor="start",
                 class_="goal",
@@ -345,9 +346,9 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
             y += 15
 
 
-def svg(view: Mapping[str, Any]) -> str:
-    """The view as an SVG document."""
+def svg(view: CargoEmpireView, players: Players = NO_NAMES) -> str:
+    """The view as an SVG document, the seats called by their ``players``' names."""
     pic = Picture(WIDTH, HEIGHT, "Cargo Empire")
     _map(pic, view)
-    _panel(pic, view)
+    _panel(pic, view, players)
     return str(pic)

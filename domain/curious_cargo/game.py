@@ -17,7 +17,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import EDITION, State
 from .svg import svg
-from .views import event_view, hidden, hidden_position, view
+from .views import CuriousCargoView, EventView, event_view, hidden, hidden_position, view
 
 
 def to_act(state: State) -> list[int]:
@@ -68,7 +68,9 @@ def _edition(edition: int) -> GameRecord:
         position_seats=lambda position: len(position.players),
         hidden=hidden,
         hidden_position=hidden_position,
-        svg=svg,
+        draw=svg,
+        view_type=CuriousCargoView,
+        event_view_type=EventView,
     )
 
 

@@ -1,8 +1,9 @@
 """A pure SVG picture of a view: both boards (heights, coloured lines, active docks), the lanes
 with their trucks and goods, the shipping boards, tokens and the track.
 
-``svg(view)`` draws what one viewer's view holds (``views.view``; the game's ``svg`` hook), so
-nothing hidden from that viewer can appear: truck cards in hand are drawn by name only where the
+``svg(view, players)`` draws what one viewer's typed view holds (``views.view``; the game's
+``svg`` hook), the seats called by ``players``' names, so nothing hidden from that viewer can
+appear: truck cards in hand are drawn by name only where the
 view shows them (the seat's own, an auditor's), as a count otherwise. ``render(state)`` draws a
 position as a spectator sees it, through the same code. Every drawn thing carries ``data-*``
 attributes naming what it shows (square, piece, dock, truck card, good), so tests and viewers can
@@ -10,16 +11,13 @@ read it back."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from domain.kernel import SpectatorViewer
-from domain.kernel.svg import seat_name
+from domain.kernel.svg import NO_NAMES, Players
 
 from .components import (
     BOARDS,
-    COLOURS,
     COLUMNS,
     DOCKS,
     FILES,
@@ -31,6 +29,7 @@ from .components import (
     xy,
 )
 from .state import State
+from .views import CuriousCargoPlayer, CuriousCargoView, TruckView
 from .views import view as view_of
 
 CELL = 36
@@ -67,13 +66,13 @@ def _street_y(street: int) -> int:
 
 
 def _board(
-    out: list[str], ox: int, seat: int, p: Mapping[str, Any], name: str, number: int
+    out: list[str], ox: int, seat: int, p: CuriousCargoPlayer, name: str, number: int
 ) -> None:
     board = BOARDS[number]
-    squares: Mapping[str, Mapping[str, Any]] = p["squares"]
-    docks: Mapping[str, Mapping[str, Any]] = p["docks"]
+    squares = p.squares
+    docks = p.docks
     out.append(_open("g", data_seat=seat))
-    title = f"{name}: forklift {p['forklift']}, stars {p['stars']}, scaffolds {p['scaffolds']}"
+    title = f"{name}: forklift {p.forklift}, stars {p.stars}, scaffolds {p.scaffolds}"
     out.append(_el("text", title, x=ox + LANE, y=24, font_size=14))
     for r in range(1, RANKS + 1):
         for f in FILES:
@@ -101,7 +100,8 @@ def _board(
         out.append(_el("circle", cx=cx, cy=cy, r=4, fill=INK[port.colour]))
     for dock in DOCKS:
         x, y = _square_xy(ox, dock.square)
-        active = bool(docks.get(dock.id, {}).get("active"))
+        shown = docks.get(dock.id)
+        active = shown is not None and shown.active
         out.append(
             _el(
                 "rect",
@@ -121,7 +121,7 @@ def _board(
         cx, cy = x + CELL // 2, y + CELL // 2
         square = squares[sq]
         out.append(
-            _open("g", data_square=sq, data_piece=square["piece"], data_height=square["height"])
+            _open("g", data_square=sq, data_piece=square.piece, data_height=square.height)
         )
         out.append(
             _el(
@@ -134,30 +134,30 @@ def _board(
                 stroke="#a08850",
             )
         )
-        for seg in square["segments"]:
+        for seg in square.segments:
             path = " ".join(
                 f"M{cx},{cy} L{cx + STEP[e][0] * CELL // 2},{cy - STEP[e][1] * CELL // 2}"
-                for e in seg["edges"]
+                for e in seg.edges
             )
             out.append(
                 _el(
                     "path",
                     d=path,
-                    stroke=INK[seg["colour"]],
+                    stroke=INK[seg.colour],
                     stroke_width=6,
                     stroke_linecap="round",
-                    data_colour=seg["colour"],
+                    data_colour=seg.colour,
                 )
             )
-        out.append(_el("text", str(square["height"]), x=x + 3, y=y + 11, font_size=9))
+        out.append(_el("text", str(square.height), x=x + 3, y=y + 11, font_size=9))
         out.append("</g>")
-    _lane(out, ox, "shipping", p["shipping_lane"])
-    _lane(out, ox + LANE + len(FILES) * CELL, "receiving", p["receiving_lane"])
-    _shipping_board(out, ox, p, list(p["shipped"]))
+    _lane(out, ox, "shipping", p.shipping_lane)
+    _lane(out, ox + LANE + len(FILES) * CELL, "receiving", p.receiving_lane)
+    _shipping_board(out, ox, p, list(p.shipped))
     out.append("</g>")
 
 
-def _lane(out: list[str], x: int, kind: str, lane: list[Mapping[str, Any]]) -> None:
+def _lane(out: list[str], x: int, kind: str, lane: list[TruckView]) -> None:
     out.append(
         _el(
             "rect",
@@ -170,11 +170,11 @@ def _lane(out: list[str], x: int, kind: str, lane: list[Mapping[str, Any]]) -> N
         )
     )
     for t in lane:
-        truck = TRUCKS[t["card"]]
-        goods: Mapping[str, str] = t["goods"]
-        out.append(_open("g", data_truck=t["card"], data_rear=t["rear"], data_lane=kind))
+        truck = TRUCKS[t.card]
+        goods = t.goods
+        out.append(_open("g", data_truck=t.card, data_rear=t.rear, data_lane=kind))
         for slot, space in enumerate(truck.layout):
-            y = _street_y(t["rear"] + slot)
+            y = _street_y(t.rear + slot)
             out.append(
                 _el(
                     "rect",
@@ -206,16 +206,14 @@ def _lane(out: list[str], x: int, kind: str, lane: list[Mapping[str, Any]]) -> N
         out.append("</g>")
 
 
-def _shipping_board(
-    out: list[str], ox: int, p: Mapping[str, Any], colours: list[str]
-) -> None:
+def _shipping_board(out: list[str], ox: int, p: CuriousCargoPlayer, colours: list[str]) -> None:
     y0 = 60 + RANKS * CELL
     for row, colour in enumerate(colours):
         y = y0 + row * 26
         # shipping: a shipped good empties its circle; receiving: a received good fills its slot
         for x, values, side, count, mark, filled_when_done in (
-            (20, COLUMNS, "shipping", p["shipped"], "shipped", False),
-            (190, RECEIVING_SLOTS, "receiving", p["received"], "filled", True),
+            (20, COLUMNS, "shipping", p.shipped, "shipped", False),
+            (190, RECEIVING_SLOTS, "receiving", p.received, "filled", True),
         ):
             for i, value in enumerate(values):
                 done = i < count.get(colour, 0)
@@ -234,16 +232,16 @@ def _shipping_board(
                     )
                 )
     storage = " · ".join(
-        f"{i}: {', '.join(s) or 'empty'}" for i, s in enumerate(p["storage"], 1)
+        f"{i}: {', '.join(s) or 'empty'}" for i, s in enumerate(p.storage, 1)
     )
-    tokens, splitters = p["tokens"], p["splitters"]
+    tokens, splitters = p.tokens, p.splitters
     # truck cards by name only where this view shows them; hidden ones as a count
-    cards = p["card_count"] if p.get("cards") is None else ", ".join(p["cards"]) or "none"
+    cards = p.card_count if p.cards is None else ", ".join(p.cards) or "none"
     lines = [
         "circles: goods shipped (left, emptied) and received (right, filled)",
-        f"tokens: construction {tokens['construction']} · trucking {tokens['trucking']}"
+        f"tokens: construction {tokens.construction} · trucking {tokens.trucking}"
         "; splitters: " + " · ".join(f"{c} {n}" for c, n in splitters.items()),
-        f"tiles in hand: {', '.join(p['hand']) or 'none'}; truck cards: {cards}",
+        f"tiles in hand: {', '.join(p.hand) or 'none'}; truck cards: {cards}",
         f"storage stacks: {storage}",
     ]
     below = y0 + 64 + 26 * (len(colours) - 2)
@@ -251,22 +249,21 @@ def _shipping_board(
         out.append(_el("text", text, x=ox, y=below + i * 16, font_size=11))
 
 
-def svg(view: Mapping[str, Any]) -> str:
-    """The picture of one viewer's view (the game's ``svg`` hook)."""
-    number = int(view["board"].get("number", 1))
-    colours = list(view["shipping_board"].get("colours", COLOURS))  # the board side's goods
+def svg(view: CuriousCargoView, players: Players = NO_NAMES) -> str:
+    """The picture of one viewer's typed view (the game's ``svg`` hook), the seats called by
+    their ``players``' names."""
+    number = view.board.number
+    colours = list(view.shipping_board.colours)  # the board side's goods
     height = HEIGHT + 26 * (len(colours) - 2)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
         f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif">',
         _el("rect", width=WIDTH, height=height, fill="#fff"),
     ]
-    for p in view["players"]:
-        name = seat_name(view, p["seat"], unnamed="Seat {}")
-        _board(out, 10 + p["seat"] * (BOARD_W + 40), p["seat"], p, name, number)
-    footer = (
-        f"round {view['round']}, {view['phase']}; bag {view['bag_size']}, deck {view['deck_size']}"
-    )
+    for p in view.players:
+        name = players.name(p.seat, unnamed="Seat {}")
+        _board(out, 10 + p.seat * (BOARD_W + 40), p.seat, p, name, number)
+    footer = f"round {view.round}, {view.phase}; bag {view.bag_size}, deck {view.deck_size}"
     out.append(_el("text", footer, x=10, y=height - 8, font_size=11))
     out.append("</svg>")
     return "\n".join(out)

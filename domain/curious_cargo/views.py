@@ -4,11 +4,13 @@ counts — in views and in the events a viewer reads. Everything else is public 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import UNSET, Meta, UnsetType
 
 from domain.kernel import Secret, SpectatorViewer, Viewer, redact_others, seat_of, sees_everything
+from domain.kernel.typed import union_with
 
 from . import events as ev
 from .components import (
@@ -18,33 +20,166 @@ from .components import (
     TRACK_BONUS,
     TRACK_POINTS,
     TRUCKS,
+    Colour,
+    Segment,
     board_of,
     side_of,
 )
 from .lines import active_docks, layout, line_colours
+from .options import Options
 from .position import Position
 from .rules import load_options
-from .state import State, TruckInLane, stars
+from .state import Phase, Placed, Score, State, Step, Supply, TruckInLane, stars
 
 
 def _may_see(viewer: Viewer, seat: int) -> bool:
     return sees_everything(viewer) or seat_of(viewer) == seat
 
 
-def _lane(lane: list[TruckInLane]) -> list[dict[str, Any]]:
+class TruckView(msgspec.Struct, frozen=True, kw_only=True):
+    """A truck in a lane, parked from street ``rear`` to street ``front``."""
+
+    card: str
+    layout: Annotated[str, Meta(description="Rear to front: '.' cargo, 'X' blocked, 'C' cab")]
+    rear: int
+    front: int
+    goods: Annotated[dict[str, Colour], Meta(description="Cargo slot (from the rear) -> good")]
+
+
+class SquareView(msgspec.Struct, frozen=True, kw_only=True):
+    """A built square seen from above: its height, the top piece and its coloured segments."""
+
+    height: int
+    piece: Annotated[str, Meta(description="The piece on top")]
+    segments: list[Segment]
+
+
+class DockView(msgspec.Struct, frozen=True, kw_only=True):
+    """A loading dock of a board."""
+
+    colour: Annotated[Colour | None, Meta(description="The colour of the line joined to it")]
+    active: Annotated[bool, Meta(description="A line joins it to a port of its colour")]
+
+
+class Tokens(msgspec.Struct, frozen=True, kw_only=True):
+    """Bonus tokens a player holds."""
+
+    construction: int
+    trucking: int
+
+
+class CuriousCargoPlayer(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's player; truck cards and the draft's cards are theirs alone."""
+
+    seat: int
+    board: Annotated[list[Placed], Meta(description="The pieces built, in building order")]
+    squares: Annotated[dict[str, SquareView], Meta(description="Square -> what is built there")]
+    docks: Annotated[dict[str, DockView], Meta(description="Dock id -> its line")]
+    connections: Annotated[int, Meta(description="How many docks are active")]
+    scaffolds: int
+    hand: Annotated[list[str], Meta(description="Tiles in hand")]
+    storage: Annotated[list[list[str]], Meta(description="The storage stacks' tiles")]
+    cards: Annotated[
+        list[str] | None, Meta(description="Truck cards in hand; None but to its seat, auditor")
+    ]
+    card_count: int
+    dealt: Annotated[
+        list[str] | None, Meta(description="Draft cards dealt; None but to its seat, auditor")
+    ]
+    dealt_count: int
+    kept: Annotated[
+        str | None, Meta(description="The draft card kept; None but to its seat, auditor")
+    ]
+    has_kept: bool
+    tokens: Tokens
+    splitters: Annotated[dict[str, int], Meta(description="Colour -> splitters held")]
+    forklift: Annotated[int, Meta(description="The forklift's space on the track")]
+    shipped: Annotated[dict[str, int], Meta(description="Colour -> goods shipped")]
+    received: Annotated[dict[str, int], Meta(description="Colour -> goods received")]
+    stars: int
+    shipping_lane: list[TruckView]
+    receiving_lane: list[TruckView]
+
+
+class CuriousCargoBoard(msgspec.Struct, frozen=True, kw_only=True):
+    """The player board in play: its size (file letters, the number of ranks), its number
+    (1-6, ``options.board``) and its name (docs/rules/curious-cargo.md, D30)."""
+
+    files: str
+    ranks: int
+    number: int
+    name: str
+
+
+class Track(msgspec.Struct, frozen=True, kw_only=True):
+    """The forklift track: points by space, and the bonus at some spaces (by space number)."""
+
+    points: list[int]
+    bonuses: dict[str, str]
+
+
+class ShippingBoard(msgspec.Struct, frozen=True, kw_only=True):
+    """The shipping board's side in play (two colours, or three in the 3-colour variant)."""
+
+    colours: list[Colour]
+    columns: list[int]
+    goal: int
+    column_bonus: Annotated[dict[str, int], Meta(description="Column -> its bonus")]
+    receiving_slots: list[int]
+
+
+class CuriousCargoView(msgspec.Struct, frozen=True, kw_only=True):
+    """Curious Cargo as one viewer sees it (seat, spectator or auditor: one shape, the hidden
+    values null)."""
+
+    board: CuriousCargoBoard
+    track: Track
+    shipping_board: ShippingBoard
+    phase: Phase
+    step: Step
+    round: int
+    order: Annotated[list[int], Meta(description="The seats in turn order this round")]
+    turn: int
+    current: Annotated[int | None, Meta(description="The seat whose turn it is; None: nobody")]
+    to_act: list[int]
+    actions_left: int
+    token_used: bool
+    ap_left: Annotated[int, Meta(description="Action points left in the trucking turn")]
+    ap_spent: int
+    trucking_token_used: bool
+    top: int
+    pending: Annotated[list[int], Meta(description="Seats that must still choose loads")]
+    load_options: Annotated[
+        list[list[int]] | None,
+        Meta(description="The first pending seat's load choices, each a list of docks"),
+    ]
+    players: list[CuriousCargoPlayer]
+    bag_size: int
+    deck_size: int
+    deck: Annotated[list[str] | None, Meta(description="The deck; None but to an auditor")]
+    supply: Supply
+    discarded_tiles: list[str]
+    discarded_cards: list[str]
+    lost_goods: Annotated[dict[str, int], Meta(description="Colour -> goods lost")]
+    scores: list[Score]
+    winners: list[int]
+    options: Options
+
+
+def _lane(lane: list[TruckInLane]) -> list[TruckView]:
     return [
-        {
-            "card": t.card,
-            "layout": TRUCKS[t.card].layout,
-            "rear": t.rear,
-            "front": t.rear + TRUCKS[t.card].length - 1,
-            "goods": {str(k): v for k, v in sorted(t.goods.items())},
-        }
+        TruckView(
+            card=t.card,
+            layout=TRUCKS[t.card].layout,
+            rear=t.rear,
+            front=t.rear + TRUCKS[t.card].length - 1,
+            goods={str(k): v for k, v in sorted(t.goods.items())},
+        )
         for t in lane
     ]
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+def view(state: State, viewer: Viewer) -> CuriousCargoView:
     players = []
     board = board_of(state.options)
     side = side_of(state.options)
@@ -53,98 +188,165 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         lay = layout(p.board)
         active = active_docks(board, lay.top)
         squares = {
-            sq: {
-                "height": lay.heights[sq],
-                "piece": lay.top_piece[sq],
-                "segments": [{"colour": g.colour, "edges": g.edges} for g in lay.top[sq]],
-            }
+            sq: SquareView(
+                height=lay.heights[sq],
+                piece=lay.top_piece[sq],
+                segments=[Segment(colour=g.colour, edges=g.edges) for g in lay.top[sq]],
+            )
             for sq in sorted(lay.heights)
         }
+        colours = line_colours(lay.top)
         players.append(
-            {
-                "seat": seat,
-                "board": [msgspec.to_builtins(b) for b in p.board],
-                "squares": squares,
-                "docks": {
-                    d.id: {"colour": line_colours(lay.top).get(d.id), "active": d.id in active}
-                    for d in DOCKS
-                },
-                "connections": len(active),
-                "scaffolds": p.scaffolds,
-                "hand": list(p.hand),
-                "storage": [list(x) for x in p.storage],
-                "cards": list(p.cards) if mine else None,
-                "card_count": len(p.cards),
-                "dealt": list(p.dealt) if mine else None,
-                "dealt_count": len(p.dealt),
-                "kept": p.kept if mine else None,
-                "has_kept": p.kept is not None,
-                "tokens": {"construction": p.construction, "trucking": p.trucking},
-                "splitters": dict(p.splitters),
-                "forklift": p.forklift,
-                "shipped": dict(p.shipped),
-                "received": dict(p.received),
-                "stars": stars(p),
-                "shipping_lane": _lane(p.shipping_lane),
-                "receiving_lane": _lane(p.receiving_lane),
-            }
+            CuriousCargoPlayer(
+                seat=seat,
+                board=list(p.board),
+                squares=squares,
+                docks={d.id: DockView(colour=colours.get(d.id), active=d.id in active)
+                       for d in DOCKS},
+                connections=len(active),
+                scaffolds=p.scaffolds,
+                hand=list(p.hand),
+                storage=[list(x) for x in p.storage],
+                cards=list(p.cards) if mine else None,
+                card_count=len(p.cards),
+                dealt=list(p.dealt) if mine else None,
+                dealt_count=len(p.dealt),
+                kept=p.kept if mine else None,
+                has_kept=p.kept is not None,
+                tokens=Tokens(construction=p.construction, trucking=p.trucking),
+                splitters=dict(p.splitters),
+                forklift=p.forklift,
+                shipped=dict(p.shipped),
+                received=dict(p.received),
+                stars=stars(p),
+                shipping_lane=_lane(p.shipping_lane),
+                receiving_lane=_lane(p.receiving_lane),
+            )
         )
     pending = state.pending[0] if state.pending else None
-    return {
-        "board": {"files": FILES, "ranks": RANKS, "number": board.number, "name": board.name},
-        "track": {"points": TRACK_POINTS, "bonuses": {str(k): v for k, v in TRACK_BONUS.items()}},
-        "shipping_board": {
-            "colours": list(side.colours),
-            "columns": list(side.columns),
-            "goal": side.goal,
-            "column_bonus": {str(k): v for k, v in side.column_bonus.items()},
-            "receiving_slots": list(side.receiving_slots),
-        },
-        "phase": state.phase,
-        "step": state.step,
-        "round": state.round,
-        "order": list(state.order),
-        "turn": state.turn,
-        "current": state.current(),
-        "to_act": state.to_act(),
-        "actions_left": state.actions_left,
-        "token_used": state.token_used,
-        "ap_left": state.ap_left,
-        "ap_spent": state.ap_spent,
-        "trucking_token_used": state.trucking_token_used,
-        "top": state.top,
-        "pending": list(state.pending),
-        "load_options": None
+    return CuriousCargoView(
+        board=CuriousCargoBoard(files=FILES, ranks=RANKS, number=board.number, name=board.name),
+        track=Track(points=TRACK_POINTS, bonuses={str(k): v for k, v in TRACK_BONUS.items()}),
+        shipping_board=ShippingBoard(
+            colours=list(side.colours),
+            columns=list(side.columns),
+            goal=side.goal,
+            column_bonus={str(k): v for k, v in side.column_bonus.items()},
+            receiving_slots=list(side.receiving_slots),
+        ),
+        phase=state.phase,
+        step=state.step,
+        round=state.round,
+        order=list(state.order),
+        turn=state.turn,
+        current=state.current(),
+        to_act=state.to_act(),
+        actions_left=state.actions_left,
+        token_used=state.token_used,
+        ap_left=state.ap_left,
+        ap_spent=state.ap_spent,
+        trucking_token_used=state.trucking_token_used,
+        top=state.top,
+        pending=list(state.pending),
+        load_options=None
         if pending is None
         else [[x.dock for x in o] for o in load_options(state, pending)],
-        "players": players,
-        "bag_size": len(state.bag),
-        "deck_size": len(state.deck),
-        "deck": list(state.deck) if sees_everything(viewer) else None,
-        "supply": msgspec.to_builtins(state.supply),
-        "discarded_tiles": list(state.discarded_tiles),
-        "discarded_cards": list(state.discarded_cards),
-        "lost_goods": dict(state.lost_goods),
-        "scores": [msgspec.to_builtins(x) for x in state.scores],
-        "winners": list(state.winners),
-        "options": msgspec.to_builtins(state.options),
-    }
+        players=players,
+        bag_size=len(state.bag),
+        deck_size=len(state.deck),
+        deck=list(state.deck) if sees_everything(viewer) else None,
+        supply=msgspec.structs.replace(state.supply, splitters=dict(state.supply.splitters)),
+        discarded_tiles=list(state.discarded_tiles),
+        discarded_cards=list(state.discarded_cards),
+        lost_goods=dict(state.lost_goods),
+        scores=list(state.scores),
+        winners=list(state.winners),
+        options=state.options,
+    )
 
 
-def event_view(event: ev.E, viewer: Viewer) -> dict[str, Any]:
-    data: dict[str, Any] = msgspec.to_builtins(event)
-    if isinstance(event, (ev.CardsDealt, ev.CardsDrawn)) and not _may_see(viewer, event.seat):
-        data["cards"] = None
-        data["count"] = len(event.cards)
-    elif isinstance(event, ev.CardKept) and not _may_see(viewer, event.seat):
-        data["card"] = None
-    elif isinstance(event, ev.CardsPassed) and isinstance(viewer, SpectatorViewer):
-        data["passed"] = None
-        data["counts"] = [len(x) for x in event.passed]
-    elif isinstance(event, ev.PositionLoaded) and not sees_everything(viewer):
-        redact_others(data["position"]["players"], viewer, "cards", "dealt", "kept")
-        data["position"]["deck"] = None
-    return data
+class CardsDealtSeen(msgspec.Struct, frozen=True, tag="cards_dealt", tag_field="type"):
+    """``cards_dealt`` as a viewer reads it: to others than the seat (and an auditor) the
+    cards are null and ``count`` says how many."""
+
+    seat: int
+    cards: list[str] | None
+    draft: bool
+    count: int | UnsetType = UNSET
+
+
+class CuriousCargoCardsDrawnSeen(msgspec.Struct, frozen=True, tag="cards_drawn", tag_field="type"):
+    """``cards_drawn`` as a viewer reads it: to others than the seat (and an auditor) the
+    cards are null and ``count`` says how many."""
+
+    seat: int
+    cards: list[str] | None
+    count: int | UnsetType = UNSET
+
+
+class CardKeptSeen(msgspec.Struct, frozen=True, tag="card_kept", tag_field="type"):
+    """``card_kept`` as a viewer reads it: the card is null but to its seat and an auditor."""
+
+    seat: int
+    card: str | None
+
+
+class CardsPassedSeen(msgspec.Struct, frozen=True, tag="cards_passed", tag_field="type"):
+    """``cards_passed`` as a viewer reads it: a spectator reads ``passed`` as null and
+    ``counts`` (how many cards each seat passed)."""
+
+    passed: list[list[str]] | None
+    counts: list[int] | UnsetType = UNSET
+
+
+class CuriousCargoPositionLoadedSeen(
+    msgspec.Struct, frozen=True, tag="position_loaded", tag_field="type"
+):
+    """``position_loaded`` as a viewer reads it: the position (the game's position form) with
+    the deck null, and the other seats' ``cards``, ``dealt`` and ``kept`` null, but to an
+    auditor."""
+
+    position: dict[str, Any]
+
+
+#: What ``event_view`` returns: the events, those with hidden values read through the types
+#: above.
+EventView: Any = union_with(
+    ev.Event,
+    CardsDealtSeen,
+    CuriousCargoCardsDrawnSeen,
+    CardKeptSeen,
+    CardsPassedSeen,
+    CuriousCargoPositionLoadedSeen,
+)
+
+
+def event_view(event: ev.E, viewer: Viewer) -> Any:
+    if isinstance(event, ev.CardsDealt):
+        if _may_see(viewer, event.seat):
+            return CardsDealtSeen(seat=event.seat, cards=list(event.cards), draft=event.draft)
+        return CardsDealtSeen(
+            seat=event.seat, cards=None, draft=event.draft, count=len(event.cards)
+        )
+    if isinstance(event, ev.CardsDrawn):
+        if _may_see(viewer, event.seat):
+            return CuriousCargoCardsDrawnSeen(seat=event.seat, cards=list(event.cards))
+        return CuriousCargoCardsDrawnSeen(seat=event.seat, cards=None, count=len(event.cards))
+    if isinstance(event, ev.CardKept):
+        return CardKeptSeen(
+            seat=event.seat, card=event.card if _may_see(viewer, event.seat) else None
+        )
+    if isinstance(event, ev.CardsPassed):
+        if isinstance(viewer, SpectatorViewer):
+            return CardsPassedSeen(passed=None, counts=[len(x) for x in event.passed])
+        return CardsPassedSeen(passed=[list(x) for x in event.passed])
+    if isinstance(event, ev.PositionLoaded):
+        position: dict[str, Any] = msgspec.to_builtins(event.position)
+        if not sees_everything(viewer):
+            redact_others(position["players"], viewer, "cards", "dealt", "kept")
+            position["deck"] = None
+        return CuriousCargoPositionLoadedSeen(position=position)
+    return event
 
 
 def hidden(event: ev.E) -> list[Secret]:

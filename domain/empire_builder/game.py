@@ -7,7 +7,7 @@ from domain.kernel.assets import data_assets
 
 from . import events as ev
 from . import rules
-from .board import MAP_BYTES
+from .board import LOADS, MAP_BYTES
 from .commands import Command
 from .evolve import evolve
 from .grammar import grammar
@@ -17,7 +17,7 @@ from .position import Position, position_of
 from .queries import Query, ask
 from .render import svg
 from .state import State
-from .views import event_view, view
+from .views import EmpireBuilderView, EventView, event_view, view
 
 
 def to_act(state: State) -> list[int]:
@@ -68,6 +68,9 @@ EMPIRE_BUILDER: Game[State, Command, ev.E, Options, Position] = Game(
     event_view=event_view,
     export_position=position_of,
     position_seats=lambda position: len(position.players),
-    svg=svg,
+    draw=svg,
+    view_type=EmpireBuilderView,
+    event_view_type=EventView,
+    picture_loads=frozenset(LOADS),
     answer=ask,
 )

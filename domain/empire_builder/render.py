@@ -1,10 +1,12 @@
 """Draw the map, and a game's tracks, trains and loads, as SVG (pure: a string from values).
 
-``svg(view)`` is the game's picture hook: it draws what one viewer's view holds (``views.view``:
-every seat's track sections, train, loads and money) over the shipped map the view names by hash;
-a view of another map gives None (no picture). ``render_position`` draws a position through the
-same code, as a spectator's view. Every drawn piece carries a ``class`` and ``data-*`` attributes
-(``class="track" data-seat="0" data-from="12" data-to="13"``, ``class="train"``, ``class="loads"``).
+``svg(view, players, load)`` is the game's picture hook: it draws what one viewer's typed view
+holds (``views.view``: every seat's track sections, train, loads and money, the seats called by
+``players``' names) over the shipped map the view names by hash, and with ``load`` rings round
+the cities that supply that load; a view of another map gives None (no picture).
+``render_position`` draws a position through the same code, as a spectator's view. Every drawn
+piece carries a ``class`` and ``data-*`` attributes (``class="track" data-seat="0"
+data-from="12" data-to="13"``, ``class="train"``, ``class="loads"``, ``class="supply"``).
 
 ``python -m domain.empire_builder.render [OUT.svg] [--position POSITION.json]`` writes the map
 (to stdout without OUT), with the tracks and trains of a position (the documented JSON form) when
@@ -16,14 +18,14 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from domain.kernel.svg import seat_name
+from domain.kernel.svg import NO_NAMES, Players
 
-from .board import MAJOR, MAP, MAP_HASH, MEDIUM, MOUNTAIN, SMALL, edge_ends
+from .board import LOADS, MAJOR, MAP, MAP_HASH, MEDIUM, MOUNTAIN, SMALL, edge_ends
+from .views import EmpireBuilderView
 
 SCALE = 22.0
 #: Seat colours, each far from the water's blues (sea, rivers, inlets: WATER) and from the
@@ -33,6 +35,8 @@ PLAYER_COLOURS = ("#d62728", "#e7298a", "#2ca02c", "#9467bd", "#ff7f0e", "#1a1a1
 CITY_LABEL = {MAJOR: (15, "bold"), MEDIUM: (11, "normal"), SMALL: (10, "normal")}
 #: The map's water: the sea, rivers, inlets.
 WATER = ("#dbe9f4", "#3a7bd5", "#7fb2e5")
+#: The ring round a city that supplies the load the picture was asked to show.
+SUPPLY_MARK = "#00a3a3"
 _WEST = min(lon for lon, _ in MAP.lonlat) - 0.6
 _NORTH = max(lat for _, lat in MAP.lonlat) + 0.6
 _COS = math.cos(math.radians(40.0))
@@ -50,26 +54,33 @@ def render(tracks: dict[int, int] | None = None, trains: dict[int, int] | None =
     return _draw(sections, [(seat, m, []) for seat, m in sorted((trains or {}).items())], [])
 
 
-def svg(view: Mapping[str, Any]) -> str | None:
-    """The picture of one viewer's view; None for a view of a map other than the shipped one."""
-    if view.get("map", {}).get("hash") != MAP_HASH:
+def svg(
+    view: EmpireBuilderView, players: Players = NO_NAMES, load: str | None = None
+) -> str | None:
+    """The picture of one viewer's view; None for a view of a map other than the shipped one.
+    With ``load`` (one of :data:`~.board.LOADS`) the picture marks the cities that supply it
+    (``class="supply" data-load=… data-city=…``), as the manual shows when a load is clicked."""
+    if view.map.hash != MAP_HASH:
         return None
-    sections = [
-        (seat, a, b) for seat, owned in enumerate(view["tracks"]) for a, b in sorted(owned)
-    ]
-    players = view["players"]
-    trains = [(p["seat"], p["train"], p["loads"]) for p in players if p["train"] is not None]
+    if load is not None and load not in LOADS:
+        raise ValueError(f"no load {load!r}")
+    sections = [(seat, a, b) for seat, owned in enumerate(view.tracks) for a, b in sorted(owned)]
+    trains = [(p.seat, p.train, p.loads) for p in view.players if p.train is not None]
     lines = [
-        f"{seat_name(view, p['seat'], unnamed='Seat {}')}: {p['money']}M, "
-        f"loads: {', '.join(p['loads']) or '-'}"
-        f"{'' if p['train'] is not None else ', train not placed'}"
-        for p in players
+        f"{players.name(p.seat, unnamed='Seat {}')}: {p.money}M, "
+        f"loads: {', '.join(p.loads) or '-'}"
+        f"{'' if p.train is not None else ', train not placed'}"
+        for p in view.players
     ]
-    lines.append(f"phase {view['phase']}, turn {view['turn_number']}")
-    if view["phase"] == "finished":  # the winners, by name, and why the game ended
-        won = " and ".join(seat_name(view, w) for w in view.get("winners", [])) or "nobody"
-        lines.append(f"won by {won} ({view.get('reason') or 'the end'})")
-    return _draw(sections, trains, lines, [p["seat"] for p in players])
+    lines.append(f"phase {view.phase}, turn {view.turn_number}")
+    if view.phase == "finished":  # the winners, by name, and why the game ended
+        won = " and ".join(players.name(w) for w in view.winners) or "nobody"
+        lines.append(f"won by {won} ({view.reason or 'the end'})")
+    supply = [] if load is None else sorted(LOADS[load].supply)
+    if load is not None:
+        lines.append(f"{load} is supplied at {', '.join(supply) or 'no city'}")
+    return _draw(sections, trains, lines, [p.seat for p in view.players],
+                 [(load, city) for city in supply] if load is not None else [])
 
 
 @functools.cache
@@ -133,10 +144,12 @@ def _draw(
     trains: Iterable[tuple[int, int, list[str]]],
     lines: list[str],
     keys: Sequence[int | None] = (),
+    supply: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The map, then track ``sections`` (seat, milepost, milepost), ``trains`` (seat, milepost,
     loads) and text ``lines`` in a panel below the map, each after a swatch of the colour of
-    the seat ``keys`` gives for it (the legend of the tracks and trains)."""
+    the seat ``keys`` gives for it (the legend of the tracks and trains); a ring round each
+    city of ``supply`` (load, city) that supplies the load."""
     xs, width, map_height, under, over = _layers()
     height = map_height + (16 * len(lines) + 10 if lines else 0)
     out = [
@@ -150,6 +163,11 @@ def _draw(
                    f' x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke-width="3"'
                    f' stroke="{PLAYER_COLOURS[seat % 6]}"/>')
     out.append(over)
+    for load, city in supply:
+        x, y = xs[MAP.cities[city].mileposts[0]]
+        out.append(f'<circle class="supply" data-load={quoteattr(load)}'
+                   f' data-city={quoteattr(city)} cx="{x}" cy="{y}" r="{SCALE * 0.95:.1f}"'
+                   f' fill="none" stroke="{SUPPLY_MARK}" stroke-width="3.5"/>')
     for seat, m, loads in trains:
         x, y = xs[m]
         out.append(f'<rect class="train" data-seat="{seat}" data-milepost="{m}"'

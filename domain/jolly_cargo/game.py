@@ -14,7 +14,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
-from .views import event_view, hidden, view
+from .views import EventView, JollyCargoView, event_view, hidden, view
 
 
 def to_act(state: State) -> list[int]:
@@ -67,5 +67,7 @@ JOLLY_CARGO: Game[State, Command, ev.E, Options, Position] = Game(
     export_position=position_of,
     position_seats=lambda position: len(position.players),
     hidden=hidden,
-    svg=svg,
+    draw=svg,
+    view_type=JollyCargoView,
+    event_view_type=EventView,
 )

@@ -10,13 +10,13 @@ Pieces carry their facts as attributes: ``class="crate" data-colour="red" data-s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from domain.kernel.svg import Picture, colour, seat_name, side_panel
+from domain.kernel.svg import NO_NAMES, Picture, Players, colour, side_panel
 
 from . import board
 from .pieces import kind
+from .views import JollyCargoView
 
 CELL = 52
 MARGIN = 92
@@ -50,9 +50,9 @@ def _worker(pic: Picture, cls: str, worker: str, x: float, y: float, r: float, *
     pic.close("g")
 
 
-def _ships(pic: Picture, view: Mapping[str, Any]) -> None:
-    for ship in view.get("ships", []):
-        side, fill = ship["side"], colour(ship["colour"])
+def _ships(pic: Picture, view: JollyCargoView, players: Players) -> None:
+    for ship in view.ships:
+        side, fill = ship.side, colour(ship.colour)
         long, short = CELL * 2 + 36.0, 46.0
         mid = MARGIN + DOCK / 2
         if side in ("N", "S"):
@@ -63,8 +63,8 @@ def _ships(pic: Picture, view: Mapping[str, Any]) -> None:
             w, h = short, long
             y = mid - h / 2
             x = MARGIN + DOCK + 20 if side == "E" else MARGIN - short - 20
-        seat = ship.get("seat")
-        pic.open("g", class_="ship", data_colour=ship["colour"], data_seat=seat)
+        seat = ship.seat
+        pic.open("g", class_="ship", data_colour=ship.colour, data_seat=seat)
         pic.add(
             "rect",
             x=x,
@@ -76,8 +76,8 @@ def _ships(pic: Picture, view: Mapping[str, Any]) -> None:
             stroke="#1d1d1d",
             stroke_width=2,
         )
-        label = ship["colour"] if seat is None else seat_name(view, seat, 10)
-        ink = "#1d1d1d" if ship["colour"] == "yellow" else "#ffffff"
+        label = ship.colour if seat is None else players.name(seat, 10)
+        ink = "#1d1d1d" if ship.colour == "yellow" else "#ffffff"
         if side in ("N", "S"):
             pic.text(x + w / 2, y + h / 2 + 5, label, font_size=14, fill=ink)
         else:
@@ -88,8 +88,8 @@ def _ships(pic: Picture, view: Mapping[str, Any]) -> None:
         pic.close("g")
 
 
-def _dock(pic: Picture, view: Mapping[str, Any]) -> None:
-    loading = {sq: ship["colour"] for ship in view.get("ships", []) for sq in ship["loading"]}
+def _dock(pic: Picture, view: JollyCargoView) -> None:
+    loading = {sq: ship.colour for ship in view.ships for sq in ship.loading}
     for square, index in board.INDEX.items():
         x, y = _origin(square)
         shade = _WOOD[(index % board.SIZE + index // board.SIZE) % 2]
@@ -130,21 +130,21 @@ def _dock(pic: Picture, view: Mapping[str, Any]) -> None:
         pic.text(MARGIN + DOCK + 9, cy, str(rank + 1), font_size=11, fill="#0d3550")
 
 
-def _crates(pic: Picture, view: Mapping[str, Any]) -> None:
+def _crates(pic: Picture, view: JollyCargoView) -> None:
     inset = 7
     side = CELL - 2 * inset
-    for crate in view.get("crates", []):
-        x, y = _origin(crate["square"])
-        hue = crate.get("colour")
+    for crate in view.crates:
+        x, y = _origin(crate.square)
+        hue = crate.colour
         if hue is None:
-            pic.open("g", class_="crate face-down", data_square=crate["square"])
+            pic.open("g", class_="crate face-down", data_square=crate.square)
         else:
             pic.open(
                 "g",
                 class_="crate",
-                data_square=crate["square"],
+                data_square=crate.square,
                 data_colour=hue,
-                data_face_down="true" if crate.get("face_down") else None,
+                data_face_down="true" if crate.face_down else None,
             )
         pic.add(
             "rect",
@@ -156,7 +156,7 @@ def _crates(pic: Picture, view: Mapping[str, Any]) -> None:
             fill=_FACE_DOWN if hue is None else colour(hue),
             stroke="#2e1d0e",
             stroke_width=2,
-            stroke_dasharray="4 2" if hue is not None and crate.get("face_down") else None,
+            stroke_dasharray="4 2" if hue is not None and crate.face_down else None,
         )
         if hue is None:
             pic.text(
@@ -179,13 +179,13 @@ def _crates(pic: Picture, view: Mapping[str, Any]) -> None:
                     stroke_width=1,
                     opacity=0.5,
                 )
-        pic.add("title", f"crate {hue or 'face down'} on {crate['square']}")
+        pic.add("title", f"crate {hue or 'face down'} on {crate.square}")
         pic.close("g")
 
 
-def _workers(pic: Picture, view: Mapping[str, Any]) -> None:
+def _workers(pic: Picture, view: JollyCargoView) -> None:
     slots = ((0.5, 0.5),), ((0.3, 0.3), (0.7, 0.7)), ((0.3, 0.3), (0.7, 0.3), (0.5, 0.72))
-    for square, stack in sorted(view.get("workers", {}).items()):
+    for square, stack in sorted(view.workers.items()):
         x, y = _origin(square)
         n = len(stack)
         places = (
@@ -198,26 +198,26 @@ def _workers(pic: Picture, view: Mapping[str, Any]) -> None:
             _worker(pic, "worker", worker, x + fx * CELL, y + fy * CELL, r, data_square=square)
 
 
-def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
+def _panel(pic: Picture, view: JollyCargoView, players: Players) -> None:
     x, y = PANEL_X, 24.0
     side_panel(pic, x)
     pic.text(x + 4, y + 4, "CARGO", font_size=20, font_weight="bold", text_anchor="start")
-    phase = view.get("phase", "")
-    status = f"{phase} · turn {view.get('turn', 0)}"
+    phase = view.phase
+    status = f"{phase} · turn {view.turn}"
     if phase == "play":
-        status += f" · {view.get('moves_left', 0)} moves left"
+        status += f" · {view.moves_left} moves left"
     elif phase == "crates":
-        status += f" · {view.get('crates_to_place', 0)} crates to place"
+        status += f" · {view.crates_to_place} crates to place"
     pic.text(x + 4, y + 24, status, font_size=12, text_anchor="start", fill="#444444")
     y += 46
-    current, winners = view.get("current"), set(view.get("winners") or [])
-    for p in view.get("players", []):
-        seat = p["seat"]
+    current, winners = view.current, set(view.winners)
+    for p in view.players:
+        seat = p.seat
         pic.open(
             "g",
             class_="player",
             data_seat=seat,
-            data_colour=p.get("colour"),
+            data_colour=p.colour,
             data_current="true" if seat == current else None,
         )
         if seat == current:
@@ -238,26 +238,26 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
             width=14,
             height=14,
             rx=2,
-            fill=colour(p.get("colour")),
+            fill=colour(p.colour),
             stroke="#1d1d1d",
         )
-        name = seat_name(view, seat) + (" ★ winner" if seat in winners else "")
+        name = players.name(seat) + (" ★ winner" if seat in winners else "")
         pic.text(x + 22, y + 12, name, font_size=13, font_weight="bold", text_anchor="start")
         pic.text(
-            x + WIDTH - x - 20, y + 12, f"{p.get('score', 0)} pts", font_size=13, text_anchor="end"
+            x + WIDTH - x - 20, y + 12, f"{p.score} pts", font_size=13, text_anchor="end"
         )
-        on_dock = p.get("crates_on_dock")
-        detail = f"loaded {p.get('loaded', 0)} · captured {p.get('captured', 0)}"
+        on_dock = p.crates_on_dock
+        detail = f"loaded {p.loaded} · captured {p.captured}"
         detail += f" · on dock {'?' if on_dock is None else on_dock}"
         pic.text(x + 22, y + 28, detail, font_size=11, text_anchor="start", fill="#555555")
         pic.close("g")
         y += 44
     y += 6
-    y = _holding(pic, "Doctor", "doctor-worker", sorted(view.get("doctor", {}).items()), x, y)
+    y = _holding(pic, "Doctor", "doctor-worker", sorted(view.doctor.items()), x, y)
     y = _holding(
-        pic, "In the water", "water-worker", [(w, None) for w in view.get("water", [])], x, y
+        pic, "In the water", "water-worker", [(w, None) for w in view.water], x, y
     )
-    sea = view.get("sea", {})
+    sea = view.sea
     pic.text(x + 4, y + 12, "Lost at sea", font_size=13, font_weight="bold", text_anchor="start")
     y += 20
     for i, (hue, count) in enumerate(sorted(sea.items())):
@@ -267,12 +267,12 @@ def _panel(pic: Picture, view: Mapping[str, Any]) -> None:
         pic.text(cx + 22, y + 13, f"× {count}", font_size=12, text_anchor="start")
         pic.close("g")
     y += 26
-    held = view.get("held") or []
+    held = view.held
     if held:
-        text = ", ".join(f"{h['colour']} ({seat_name(view, h['seat'])})" for h in held)
+        text = ", ".join(f"{h.colour} ({players.name(h.seat)})" for h in held)
         pic.text(x + 4, y + 12, f"Held: {text}", font_size=11, text_anchor="start")
         y += 18
-    removed = view.get("removed") or []
+    removed = view.removed
     if removed:
         pic.text(
             x + 4, y + 12, f"Out of the game: {len(removed)}", font_size=11, text_anchor="start"
@@ -308,13 +308,13 @@ def _holding(
     return y + rows * 28 + 8
 
 
-def svg(view: Mapping[str, Any]) -> str:
-    """The view as an SVG document."""
+def svg(view: JollyCargoView, players: Players = NO_NAMES) -> str:
+    """The view as an SVG document, the seats called by their ``players``' names."""
     pic = Picture(WIDTH, HEIGHT, "Tom Jolly's CARGO")
     pic.add("rect", class_="water", x=0, y=0, width=MARGIN * 2 + DOCK, height=HEIGHT, fill=_SEA)
-    _ships(pic, view)
+    _ships(pic, view, players)
     _dock(pic, view)
     _crates(pic, view)
     _workers(pic, view)
-    _panel(pic, view)
+    _panel(pic, view, players)
     return str(pic)

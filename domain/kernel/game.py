@@ -40,6 +40,7 @@ from .errors import CommandError, RuleError
 from .grammar import Rule
 from .hidden import Secret
 from .rng import Rng
+from .svg import NO_NAMES, Players
 from .typed import decoder, typed
 from .viewers import Viewer, seat_of
 
@@ -73,7 +74,7 @@ def nothing_hidden(value: Any) -> list[Secret]:
     return []
 
 
-def no_picture(view: Mapping[str, Any]) -> str | None:
+def no_picture(view: Any, players: Players, load: str | None = None) -> str | None:
     """No picture of a view."""
     return None
 
@@ -112,6 +113,15 @@ class Game(Generic[S, C, E, O, P]):
     #: Tagged union of the query Structs (``tag_field="type"``) a game answers with ``ask``;
     #: None: the game answers no queries.
     query_type: Any = None
+    #: msgspec Struct type of what ``view`` returns: one shape for every viewer (seat,
+    #: spectator, auditor), the values a viewer may not see null. Published in the OpenAPI.
+    view_type: Any
+    #: Tagged union (``tag_field="type"``) of what ``event_view`` returns: the event Structs,
+    #: and for an event with hidden values its redacted reading.
+    event_view_type: Any
+    #: The loads whose supply cities :meth:`svg` can mark (``load``): Empire Builder's; none
+    #: for a game whose picture marks none.
+    picture_loads: frozenset[str] = frozenset()
 
     # --- the decider ------------------------------------------------------------------------
     #: The set-up events of a new game with ``seats`` players.
@@ -134,10 +144,11 @@ class Game(Generic[S, C, E, O, P]):
     outcome: Callable[[S], Outcome | None]
     #: How many seats the game of a state has.
     seats: Callable[[S], int]
-    #: What a viewer may see of the state, as JSON-able data.
-    view: Callable[[S, Viewer], dict[str, Any]]
-    #: An event as a viewer may read it, hidden information redacted.
-    event_view: Callable[[E, Viewer], dict[str, Any]]
+    #: What a viewer may see of the state: a ``view_type`` Struct.
+    view: Callable[[S, Viewer], Any]
+    #: An event as a viewer may read it, hidden information redacted: an ``event_view_type``
+    #: value.
+    event_view: Callable[[E, Viewer], Any]
     #: The position of a state in the documented position form.
     export_position: Callable[[S], P]
     #: How many seats a game started from a position has.
@@ -150,12 +161,26 @@ class Game(Generic[S, C, E, O, P]):
     #: The hidden values of a position: a game started from it carries it in
     #: ``lobby.created``, committed like an event's.
     hidden_position: Callable[[P], list[Secret]] = nothing_hidden
-    #: A picture of a view (what ``view`` returned for some viewer) as an SVG document, or None
-    #: when the game has no picture. Pure, and shows only what the view holds.
-    svg: Callable[[Mapping[str, Any]], str | None] = no_picture
+    #: ``draw(view, players)`` (``draw(view, players, load)`` for a game with picture loads):
+    #: the game's picture, called through :meth:`svg`.
+    draw: Callable[..., str | None] = no_picture
     #: The answer to a query once the asker is known to be a spectator, an auditor or a seat of
     #: the game (``ask`` checks that); None: the game answers no queries.
     answer: Callable[[S, Viewer, Any], dict[str, Any]] | None = None
+
+    # --- the picture ------------------------------------------------------------------------
+    def svg(self, view: Any, players: Players = NO_NAMES, load: str | None = None) -> str | None:
+        """A picture of ``view`` (what ``view`` returned for some viewer) as an SVG document,
+        its seats called by their ``players``' names, or None when the game has no picture.
+        Pure, and shows only what the view holds, so hidden things stay hidden. With ``load``
+        (one of :attr:`picture_loads`) it marks the cities that supply that load."""
+        if load is None:
+            picture: str | None = self.draw(view, players)
+            return picture
+        if load not in self.picture_loads:
+            raise ValueError(f"{self.title} pictures mark no load {load!r}")
+        marked: str | None = self.draw(view, players, load)
+        return marked
 
     # --- queries ----------------------------------------------------------------------------
     def ask(self, state: S, viewer: Viewer, query: Any) -> dict[str, Any]:

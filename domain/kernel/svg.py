@@ -1,7 +1,8 @@
 """Shared bits of the games' board pictures (``domain/<game>/svg.py``).
 
-A game draws a *view* — the JSON-able dict its ``view`` returns for one viewer — never a state,
-so a picture can show nothing the viewer may not see. Pictures are plain SVG 1.1 text, pure and
+A game draws a *view* — the typed view (a msgspec Struct) its ``view`` returns for one viewer —
+never a state, so a picture can show nothing the viewer may not see; the players' names come
+beside it (:class:`Players`), never inside it. Pictures are plain SVG 1.1 text, pure and
 deterministic: the same view gives the same bytes. Every drawn piece carries a ``class`` and
 ``data-*`` attributes naming what it is (``class="crate" data-colour="red"``) so that tests and
 scripts can read a picture back.
@@ -9,9 +10,11 @@ scripts can read a picture back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
+
+import msgspec
 
 SVG_MEDIA_TYPE = "image/svg+xml"
 
@@ -96,36 +99,31 @@ def seat_colour(seat: int | None) -> str:
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 
 
-#: The key under which the service adds the players' names to a view it draws: a view holds no
-#: names (the lobby does), and a picture that has them says "ann" where it would say "seat 0".
-NAMES = "_names"
+class Players(msgspec.Struct, frozen=True):
+    """Who sits at the table, as a picture names them: a view holds no names (the lobby
+    does), and a picture that has them says "ann" where it would say "seat 0"."""
+
+    #: The players' names by seat (None: an empty seat, or a name the caller does not know).
+    names: tuple[str | None, ...] = ()
+
+    def name(self, seat: int, limit: int = 16, unnamed: str = "seat {}") -> str:
+        """A seat's player's name as the picture shows it (at most ``limit`` characters), or
+        ``unnamed`` with the seat's number when there is no name for it.
+
+        >>> players = Players(("ann", None, "a very long name indeed"))
+        >>> players.name(0), players.name(1), players.name(2)
+        ('ann', 'seat 1', 'a very long nam…')
+        >>> NO_NAMES.name(3), NO_NAMES.name(3, unnamed="Seat {}")
+        ('seat 3', 'Seat 3')
+        """
+        name = self.names[seat] if 0 <= seat < len(self.names) else None
+        if not name:
+            return unnamed.format(seat)
+        return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
-def named(view: Mapping[str, Any], names: Sequence[str | None]) -> dict[str, Any]:
-    """``view`` with the players' names by seat, for :func:`seat_name`."""
-    return {**view, NAMES: list(names)}
-
-
-def seat_name(
-    view: Mapping[str, Any], seat: int, limit: int = 16, unnamed: str = "seat {}"
-) -> str:
-    """A seat's player's name as the picture shows it (at most ``limit`` characters), or
-    ``unnamed`` with the seat's number when the view carries no name for it.
-
-    >>> seat_name(named({}, ["ann", None, "a very long name indeed"]), 0)
-    'ann'
-    >>> seat_name(named({}, ["ann", None, "a very long name indeed"]), 1)
-    'seat 1'
-    >>> seat_name(named({}, ["ann", None, "a very long name indeed"]), 2)
-    'a very long nam…'
-    >>> seat_name({}, 3), seat_name({}, 3, unnamed="Seat {}")
-    ('seat 3', 'Seat 3')
-    """
-    names = view.get(NAMES) or []
-    name = names[seat] if 0 <= seat < len(names) else None
-    if not isinstance(name, str) or not name:
-        return unnamed.format(seat)
-    return name if len(name) <= limit else name[: limit - 1] + "…"
+#: A table whose names a picture does not know: every seat is "seat N".
+NO_NAMES = Players()
 
 
 def side_panel(pic: Picture, x: float) -> None:

@@ -10,7 +10,7 @@ JSON (encode, then the cached decoder: ~1 µs), which accepts and refuses exactl
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Union, get_args
 
 import msgspec
 
@@ -38,3 +38,19 @@ def typed(raw: Mapping[str, Any] | bytes | str | Any, target: Any) -> Any:
     except TypeError:  # not JSON-shaped after all: let convert judge it
         return msgspec.convert(raw, type=target)
     return decoder(target).decode(text)
+
+
+def tag_of(struct: type[msgspec.Struct]) -> Any:
+    """The tag a tagged Struct type carries on the wire (its ``type``)."""
+    return struct.__struct_config__.tag
+
+
+def union_with(union: Any, *readings: type[msgspec.Struct]) -> Any:
+    """The tagged union ``union`` with each of ``readings`` in place of the member of the same
+    tag: a game's event views are its events, but an event with hidden values is read through
+    a type whose hidden fields may be null."""
+    by_tag = {tag_of(r): r for r in readings}
+    members = [by_tag.pop(tag_of(m), m) for m in get_args(union)]
+    if by_tag:
+        raise ValueError(f"no event of tags {sorted(by_tag)} in the union")
+    return Union[tuple(members)]  # noqa: UP007 - built at run time

@@ -5,11 +5,12 @@ what lets projections be repaired or rebuilt from PostgreSQL at any time."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Annotated, Any, Generic, Literal, Protocol, TypeVar
 
 import msgspec
+from msgspec import Meta
 
-from domain.kernel import AUDITOR, SPECTATOR, Viewer, decoder, seat, typed
+from domain.kernel import AUDITOR, SPECTATOR, Outcome, Viewer, decoder, seat, typed
 from domain.kernel.grammar import Rule, legal_answer
 from domain.platform.events import (
     LobbyCreated,
@@ -34,13 +35,16 @@ class StreamEvent(Protocol):
     def data(self) -> Any: ...
 
 
+Status = Literal["open", "active", "finished"]
+
+
 class Table(msgspec.Struct):
     game_id: str
     game: str
     seats: int
     options: Any
     version: int
-    status: str  # open | active | finished
+    status: Status
     names: list[str | None]
     messages: list[TableMessage]
     #: The game's state (a Struct of the game's state type), None until the game starts.
@@ -134,31 +138,69 @@ def viewer_of(key: str, table: Table, everything: bool | None = None) -> Viewer:
     return SPECTATOR
 
 
-def game_document(table: Table, key: str, everything: bool | None = None) -> dict[str, Any]:
+class SeatName(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat of the table and the name of the player in it (None: the seat is open)."""
+
+    seat: int
+    name: str | None
+
+
+V = TypeVar("V")
+
+
+class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True):
+    """The body of ``GET /v1/games/{id}`` for one viewer: the table and, once the game has
+    started, the game's typed view (``GameDocument[JollyCargoView]`` and so on: the game's
+    ``view_type``). Later fields are added at the end, with defaults."""
+
+    id: str
+    game: Annotated[str, Meta(description="The game's id (the rules it is played by)")]
+    status: Annotated[Status, Meta(description="open (in the lobby), active or finished")]
+    version: Annotated[int, Meta(description="The number of the game's last event")]
+    seats: list[SeatName]
+    to_act: Annotated[list[int], Meta(description="The seats the game is waiting for")]
+    view: Annotated[
+        V | None,
+        Meta(description="What this viewer may see of the game (its view type); null while open"),
+    ]
+    result: Annotated[Outcome | None, Meta(description="Scores and winners once finished")]
+    messages: Annotated[
+        list[TableMessage], Meta(description="The table talk this viewer may read")
+    ]
+
+
+class LegalDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """The body of ``GET /v1/games/{id}/legal`` for one seat (docs/api.md, "legal")."""
+
+    version: int
+    commands: Annotated[list[Any], Meta(description="Commands the seat may send now")]
+    complete: Annotated[bool, Meta(description="True: the list is every accepted command")]
+    grammar: Annotated[
+        list[Rule], Meta(description="Rules deriving the accepted commands not listed")
+    ]
+
+
+def game_document(table: Table, key: str, everything: bool | None = None) -> GameDocument[Any]:
     """The body of ``GET /v1/games/{id}`` for one viewer (``everything``: see ``viewer_of``)."""
     rules = table.rules
     viewer = viewer_of(key, table, everything)
     state = table.state
     outcome = rules.outcome(state) if state is not None else None
     seat_no = int(key[5:]) if key.startswith("seat:") else None
-    return {
-        "id": table.game_id,
-        "game": table.game,
-        "status": table.status,
-        "version": table.version,
-        "seats": [{"seat": i, "name": n} for i, n in enumerate(table.names)],
-        "to_act": rules.to_act(state) if state is not None else [],
-        "view": rules.view(state, viewer) if state is not None else None,
-        "result": None if outcome is None else msgspec.to_builtins(outcome),
-        "messages": [
-            msgspec.to_builtins(m)
-            for m in table.messages
-            if message_visible_to(m, seat_no)
-        ],
-    }
+    return GameDocument(
+        id=table.game_id,
+        game=table.game,
+        status=table.status,
+        version=table.version,
+        seats=[SeatName(seat=i, name=n) for i, n in enumerate(table.names)],
+        to_act=rules.to_act(state) if state is not None else [],
+        view=rules.view(state, viewer) if state is not None else None,
+        result=outcome,
+        messages=[m for m in table.messages if message_visible_to(m, seat_no)],
+    )
 
 
-def legal_document(table: Table, seat_no: int) -> dict[str, Any]:
+def legal_document(table: Table, seat_no: int) -> LegalDocument:
     """The body of ``GET /v1/games/{id}/legal`` for one seat. The commands stay Structs
     (msgspec encodes them as it would their builtins, without building the builtins)."""
     commands: list[Any] = []
@@ -166,4 +208,4 @@ def legal_document(table: Table, seat_no: int) -> dict[str, Any]:
     if table.state is not None and table.status == "active":
         commands = table.rules.legal(table.state, seat_no)
         grammar = table.rules.grammar(table.state, seat_no, commands)
-    return {"version": table.version, **legal_answer(commands, grammar)}
+    return LegalDocument(version=table.version, **legal_answer(commands, grammar))

@@ -112,9 +112,9 @@ def state_before(
     return StateBefore(
         version=before.version,
         seat=seat,
-        as_seat_saw_it=game_document(before, key_of(seat))["view"] if readable else None,
-        as_you_see_it=game_document(before, key_of(caller), everything=not live)["view"],
-        full=None if live else game_document(before, "spectator", everything=True)["view"],
+        as_seat_saw_it=game_document(before, key_of(seat)).view if readable else None,
+        as_you_see_it=game_document(before, key_of(caller), everything=not live).view,
+        full=None if live else game_document(before, "spectator", everything=True).view,
     )
 
 

@@ -166,10 +166,10 @@ class History:
         doc = game_document(table, key_of(seat), everything=viewer == AUDITOR)
         return ReplayView(
             version=n,
-            status=doc["status"],
-            to_act=doc["to_act"],
-            view=doc["view"],
-            result=doc["result"],
+            status=doc.status,
+            to_act=doc.to_act,
+            view=doc.view,
+            result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
         )
 
@@ -221,7 +221,7 @@ class History:
                 }
                 if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:
                     doc = game_document(table, plan.key, everything=plan.everything)
-                    line["view"] = doc["view"]
+                    line["view"] = doc.view
                     folded += KEYFRAME_EVERY  # a view costs about as much as many folds
                 yield msgspec.json.encode(line) + b"\n"
                 folded += 1

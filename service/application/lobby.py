@@ -157,7 +157,7 @@ class Lobby:
             seats=seats,
             # started at once: who acts, and the game as the host (no seat) sees it
             to_act=rules.to_act(table.state) if started else [],
-            view=game_document(table, "spectator")["view"] if started else None,
+            view=game_document(table, "spectator").view if started else None,
         )
 
     async def _open_table(self, locked: Locked) -> Table:

@@ -63,7 +63,7 @@ def _hints(
     encoded, else encoded here once)."""
     state = table.state
     if legal is None:
-        legal = msgspec.Raw(msgspec.json.encode(legal_document(table, seat)["commands"]))
+        legal = msgspec.Raw(msgspec.json.encode(legal_document(table, seat).commands))
     return recorded.answer(table.rules.to_act(state) if state is not None else [], legal)
 
 

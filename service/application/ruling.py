@@ -112,7 +112,7 @@ def rule(table: Table, seat: int, command: Any, seed: bytes) -> Ruling:
         pending=pending,
         snapshots=snapshots,
         result=None if outcome is None else msgspec.to_builtins(outcome),
-        legal=msgspec.Raw(_encoder.encode(document["commands"])),
+        legal=msgspec.Raw(_encoder.encode(document.commands)),
         legal_document=_encoder.encode(document),
     )
 

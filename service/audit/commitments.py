@@ -108,7 +108,7 @@ def _legacy(
     rules: AnyGame, event: Any, secrets: list[Secret], seat: int | None, finished: bool
 ) -> Any:
     """Canonical form 1: redacted as before, by the game's ``event_view`` (platform events:
-    what the caller may not read as null)."""
+    what the caller may not read as null), as JSON builtins like every event's data."""
     if is_platform(event.type):
         data = event.data
         for secret in secrets:
@@ -116,7 +116,7 @@ def _legacy(
                 data = set_at(data, secret.path, None)
         return data
     viewer = AUDITOR if finished else SPECTATOR if seat is None else seat_viewer(seat)
-    return rules.event_view(rules.decode_event(event.data), viewer)
+    return msgspec.to_builtins(rules.event_view(rules.decode_event(event.data), viewer))
 
 
 def withholds(event: Any, rules: AnyGame, seat: int | None, finished: bool) -> bool:

@@ -20,8 +20,7 @@ An event as a caller reads it is its public form: a value hidden from the caller
 ``{"commitment": hex}`` (``Commitment``) where the event's type declares hidden values
 (:data:`domain.kernel.hidden.HIDDEN_PATHS`), so those places admit a commitment too.
 
-Views: a game's rules may name its view type (``view_type``); until every game does, a view is a
-free-form object (:data:`FREE_VIEW`).
+Views: every game's rules name their view type (``view_type``), published as ``<Game>.View``.
 """
 
 from __future__ import annotations
@@ -47,13 +46,6 @@ COMMITMENT_SCHEMA: dict[str, Any] = {
     "required": ["commitment"],
     "additionalProperties": False,
 }
-#: A game's view while its rules name no ``view_type``. TEMPORARY: removed once every game's
-#: rules have a ``view_type`` (issue 26's typed views).
-FREE_VIEW: dict[str, Any] = {
-    "type": "object",
-    "description": "What the viewer may see of the state (not typed yet for this game)",
-}
-
 #: The kinds each game names, and the rules' attribute holding each type.
 KINDS = {
     "Command": "command_type",
@@ -247,8 +239,6 @@ def install(components: dict[str, Any]) -> dict[str, list[str]]:
     for rules in all_games():
         p = prefix(rules.id)
         own = _typed_kinds(p, _types(rules), components)
-        if f"{p}.View" not in own:
-            components[f"{p}.View"] = FREE_VIEW
         game_union = own[f"{p}.Event"]
         components[f"{p}.EventData"] = {
             "anyOf": [*game_union["anyOf"], *platform_union["anyOf"]],

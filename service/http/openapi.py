@@ -156,13 +156,14 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
     ),
     ("get", "/v1/keys"): (200, JSON, None, None, ()),
     ("get", "/v1/rules/{game}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
-    ("get", "/v1/games/{game_id}/board.svg"): (200, SVG, None, "optional", (*_TOKEN, 406)),
+    # 422: ``load`` names no load of the game (picture.unknown_load)
+    ("get", "/v1/games/{game_id}/board.svg"): (200, SVG, None, "optional", (*_TOKEN, 406, 422)),
     ("get", "/v1/games/{game_id}/replay/{n}/board.svg"): (
         200,
         SVG,
         None,
         "optional",
-        (*_TOKEN, 406),
+        (*_TOKEN, 406, 422),
     ),
 }
 

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get
 from litestar.di import NamedDependency
-from litestar.params import FromPath
+from litestar.params import FromPath, QueryParameter
 from litestar.static_files import create_static_files_router
 
-from domain.kernel.svg import SVG_MEDIA_TYPE, named, notice
+from domain.kernel import decoder
+from domain.kernel.svg import SVG_MEDIA_TYPE, Players, notice
+from domain.platform.table import GameDocument
 from domain.registry import get_game
 from service.application.gameplay import Manifest
 from service.application.history import History
@@ -38,13 +40,28 @@ _GAME_PATH = "/v1/games/{game_id:str}"
 _REPLAY_PATH = "/v1/games/{game_id:str}/replay/{n:int}"
 
 
-def picture(game: str, view: Any, status: str, names: Sequence[str | None] = ()) -> str:
-    """The SVG of one view of a ``game``, its players called by their ``names`` (by seat); a
-    notice while the game has no board yet."""
+def picture(
+    game: str,
+    view: Any,
+    status: str,
+    names: Sequence[str | None] = (),
+    load: str | None = None,
+) -> str:
+    """The SVG of one typed view of a ``game`` (its ``view_type``), its players called by their
+    ``names`` (by seat), with ``load``'s supply cities marked when given; a notice while the
+    game has no board yet. An unknown ``load`` is a 422 (``picture.unknown_load``)."""
     rules = get_game(game)
-    if not view:
+    if load is not None and load not in rules.picture_loads:
+        raise Problem(
+            422,
+            "picture.unknown_load",
+            f"{rules.title} pictures mark no load {load!r}"
+            + (f"; its loads: {', '.join(sorted(rules.picture_loads))}"
+               if rules.picture_loads else ""),
+        )
+    if view is None:
         return notice(rules.title, "waiting for players" if status == "open" else "no board")
-    svg = rules.svg(named(view, names) if names else view)
+    svg = rules.svg(view, Players(tuple(names)), load)
     if svg is None:
         raise Problem(406, "picture.unavailable", f"{game} has no board picture yet")
     return svg
@@ -58,18 +75,44 @@ def _svg(body: str) -> Response[bytes]:
     )
 
 
-async def _board_now(manifest: Manifest, game_id: str, token: str | None) -> Response[bytes]:
-    doc = msgspec.json.decode(await manifest.documents.game_document(game_id, token))
-    names = [s.get("name") for s in sorted(doc.get("seats") or [], key=lambda s: s["seat"])]
-    return _svg(picture(doc["game"], doc.get("view"), doc.get("status", ""), names))
+class _Head(msgspec.Struct):
+    """What a stored game document says of its game, before its view is read as a type."""
+
+    game: str
 
 
-async def _board_at(history: History, game_id: str, n: int, token: str | None) -> Response[bytes]:
+def read_document(raw: bytes) -> GameDocument[Any]:
+    """A stored game document (JSON) with its view typed: the game's ``view_type``."""
+    game = msgspec.json.decode(raw, type=_Head).game
+    generic: Any = GameDocument
+    document: GameDocument[Any] = decoder(generic[get_game(game).view_type]).decode(raw)
+    return document
+
+
+async def _board_now(
+    manifest: Manifest, game_id: str, token: str | None, load: str | None = None
+) -> Response[bytes]:
+    doc = read_document(await manifest.documents.game_document(game_id, token))
+    names = [s.name for s in sorted(doc.seats, key=lambda s: s.seat)]
+    return _svg(picture(doc.game, doc.view, doc.status, names, load))
+
+
+async def _board_at(
+    history: History, game_id: str, n: int, token: str | None, load: str | None = None
+) -> Response[bytes]:
     doc = await history.replay(game_id, token, n)
     row = await history.store.get_game(game_id)
     if row is None:
         raise Problem(404, "game.not_found", f"no game {game_id}")
-    return _svg(picture(row.game, doc.view, doc.status, row.players))
+    return _svg(picture(row.game, doc.view, doc.status, row.players, load))
+
+
+#: The ``load`` query parameter of the picture endpoints.
+_LOAD_DOC = (
+    "Empire Builder: a load (e.g. Coal) whose supply cities the picture marks, as the manual "
+    "shows when a load is clicked; a name that is no load of the game is a 422 "
+    "(picture.unknown_load)"
+)
 
 
 @get(
@@ -78,9 +121,12 @@ async def _board_at(history: History, game_id: str, n: int, token: str | None) -
     media_type=SVG_MEDIA_TYPE,
 )
 async def board_svg(
-    game_id: FromPath[str], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    manifest: NamedDependency[Manifest],
+    request: Request[Any, Any, Any],
+    load: Annotated[str | None, QueryParameter(name="load", description=_LOAD_DOC)] = None,
 ) -> Response[bytes]:
-    return await _board_now(manifest, game_id, token_of(request))
+    return await _board_now(manifest, game_id, token_of(request), load)
 
 
 @get(
@@ -93,8 +139,9 @@ async def replay_svg(
     n: FromPath[int],
     history: NamedDependency[History],
     request: Request[Any, Any, Any],
+    load: Annotated[str | None, QueryParameter(name="load", description=_LOAD_DOC)] = None,
 ) -> Response[bytes]:
-    return await _board_at(history, game_id, n, token_of(request))
+    return await _board_at(history, game_id, n, token_of(request), load)
 
 
 def wants_svg(accept: str | None) -> bool:

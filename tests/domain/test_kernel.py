@@ -168,7 +168,7 @@ def test_every_question_is_answered_after_every_event(game_id: str) -> None:
         kind = game.to_builtins(record.event)["type"]
         for viewer in (SPECTATOR, AUDITOR, *(seat(i) for i in range(seats))):
             assert msgspec.json.decode(msgspec.json.encode(game.view(state, viewer)))
-            assert game.event_view(record.event, viewer)["type"] == kind
+            assert msgspec.to_builtins(game.event_view(record.event, viewer))["type"] == kind
 
 
 @pytest.mark.parametrize("game_id", [g.id for g in all_games()])

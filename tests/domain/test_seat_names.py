@@ -1,5 +1,5 @@
-"""Pictures call the players by name (issue 29): given the names (the service adds them to the
-view it draws: ``domain.kernel.svg.named``), no picture says "seat 0"; without them every
+"""Pictures call the players by name (issue 29): given the names (the service passes them beside
+the view it draws: ``domain.kernel.svg.Players``), no picture says "seat 0"; without them every
 picture is as before; a finished Empire Builder picture names its winners."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder.options import Options
 from domain.kernel import SPECTATOR, LocalGame, Rng, play_random_game
-from domain.kernel.svg import named, seat_name
+from domain.kernel.svg import Players
 from domain.registry import all_games
 
 SEED = bytes(range(32))
@@ -38,7 +38,7 @@ def test_every_picture_names_the_players() -> None:
         view = game.view(table.state, SPECTATOR)
         plain = game.svg(view)
         assert plain is not None and SEAT_WORD.search(plain), game.id  # as before: numbers
-        drawn = game.svg(named(view, NAMES[:seats]))
+        drawn = game.svg(view, Players(tuple(NAMES[:seats])))
         assert drawn is not None
         assert not SEAT_WORD.search(drawn), (game.id, SEAT_WORD.search(drawn))
         for name in NAMES[:seats]:
@@ -49,16 +49,16 @@ def test_a_hostile_name_is_text() -> None:
     game = next(g for g in all_games() if g.id == "jolly-cargo")
     table = _mid_game(game, 2)
     view = game.view(table.state, SPECTATOR)
-    drawn = game.svg(named(view, ["<b>x</b>", "a&b"]))
+    drawn = game.svg(view, Players(("<b>x</b>", "a&b")))
     assert drawn is not None and "<b>" not in drawn and "&lt;b&gt;x&lt;/b&gt;" in drawn
 
 
 def test_a_finished_empire_builder_picture_names_its_winners() -> None:
     table, outcome = play_random_game(EMPIRE_BUILDER, SEED, 2, Options(turn_limit=2))
     view = EMPIRE_BUILDER.view(table.state, SPECTATOR)
-    drawn = EMPIRE_BUILDER.svg(named(view, ["Ann", "Bo"]))
+    drawn = EMPIRE_BUILDER.svg(view, Players(("Ann", "Bo")))
     assert drawn is not None
-    won = " and ".join(seat_name(named({}, ["Ann", "Bo"]), w) for w in outcome.winners)
+    won = " and ".join(Players(("Ann", "Bo")).name(w) for w in outcome.winners)
     assert f"won by {won or 'nobody'} (" in drawn
 
 
@@ -102,7 +102,9 @@ def test_empire_builder_legend_gives_each_player_their_colour() -> None:
     from domain.empire_builder import render
 
     table = _mid_game(EMPIRE_BUILDER, 3)
-    drawn = EMPIRE_BUILDER.svg(named(EMPIRE_BUILDER.view(table.state, SPECTATOR), NAMES[:3]))
+    drawn = EMPIRE_BUILDER.svg(
+        EMPIRE_BUILDER.view(table.state, SPECTATOR), Players(tuple(NAMES[:3]))
+    )
     assert drawn is not None
     swatches = re.findall(r'<rect class="legend" data-seat="(\d)"[^>]*fill="(#[0-9a-f]{6})"', drawn)
     assert swatches == [(str(s), render.PLAYER_COLOURS[s]) for s in range(3)]
@@ -115,8 +117,8 @@ def test_cargo_empire_says_turns_played_of_all_and_what_rings_mean() -> None:
     view = CARGO_EMPIRE.view(table.state, SPECTATOR)
     drawn = CARGO_EMPIRE.svg(view)
     assert drawn is not None
-    per = view["turns_per_round"] * 2
-    assert f"turns played {view['turn']}/{per}" in drawn  # never "turn 7/4"
+    per = view.turns_per_round * 2
+    assert f"turns played {view.turn}/{per}" in drawn  # never "turn 7/4"
     assert "blue dashed ring = port" in drawn
 
 

@@ -147,9 +147,9 @@ def test_empire_cities_levels_cubes_posts_and_track() -> None:
     assert [p.get("data-seat") for p in having(cities["Lisboa"], "post")] == ["1"]
     demand = {d.get("data-colour"): d.get("data-seat") for d in having(cities["Wien"], "demand")}
     assert demand == {"grey": "0", "orange": ""}
-    total_cubes = sum(c["cubes"] for c in view["map"]["cities"])
+    total_cubes = sum(c.cubes for c in view.map.cities)
     assert len(having(root, "cube")) == total_cubes
-    assert len(having(root, "track")) == len(view["map"]["tracks"])
+    assert len(having(root, "track")) == len(view.map.tracks)
     markers = {
         (m.get("data-seat"), m.get("data-vehicle")): m.get("data-step")
         for m in having(root, "marker")

@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any
 
+import msgspec
 import pytest
 
 from domain.platform.table import fold_stream, game_document
@@ -108,7 +109,9 @@ async def _whole_game(
             check_replay_line(json.loads(line), n, version, table)
             if n % 25 == 0 or n == version:
                 at = (await client.get(f"{base}/replay/{n}")).json()
-                expected = game_document(table, "spectator", everything=True)["view"]
+                expected = msgspec.to_builtins(
+                    game_document(table, "spectator", everything=True).view
+                )
                 assert at["view"] == expected and at["folded"] < 100
         assert table is not None
         assert get_game(game).outcome(table.state) is not None

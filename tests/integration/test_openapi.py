@@ -100,7 +100,6 @@ def test_each_game_has_named_schemas_of_its_view_commands_and_events() -> None:
     schemas = doc["components"]["schemas"]
     game_doc = schemas["GameDocument"]
     assert game_doc["discriminator"]["propertyName"] == "game"
-    untyped: list[str] = []
     for rules in all_games():
         p = gameschemas.prefix(rules.id)
         for kind, union in (("Command", rules.command_type), ("Event", rules.event_type)):
@@ -120,12 +119,10 @@ def test_each_game_has_named_schemas_of_its_view_commands_and_events() -> None:
         data = schemas[f"{p}.EventDocument"]["properties"]["data"]
         mapping = schemas[data["$ref"].rsplit("/", 1)[1]]["discriminator"]["mapping"]
         assert {"lobby.created", "table.message", "seed.revealed"} <= set(mapping)
-        if schemas[f"{p}.View"] == gameschemas.FREE_VIEW:
-            untyped.append(rules.id)
-    # ASSERTION PENDING THE TYPED VIEWS (issue 26, branch `views`): every game's rules name a
-    # view type (`view_type`), so `<Game>.View` is its schema, not the free-form fallback.
-    # Fails until that branch is merged; then gameschemas.FREE_VIEW goes.
-    assert not untyped, f"views not typed: {untyped}"
+        # the view is the game's own type: an object with the view's fields, not free-form
+        view = _resolve(schemas, schemas[f"{p}.View"])
+        assert view["type"] == "object", (rules.id, view)
+        assert set(view["properties"]) == set(rules.view_type.__struct_fields__), rules.id
 
 
 def test_hidden_values_may_be_commitments_where_declared() -> None:

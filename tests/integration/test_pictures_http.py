@@ -9,12 +9,14 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 
 from domain.curious_cargo import CURIOUS_CARGO
 from domain.empire_builder import EMPIRE_BUILDER
+from domain.empire_builder.board import LOADS
 from domain.jolly_cargo import JOLLY_CARGO
-from domain.kernel.svg import named
+from domain.kernel.svg import Players
 from service.http.pictures import picture, wants_svg
 from service.problems import Problem
 
@@ -96,8 +98,9 @@ async def _live(server: ServerProcess) -> None:
             expected = 0 if not view else len(view["crates"])
             assert len(classes(picture.text, "face-down")) == expected
             if view:
-                # the players called by name (issue 29)
-                assert picture.text == JOLLY_CARGO.svg(named(view, ["a", "b", "c"]))
+                # the players called by name (issue 29), the view as a client decodes it
+                typed = msgspec.convert(view, JOLLY_CARGO.view_type)
+                assert picture.text == JOLLY_CARGO.svg(typed, Players(("a", "b", "c")))
                 assert ">a</text>" in picture.text and "seat 0" not in picture.text
             ET.fromstring(picture.text)
 
@@ -160,7 +163,7 @@ def test_accept_negotiation(accept: str | None, svg: bool) -> None:
 
 
 def test_a_game_without_a_picture_is_406(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(type(JOLLY_CARGO), "svg", lambda self, view: None)
+    monkeypatch.setattr(type(JOLLY_CARGO), "svg", lambda self, view, players, load: None)
     with pytest.raises(Problem) as caught:
         picture("jolly-cargo", {"phase": "play"}, "active")
     assert caught.value.status == 406 and caught.value.code == "picture.unavailable"
@@ -209,7 +212,8 @@ def test_curious_cargo_and_empire_builder_pictures(server: ServerProcess) -> Non
                     picture = await client.get(base + "/board.svg", headers=headers)
                     assert picture.status_code == 200, (game, picture.text)
                     assert picture.headers["content-type"].startswith(SVG)
-                    assert picture.text == rules.svg(named(doc["view"], ["a", "b"]))
+                    typed = msgspec.convert(doc["view"], rules.view_type)
+                    assert picture.text == rules.svg(typed, Players(("a", "b")))
                     assert "a:" in picture.text and "eat 0" not in picture.text
                     negotiated = await client.get(base, headers={**headers, "Accept": SVG})
                     assert negotiated.text == picture.text
@@ -230,5 +234,47 @@ def test_curious_cargo_and_empire_builder_pictures(server: ServerProcess) -> Non
                     assert len(tracks) == 2 and {e.get("data-seat") for e in tracks} == {"0"}
                     trains = [e.get("data-loads") for e in root.iter() if e.get("class") == "train"]
                     assert trains == ["", "Coal"]
+
+    asyncio.run(run())
+
+
+def _supply_marks(svg: str) -> list[tuple[str | None, str | None]]:
+    return sorted((e.get("data-load"), e.get("data-city")) for e in classes(svg, "supply"))
+
+
+def test_an_empire_builder_picture_marks_a_loads_supply_cities(server: ServerProcess) -> None:
+    """``?load=Coal`` on a board picture rings the cities that supply Coal (the manual shows
+    them when a load is clicked), now and in a replay; without it no city is ringed; a name that
+    is no load of the game (or a load asked of a game without loads) is a 422 problem."""
+
+    async def run() -> None:
+        async with server.async_client() as client:
+            r = await client.post(
+                "/v1/games",
+                json={"game": "empire-builder", "seats": 2, "players": ["a", "b"],
+                      "position": POSITIONS["empire-builder"]},
+            )
+            assert r.status_code == 201, r.text
+            base = f"/v1/games/{r.json()['id']}"
+            plain = await client.get(base + "/board.svg")
+            assert plain.status_code == 200 and _supply_marks(plain.text) == []
+            version = (await client.get(base)).json()["version"]
+            for load in ("Coal", "Wine"):
+                expected = sorted((load, city) for city in LOADS[load].supply)
+                assert expected
+                for path in ("/board.svg", f"/replay/{version}/board.svg"):
+                    marked = await client.get(base + path, params={"load": load})
+                    assert marked.status_code == 200, marked.text
+                    assert _supply_marks(marked.text) == expected, (path, load)
+            for bad in ("Kryptonite", "coal", "", "Coal\u00a0", "x" * 5000):
+                refused = await client.get(base + "/board.svg", params={"load": bad})
+                assert_problem(refused, 422, "picture.unknown_load")
+            r = await client.post("/v1/games", json={"game": "jolly-cargo", "seats": 2})
+            other = f"/v1/games/{r.json()['id']}/board.svg"
+            assert_problem(await client.get(other, params={"load": "Coal"}), 422,
+                           "picture.unknown_load")
+            schema = (await client.get("/schema/openapi.json")).json()
+            params = schema["paths"]["/v1/games/{game_id}/board.svg"]["get"]["parameters"]
+            assert any(p["name"] == "load" and p["in"] == "query" for p in params)
 
     asyncio.run(run())

@@ -167,10 +167,10 @@ def assert_hidden(table: AnyGame) -> None:
         viewer = SPECTATOR if me is None else seat(me)
         assert CARGO_EMPIRE.view(s, viewer) == CARGO_EMPIRE.view(other, viewer)
         for record in table.records:
-            data = CARGO_EMPIRE.event_view(record.event, viewer)
+            data = msgspec.to_builtins(CARGO_EMPIRE.event_view(record.event, viewer))
             if data["type"] in ("cards_drawn", "cities_dealt") and data["seat"] != me:
                 assert data.get("cards") is None and data.get("cities") is None
-    assert CARGO_EMPIRE.view(s, AUDITOR)["players"][0]["hand"] is not None
+    assert CARGO_EMPIRE.view(s, AUDITOR).players[0].hand is not None
 
 
 @PROPERTY

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
 import pytest
 
 from domain.cargo_empire import CARGO_EMPIRE
@@ -11,6 +14,11 @@ from domain.cargo_empire.options import Options
 from domain.kernel import AUDITOR, SPECTATOR, LocalGame, seat
 
 from .support import SEED, at, deliver, invalid, rejects, types
+
+
+def shown(value: object) -> Any:
+    """An event view as its JSON (builtins)."""
+    return msgspec.to_builtins(value)
 
 
 def test_setup_deals_cards_and_places_starting_posts_in_snake_order() -> None:
@@ -78,7 +86,7 @@ def test_final_scoring_counts_every_source() -> None:
     outcome = CARGO_EMPIRE.outcome(s)
     assert outcome is not None and outcome.scores == [45, 9] and outcome.winners == [0]
     rejects(t, 0, Gather(), "rule.game_over")
-    assert CARGO_EMPIRE.view(s, SPECTATOR)["players"][1]["private"] == ["Lisboa", "Madrid"]
+    assert CARGO_EMPIRE.view(s, SPECTATOR).players[1].private == ["Lisboa", "Madrid"]
 
 
 def test_tiebreak_most_posts_then_most_cards_then_shared() -> None:
@@ -124,11 +132,11 @@ def test_position_round_trip() -> None:
 
 def test_hands_and_private_cards_are_hidden_from_others() -> None:
     t = LocalGame.new(CARGO_EMPIRE, SEED, 2)
-    mine = CARGO_EMPIRE.view(t.state, seat(0))["players"]
-    assert mine[0]["hand"] is not None and mine[0]["private"] is not None
-    assert mine[1]["hand"] is None and mine[1]["private"] is None
+    mine = CARGO_EMPIRE.view(t.state, seat(0)).players
+    assert mine[0].hand is not None and mine[0].private is not None
+    assert mine[1].hand is None and mine[1].private is None
     for record in t.records:
-        data = CARGO_EMPIRE.event_view(record.event, SPECTATOR)
+        data = shown(CARGO_EMPIRE.event_view(record.event, SPECTATOR))
         if data["type"] in ("cards_drawn", "cities_dealt"):
             assert data.get("cards") is None and data.get("cities") is None
 
@@ -139,14 +147,14 @@ def test_other_viewers_do_not_learn_which_end_of_a_delivery_is_a_private_city() 
             "players": [{"hand": {"truck": 3, "train": 3}, "private": ["Napoli"]}, {}]})
     route = ("truck:Madrid", "truck:Barcelona", "truck:Marseille", "train:Napoli")
     event = t.submit(0, deliver("Lisboa", "Napoli", "brown", *route, truck=1))[0]
-    assert CARGO_EMPIRE.event_view(event, seat(0))["bonus_for"] == ["destination"]
-    assert CARGO_EMPIRE.event_view(event, AUDITOR)["bonus_for"] == ["destination"]
+    assert shown(CARGO_EMPIRE.event_view(event, seat(0)))["bonus_for"] == ["destination"]
+    assert shown(CARGO_EMPIRE.event_view(event, AUDITOR))["bonus_for"] == ["destination"]
     for viewer in (seat(1), SPECTATOR):
-        data = CARGO_EMPIRE.event_view(event, viewer)
+        data = shown(CARGO_EMPIRE.event_view(event, viewer))
         assert data["bonus_for"] == ["city_card"]
         assert "origin" not in str(data["bonus_for"]) and "destination" not in data["bonus_for"]
     # The view shows no bonus reasons at all.
-    assert "destination" not in str(CARGO_EMPIRE.view(t.state, seat(1))["players"])
+    assert "destination" not in str(shown(CARGO_EMPIRE.view(t.state, seat(1)))["players"])
 
 
 def test_perfect_upgrade_stays_public_in_the_neutral_bonus_form() -> None:
@@ -154,9 +162,9 @@ def test_perfect_upgrade_stays_public_in_the_neutral_bonus_form() -> None:
                        "Paris": {"cubes": 0, "demand": {"white": 1}}},
             "players": [{"hand": {"truck": 3}, "private": ["Paris"]}, {}]})
     event = t.submit(0, deliver("Marseille", "Paris", "orange", "truck:Paris", truck=2))[0]
-    assert CARGO_EMPIRE.event_view(event, SPECTATOR)["bonus_for"] == [
+    assert shown(CARGO_EMPIRE.event_view(event, SPECTATOR))["bonus_for"] == [
         "city_card", "perfect_upgrade"]
-    assert CARGO_EMPIRE.event_view(event, seat(0))["bonus_for"] == [
+    assert shown(CARGO_EMPIRE.event_view(event, seat(0)))["bonus_for"] == [
         "destination", "perfect_upgrade"]
 
 

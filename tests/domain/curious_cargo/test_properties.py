@@ -205,12 +205,12 @@ def assert_hidden(table: AnyGame) -> None:
         viewer = SPECTATOR if me is None else seat(me)
         assert G.view(s, viewer) == G.view(other, viewer)
         for record in table.records:
-            data = G.event_view(record.event, viewer)
+            data = msgspec.to_builtins(G.event_view(record.event, viewer))
             if data["type"] in ("cards_dealt", "cards_drawn", "card_kept") and data["seat"] != me:
                 assert data.get("cards") is None and data.get("card") is None
             if data["type"] == "cards_passed" and me is None:
                 assert data["passed"] is None
-    assert G.view(s, AUDITOR)["deck"] == list(s.deck)
+    assert G.view(s, AUDITOR).deck == list(s.deck)
 
 
 @PROPERTY

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
 import pytest
 
 from domain.curious_cargo import CURIOUS_CARGO as G
@@ -13,6 +16,11 @@ from domain.curious_cargo.rules import check_placement, tile_source
 from domain.kernel import AUDITOR, SPECTATOR, CommandError, LocalGame, RuleError, seat
 
 from .support import SEED, at, kinds, refused, send, state
+
+
+def shown(value: object) -> Any:
+    """An event view as its JSON (builtins)."""
+    return msgspec.to_builtins(value)
 
 
 def new(**options: object) -> LocalGame:  # type: ignore[type-arg]
@@ -339,17 +347,16 @@ def test_cards_are_hidden_from_the_other_seat_and_spectators() -> None:
     theirs = G.view(state(t), seat(1))
     spectator = G.view(state(t), SPECTATOR)
     audit = G.view(state(t), AUDITOR)
-    assert mine["players"][0]["dealt"] and theirs["players"][0]["dealt"] is None
-    assert spectator["players"][1]["dealt"] is None and spectator["deck"] is None
-    assert audit["deck"] and audit["players"][1]["dealt"]
+    assert mine.players[0].dealt and theirs.players[0].dealt is None
+    assert spectator.players[1].dealt is None and spectator.deck is None
+    assert audit.deck and audit.players[1].dealt
     dealt = t.events[1]
-    assert G.event_view(dealt, seat(0))["cards"] and G.event_view(dealt, seat(1))["cards"] is None
+    assert G.event_view(dealt, seat(0)).cards and G.event_view(dealt, seat(1)).cards is None
     for s in (0, 1):
         send(t, s, type="keep_card", card=state(t).players[s].dealt[0])
     passed = t.events[-2] if isinstance(t.events[-2], ev.CardsPassed) else t.events[-3]
     assert isinstance(passed, ev.CardsPassed)
-    assert G.event_view(passed, seat(1))["passed"] and G.event_view(passed, SPECTATOR)[
-        "passed"] is None
+    assert G.event_view(passed, seat(1)).passed and G.event_view(passed, SPECTATOR).passed is None
 
 
 def test_the_view_shows_boards_lanes_stacks_tokens_and_the_track() -> None:
@@ -358,7 +365,7 @@ def test_the_view_shows_boards_lanes_stacks_tokens_and_the_track() -> None:
                                                              "rot": 0}],
          "forklift": 1, "storage": [["S2r1"]], "tokens": {"trucking": 2},
          "shipping_lane": [{"card": "T10", "rear": 3, "goods": {"0": "red"}}]}, {}]})
-    v = G.view(state(t), SPECTATOR)
+    v = shown(G.view(state(t), SPECTATOR))  # as served
     p = v["players"][0]
     assert p["squares"]["b5"]["height"] == 2 and p["squares"]["c4"]["height"] == 1
     assert p["squares"]["c4"]["segments"] == [{"colour": "teal", "edges": "NE"}]
@@ -377,14 +384,14 @@ def test_a_loaded_position_hides_the_other_seats_cards_and_the_deck() -> None:
     t = at({"players": [{"cards": ["T10"]}, {"cards": ["T17"]}], "deck": ["T01", "T02"]})
     loaded = t.events[0]
     assert isinstance(loaded, ev.PositionLoaded)
-    mine = G.event_view(loaded, seat(0))["position"]
+    mine = shown(G.event_view(loaded, seat(0)))["position"]
     assert mine["players"][0]["cards"] == ["T10"] and mine["players"][1]["cards"] is None
     assert mine["deck"] is None
-    spectator = G.event_view(loaded, SPECTATOR)["position"]
+    spectator = shown(G.event_view(loaded, SPECTATOR))["position"]
     assert [p["cards"] for p in spectator["players"]] == [None, None]
-    assert G.event_view(loaded, AUDITOR)["position"]["deck"] == ["T01", "T02"]
+    assert shown(G.event_view(loaded, AUDITOR))["position"]["deck"] == ["T01", "T02"]
     drawn = ev.CardsDrawn(0, ["T11"])
-    assert G.event_view(drawn, seat(1)) == {"type": "cards_drawn", "seat": 0, "cards": None,
+    assert shown(G.event_view(drawn, seat(1))) == {"type": "cards_drawn", "seat": 0, "cards": None,
                                             "count": 1}
     kept = ev.CardKept(1, "T12")
-    assert G.event_view(kept, seat(0))["card"] is None and G.event_view(kept, seat(1))["card"]
+    assert G.event_view(kept, seat(0)).card is None and G.event_view(kept, seat(1)).card

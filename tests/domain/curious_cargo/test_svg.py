@@ -74,8 +74,9 @@ def test_the_documented_picture_is_current() -> None:
 
 
 def test_the_hook_draws_each_viewers_view_and_hides_what_it_hides() -> None:
-    """``CURIOUS_CARGO.svg(view)`` draws the view as served (JSON round trip): a seat sees its own
-    truck cards by name, the other seat and a spectator only the count of them."""
+    """``CURIOUS_CARGO.svg(view)`` draws the view as served (JSON round trip into the game's
+    ``view_type``): a seat sees its own truck cards by name, the other seat and a spectator only
+    the count of them."""
     t = at({"phase": "trucking", "players": [
         {"cards": ["T17", "T05"], "board": [{"tile": "S2r1", "at": "b3", "rot": 0}], "forklift": 1,
          "shipping_lane": [{"card": "T10", "rear": 1, "goods": {"2": "red"}}]},
@@ -84,7 +85,9 @@ def test_the_hook_draws_each_viewers_view_and_hides_what_it_hides() -> None:
     s = state(t)
 
     def picture(viewer: Viewer) -> str:
-        served = msgspec.json.decode(msgspec.json.encode(CURIOUS_CARGO.view(s, viewer)))
+        served = msgspec.json.decode(
+            msgspec.json.encode(CURIOUS_CARGO.view(s, viewer)), type=CURIOUS_CARGO.view_type
+        )
         out = CURIOUS_CARGO.svg(served)
         assert out is not None
         ET.fromstring(out)

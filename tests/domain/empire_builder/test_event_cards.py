@@ -72,7 +72,7 @@ def test_a_flood_erases_track_across_its_river_and_blocks_rebuilding_until_the_d
     assert flood["kind"] == "flood" and flood["erased"] == [[min(a, b), max(a, b), 1]]
     assert edge_key(a, b) not in t.state.track and t.state.track[edge_key(n, a)] == 1
     view = EMPIRE_BUILDER.view(t.state, seat(1))
-    assert view["effects"][0]["river"] == "Mississippi" and view["effects"][0]["drawer"] == 0
+    assert view.effects[0].river == "Mississippi" and view.effects[0].drawer == 0
     # seat 1's turn: no rebuilding across the river
     rejects(t, 1, {"type": "build", "path": [a, b]}, "rule.flooded")
     assert not [c for c in EMPIRE_BUILDER.legal(t.state, 1)
@@ -222,9 +222,9 @@ def test_effects_in_the_view_and_the_position_round_trip() -> None:
     effect = {"card": SNOW.id, "drawer": 1, "turns_left": 2}
     t = at({"players": [{}, {}], "effects": [effect]})
     view = EMPIRE_BUILDER.view(t.state, seat(0))
-    shown = view["effects"][0]
-    assert shown["kind"] == "snow" and shown["turns_left"] == 2
-    assert sorted(shown["area"]) == sorted(SNOW.area) and shown["cities"] == list(SNOW.cities)
+    shown = view.effects[0]
+    assert shown.kind == "snow" and shown.turns_left == 2
+    assert shown.area == sorted(SNOW.area) and shown.cities == list(SNOW.cities)
     pos = EMPIRE_BUILDER.export_position(t.state)
     assert EMPIRE_BUILDER.to_builtins(pos)["effects"] == [effect]
     assert event_card(SNOW.id) == SNOW

@@ -3,6 +3,8 @@ card's face, and auto move (the manual's "Borrowing", "The player card" and "aut
 
 from __future__ import annotations
 
+import msgspec
+
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder.board import CARDS, FACES, MAP
 from domain.empire_builder.commands import AutoMove, Borrow, Deliver, Move
@@ -30,10 +32,10 @@ def test_borrowing_gives_the_amount_and_owes_twice_it_announced_to_everyone() ->
     p = t.state.players[0]
     assert (p.money, p.debt) == (75, 30)
     # an event every viewer reads whole
-    seen = EMPIRE_BUILDER.event_view(events[0], VIEWER)
+    seen = msgspec.to_builtins(EMPIRE_BUILDER.event_view(events[0], VIEWER))
     assert seen == {"type": "borrowed", "seat": 0, "amount": 15, "owed": 30}
     view = EMPIRE_BUILDER.view(t.state, VIEWER)
-    assert view["players"][0]["debt"] == 30 and view["options"]["borrowing"] is True
+    assert view.players[0].debt == 30 and view.options.borrowing is True
     # $20M a turn at most
     assert Borrow(5) in EMPIRE_BUILDER.legal(t.state, 0)
     rejects(t, 0, Borrow(6), "rule.borrow_limit")
@@ -57,7 +59,7 @@ def test_the_next_delivery_repays_twice_the_loan_and_cash_may_go_negative() -> N
     assert p.debt == 0 and p.money == 20 + demand.payoff - 40
     assert demand.payoff < 20 and p.money < 0
     # only the next delivery: the debt is gone
-    assert EMPIRE_BUILDER.view(t.state, VIEWER)["players"][0]["debt"] == 0
+    assert EMPIRE_BUILDER.view(t.state, VIEWER).players[0].debt == 0
 
 
 def test_borrowing_refused_when_the_terms_disallow_it() -> None:
@@ -83,7 +85,7 @@ def test_a_seat_chooses_its_face_any_time() -> None:
     t = at({"players": [{}, {}]})
     events = play(t, 1, {"type": "choose_face", "face": FACES[3]})  # not seat 1's turn
     assert types(events) == ["face_chosen"]
-    assert EMPIRE_BUILDER.view(t.state, VIEWER)["players"][1]["face"] == FACES[3]
+    assert EMPIRE_BUILDER.view(t.state, VIEWER).players[1].face == FACES[3]
     assert t.state.current() == 0 and t.state.turn.acted is False  # cosmetic: no turn effect
     rejects(t, 0, {"type": "choose_face", "face": "nobody"}, "rule.no_such_face")
     rejects(t, 7, {"type": "choose_face", "face": FACES[0]}, "rule.no_such_seat")

@@ -130,9 +130,8 @@ def test_a_position_exported_and_loaded_is_the_same_state(plan: Any) -> None:
 def test_views_answer_for_everyone_and_never_show_the_deck(plan: Any) -> None:
     table = play(plan)
     for viewer in (SPECTATOR, AUDITOR, *(seat(i) for i in range(table.state.seats))):
-        v = EMPIRE_BUILDER.view(table.state, viewer)
+        v = msgspec.to_builtins(EMPIRE_BUILDER.view(table.state, viewer))  # as served
         assert "deck" not in v and v["deck_size"] == len(table.state.deck)
-        msgspec.json.encode(v)
         for e in table.events[-5:]:
-            shown = EMPIRE_BUILDER.event_view(e, viewer)
+            shown = msgspec.to_builtins(EMPIRE_BUILDER.event_view(e, viewer))
             assert "deck" not in shown or shown["deck"] is None

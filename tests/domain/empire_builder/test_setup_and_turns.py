@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder.board import CARDS, MAP, MAP_HASH
 from domain.empire_builder.cards import ALL_CARDS
@@ -102,14 +104,14 @@ def test_turns_go_in_seat_order_from_the_first_player_the_second_building_round_
 def test_views_show_cards_to_everyone_and_the_map_by_hash_but_not_the_deck() -> None:
     t = new(3)
     for viewer in (SPECTATOR, seat(0), seat(2)):
-        v = EMPIRE_BUILDER.view(t.state, viewer)
+        v = msgspec.to_builtins(EMPIRE_BUILDER.view(t.state, viewer))  # as served
         assert v["map"]["hash"] == MAP_HASH
         assert v["map"]["asset"] == "/v1/rules/empire-builder/assets/map"
         assert all(len(p["cards"]) == 3 and p["cards"][0]["demands"] for p in v["players"])
         assert v["deck_size"] == ALL_CARDS - 9
         assert "deck" not in v
     pos = at({"players": [{}, {}]})
-    shown = EMPIRE_BUILDER.event_view(pos.events[0], seat(0))
+    shown = msgspec.to_builtins(EMPIRE_BUILDER.event_view(pos.events[0], seat(0)))
     assert shown["position"]["deck"] is None
     assert shown["position"]["deck_size"] == len(CARDS) - 6
 

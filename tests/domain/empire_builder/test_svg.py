@@ -8,10 +8,12 @@ import json
 import xml.etree.ElementTree as ET
 
 import msgspec
+import pytest
 
 from domain.empire_builder import EMPIRE_BUILDER, render
-from domain.empire_builder.board import MAP, edge_ends
+from domain.empire_builder.board import LOADS, MAP, edge_ends
 from domain.empire_builder.position import state_from_position
+from domain.empire_builder.views import EmpireBuilderView, MapRef
 from domain.kernel import AuditorViewer, SeatViewer, SpectatorViewer
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -29,11 +31,11 @@ POSITION = {
 }
 
 
-def _served(viewer: object) -> dict[str, object]:
+def _served(viewer: object) -> EmpireBuilderView:
+    """The view as a client reads it: its JSON decoded into the game's view type."""
     state = state_from_position(EMPIRE_BUILDER.decode_position(json.dumps(POSITION).encode()))
     view = EMPIRE_BUILDER.view(state, viewer)  # type: ignore[arg-type]
-    decoded: dict[str, object] = msgspec.json.decode(msgspec.json.encode(view))
-    return decoded
+    return msgspec.json.decode(msgspec.json.encode(view), type=EmpireBuilderView)
 
 
 def test_the_picture_holds_the_views_tracks_trains_and_loads() -> None:
@@ -68,17 +70,46 @@ def test_every_viewer_gets_the_same_public_picture_and_another_map_none() -> Non
     pictures = {EMPIRE_BUILDER.svg(_served(v))
                 for v in (SpectatorViewer(), SeatViewer(0), SeatViewer(1), AuditorViewer())}
     assert len(pictures) == 1
-    view = _served(SpectatorViewer())
-    view["map"] = {"hash": "0" * 64, "asset": "elsewhere"}
+    view = msgspec.structs.replace(
+        _served(SpectatorViewer()), map=MapRef(hash="0" * 64, asset="elsewhere")
+    )
     assert EMPIRE_BUILDER.svg(view) is None
 
 
 def test_sections_of_every_seat_are_drawn_in_their_colour() -> None:
-    view = _served(SpectatorViewer())
     a, b = edge_ends(next(iter(sorted(MAP.river))))
-    view["tracks"] = [[], [], [[a, b]]]
+    view = msgspec.structs.replace(_served(SpectatorViewer()), tracks=[[], [], [[a, b]]])
     svg = EMPIRE_BUILDER.svg(view)
     assert svg is not None
     tracks = [e for e in ET.fromstring(svg).iter(f"{NS}line") if e.get("class") == "track"]
     assert [(e.get("data-seat"), e.get("stroke")) for e in tracks] == [
         ("2", render.PLAYER_COLOURS[2])]
+
+
+def _supply(svg: str) -> list[tuple[str | None, str | None]]:
+    root = ET.fromstring(svg)
+    return sorted(
+        (e.get("data-load"), e.get("data-city"))
+        for e in root.iter(f"{NS}circle")
+        if e.get("class") == "supply"
+    )
+
+
+def test_a_load_marks_the_cities_that_supply_it_and_only_then() -> None:
+    """The manual shows a load's supply cities when the load is clicked: ``load`` rings every
+    city of the load's supply list (and no other), at the city's milepost; without it, none."""
+    view = _served(SpectatorViewer())
+    plain = EMPIRE_BUILDER.svg(view)
+    assert plain is not None and _supply(plain) == []
+    for load in ("Coal", "Wine", sorted(LOADS)[-1]):
+        svg = EMPIRE_BUILDER.svg(view, load=load)
+        assert svg is not None
+        assert _supply(svg) == sorted((load, city) for city in LOADS[load].supply), load
+        assert f"{load} is supplied at {', '.join(sorted(LOADS[load].supply))}" in svg
+        rings = [e for e in ET.fromstring(svg).iter(f"{NS}circle") if e.get("class") == "supply"]
+        for ring in rings:
+            x, y = render._xy(MAP.cities[str(ring.get("data-city"))].mileposts[0])
+            assert (float(ring.get("cx") or 0), float(ring.get("cy") or 0)) == (x, y)
+    # an unknown load is refused, not drawn
+    with pytest.raises(ValueError):
+        EMPIRE_BUILDER.svg(view, load="Kryptonite")

@@ -210,7 +210,7 @@ def assert_face_down_stays_hidden(table: AnyGame) -> None:
     for viewer in viewers:
         assert JOLLY_CARGO.view(s, viewer) == JOLLY_CARGO.view(other, viewer)
         for record in table.records:
-            data = JOLLY_CARGO.event_view(record.event, viewer)
+            data = msgspec.to_builtins(JOLLY_CARGO.event_view(record.event, viewer))
             if data["type"] == "crate_placed":
                 assert data["colour"] is None
     assert JOLLY_CARGO.view(s, AUDITOR) != JOLLY_CARGO.view(other, AUDITOR)

@@ -102,18 +102,18 @@ def test_face_down_crates_are_hidden_from_all_but_the_auditor() -> None:
     viewers: list[Viewer] = [SPECTATOR, seat(0), seat(1)]
     for viewer in viewers:
         shown = JOLLY_CARGO.view(table.state, viewer)
-        assert [(c["square"], c["colour"], c["face_down"]) for c in shown["crates"]] == [
+        assert [(c.square, c.colour, c.face_down) for c in shown.crates] == [
             ("c4", None, True),
             ("d4", None, True),
         ]
-        assert [p["crates_on_dock"] for p in shown["players"]] == [None, None]
+        assert [p.crates_on_dock for p in shown.players] == [None, None]
         for event in table.events:
             if isinstance(event, CratePlaced):
-                assert JOLLY_CARGO.event_view(event, viewer)["colour"] is None
+                assert JOLLY_CARGO.event_view(event, viewer).colour is None
     audited = JOLLY_CARGO.view(table.state, AUDITOR)
-    assert {c["square"]: c["colour"] for c in audited["crates"]} == table.state.crates
+    assert {c.square: c.colour for c in audited.crates} == table.state.crates
     placed = [e for e in table.events if isinstance(e, CratePlaced)]
-    assert [JOLLY_CARGO.event_view(e, AUDITOR)["colour"] for e in placed] == [
+    assert [JOLLY_CARGO.event_view(e, AUDITOR).colour for e in placed] == [
         table.state.crates["c4"],
         table.state.crates["d4"],
     ]
@@ -129,8 +129,8 @@ def test_random_crate_placement() -> None:
     assert rolled(table.events, "ships").winner == JOLLY_CARGO.to_act(table.state)[0]
     for event in table.events:
         if isinstance(event, CratePlaced):
-            assert JOLLY_CARGO.event_view(event, SPECTATOR)["colour"] is None
-    assert all(c["colour"] is None for c in JOLLY_CARGO.view(table.state, seat(0))["crates"])
+            assert JOLLY_CARGO.event_view(event, SPECTATOR).colour is None
+    assert all(c.colour is None for c in JOLLY_CARGO.view(table.state, seat(0)).crates)
 
 
 # --- ships --------------------------------------------------------------------------------------
@@ -173,7 +173,7 @@ def test_crates_turn_up_once_the_ships_are_chosen() -> None:
     table = new()
     winner = rolled(until(table, "ships"), "ships").winner
     rejects(table, winner, ChooseShip("blue"), "rule.ship_not_in_play")
-    assert all(c["colour"] is None for c in JOLLY_CARGO.view(table.state, SPECTATOR)["crates"])
+    assert all(c.colour is None for c in JOLLY_CARGO.view(table.state, SPECTATOR).crates)
     events = table.submit(winner, ChooseShip("green"))
     assert ShipChosen(1 - winner, "red", automatic=True) in events
     (up,) = [e for e in events if isinstance(e, CratesTurnedUp)]
@@ -181,8 +181,8 @@ def test_crates_turn_up_once_the_ships_are_chosen() -> None:
     assert table.state.phase == "workers"
     assert not table.state.crates_face_down
     shown = JOLLY_CARGO.view(table.state, SPECTATOR)
-    assert {c["square"]: c["colour"] for c in shown["crates"]} == table.state.crates
-    assert JOLLY_CARGO.event_view(up, SPECTATOR)["crates"] == table.state.crates
+    assert {c.square: c.colour for c in shown.crates} == table.state.crates
+    assert JOLLY_CARGO.event_view(up, SPECTATOR).crates == table.state.crates
 
 
 # --- workers ------------------------------------------------------------------------------------
