@@ -85,8 +85,9 @@ def test_every_route_is_documented_with_its_statuses() -> None:
 
 
 def _resolve(schemas: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    while "$ref" in schema:
-        schema = schemas[schema["$ref"].rsplit("/", 1)[1]]
+    while "$ref" in schema or len(schema.get("allOf", [])) == 1:
+        schema = schema["allOf"][0] if "allOf" in schema else schema
+        schema = schemas[schema["$ref"].rsplit("/", 1)[1]] if "$ref" in schema else schema
     return schema
 
 

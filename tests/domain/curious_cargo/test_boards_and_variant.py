@@ -362,23 +362,24 @@ def test_views_legal_and_the_picture_show_purple() -> None:
     schema = G.command_schema()["$defs"]["PlaceSplitter"]["properties"]["colour"]
     assert schema["enum"] == ["purple", "red", "teal"]  # the command a client builds
     view = G.view(s, AUDITOR)
-    assert view["board"]["number"] == 4 and view["board"]["name"] == BOARDS[4].name
-    assert view["shipping_board"]["colours"] == ["red", "teal", "purple"]
-    assert view["shipping_board"]["goal"] == 11
-    assert view["players"][0]["splitters"]["purple"] == 1
-    assert view["players"][0]["shipped"]["purple"] == 2
+    assert view.board.number == 4 and view.board.name == BOARDS[4].name
+    assert view.shipping_board.colours == ["red", "teal", "purple"]
+    assert view.shipping_board.goal == 11
+    assert view.players[0].splitters["purple"] == 1
+    assert view.players[0].shipped["purple"] == 2
     picture = svg(view)
     assert picture.count('data-shipping="purple"') == 12  # both seats' six purple columns
     assert picture.count('data-shipped="true"') == 2
     # board 4's machines are drawn, not board 1's (six machine squares per seat either way)
     assert picture.count('fill="#555"') == 12
-    assert svg({**view, "board": {**view["board"], "number": 1}}) != picture
-    assert G.view(at({}).state, AUDITOR)["board"]["number"] == 1
+    board_1 = msgspec.structs.replace(view.board, number=1)
+    assert svg(msgspec.structs.replace(view, board=board_1)) != picture
+    assert G.view(at({}).state, AUDITOR).board.number == 1
     assert "splitters: red 0 · teal 0 · purple 1" in picture
     send(t, 0, type="place_splitter", colour="purple", at="b3", rot=0)
     assert kinds(t.events[-2:]) == ["TokenUsed", "TilePlayed"]
     after = G.view(state(t), AUDITOR)
-    assert after["players"][0]["squares"]["b3"]["piece"] == "splitter-purple"
+    assert after.players[0].squares["b3"].piece == "splitter-purple"
     assert svg(after).count('data-colour="purple"') == 1  # the splitter's segment, in purple
 
 
