@@ -9,7 +9,8 @@
   the page states the layers in the order ``tests/test_layers.py`` enforces.
 - README's Layout section names every package of the tree and every module of ``projections/``,
   ``domain/kernel/``, ``domain/platform/`` and of the games (``tests/test_layers.py`` checks
-  ``service/`` and ``infra/``), and links the architecture page.
+  ``service/`` and ``infra/``), says truly which modules each game lacks of CARGO's shape, and
+  links the architecture page.
 """
 
 from __future__ import annotations
@@ -209,6 +210,26 @@ def test_the_readme_names_every_module_of_the_games() -> None:
     )
     unnamed = [s for s in stems if f"`{s}`" not in domain and f"`{s}.py`" not in domain]
     assert not unnamed, f"README's Layout names no game module {unnamed}"
+
+
+def _stems(game: str) -> set[str]:
+    return {p.stem for p in (ROOT / "domain" / game).glob("*.py")} - {"__init__"}
+
+
+def test_the_readme_says_which_modules_each_game_lacks() -> None:
+    """README lists CARGO's modules one by one and says of each other game "the same shape (no
+    ...)": what it says a game lacks is not there, and the rest of the shape is."""
+    layout = _layout()
+    shape = _stems("jolly_cargo")
+    for game in _game_dirs():
+        if game == "jolly_cargo":
+            continue
+        said = re.search(rf"- `domain/{game}/` — the same shape \(no ([^)]*)\)", layout)
+        assert said is not None, f"README's Layout does not say what domain/{game}/ lacks"
+        lacking = set(re.findall(r"`(\w+)`", said.group(1)))
+        have = _stems(game)
+        assert not lacking & have, f"domain/{game}/ has {sorted(lacking & have)}: README says no"
+        assert shape - lacking <= have, f"domain/{game}/ lacks {sorted(shape - lacking - have)}"
 
 
 def test_the_readme_links_the_architecture_page() -> None:
