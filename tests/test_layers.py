@@ -1,6 +1,6 @@
 """The tree states the architecture, and the imports keep to it (issue 11): inside ``service/``,
 ``http → application → audit → eventstore``, each layer importing only from itself, the layers
-after it, the shared modules beside them (settings, problems, observability, lru, collector),
+after it, the shared modules beside them (settings, problems, observability, collector),
 ``domain``, ``projections`` and ``infra``; ``projections`` derives views from ``domain`` alone (and
 ``infra``); ``infra`` (deadlines, the bounded pool, the LRU: issue 27) imports none of them;
 ``domain`` imports nothing of ours but itself. Read from the source with :mod:`ast`, lazy imports
@@ -289,7 +289,7 @@ def test_a_status_code_below_the_edge_is_caught() -> None:
 #   called, and asyncpg is named only for its error classes (to classify failures), except
 #   that the composition root opens the pools (``asyncpg.create_pool`` in service/bootstrap.py)
 #   and hands them to the store unused.
-# A pool wrapper (a class defining ``acquire``: service.application.faults.BoundedPool) is
+# A pool wrapper (a class defining ``acquire``: infra.pool.BoundedPool) is
 # itself the pool and may hold and call the one it wraps. bench/ceiling.py is the baseline with
 # no Manifest in it (one raw asyncpg INSERT per request, on purpose); the other benchmarks'
 # direct connections (setup and measurement, asyncpg.connect) are outside the store's pools.

@@ -2,7 +2,7 @@
 
 :func:`rule` runs the game's ``decide`` and folds its events (adding ``seed.revealed`` when they
 end the game); :func:`accepted_answer` is the recorded answer once the events are chained.
-:class:`service.application.gameplay.Manifest` wraps them in reads and the one-statement append;
+:class:`service.application.play.Play` wraps them in reads and the one-statement append;
 ``bench.move_work`` times them alone, which is what a move costs before any HTTP, PostgreSQL or
 Redis work.
 """
