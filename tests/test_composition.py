@@ -71,8 +71,8 @@ def test_the_services_share_one_table_cache_one_seat_cache_and_one_write_path() 
 
     store, signer = cast(Any, object()), cast(Any, object())
     manifest = compose(store, cast(Any, _Projector()), signer)
-    services = [manifest.lobby, manifest.play, manifest.talk, manifest.documents]
-    services.append(cast(Any, manifest.queries))
+    services: list[Any] = [manifest.lobby, manifest.play, manifest.talk, manifest.documents]
+    services.append(manifest.queries)
     for service in services:
         assert service.tables is manifest.tables, type(service).__name__
         assert service.seats is manifest.seats, type(service).__name__
