@@ -53,12 +53,12 @@ async def play(dsn: str, redis: str, moves: int, seed: int) -> dict[str, list[tu
             "MANIFEST_SIGNING_KEY_SOURCE": "database",  # a throwaway database
         }
     )
-    a, a_pool, a_store = await build_manifest(settings)
-    b, b_pool, b_store = await build_manifest(settings)
+    a, a_events, a_store = await build_manifest(settings)
+    b, b_events, b_store = await build_manifest(settings)
     times: dict[str, list[tuple[float, float]]] = {}
     rng = random.Random(seed)
     try:
-        created = await a.create(
+        created = await a.lobby.create(
             CreateGame(
                 game="jolly-cargo",
                 seats=2,
@@ -68,31 +68,33 @@ async def play(dsn: str, redis: str, moves: int, seed: int) -> dict[str, list[tu
         )
         tokens = [str(s.token) for s in created.seats]
         for _ in range(moves):
-            _, table = await a.current(created.id)
+            _, table = await a.tables.current(created.id)
             if table.status != "active":
                 break
             seat = rng.choice(table.rules.to_act(table.state))
             command = msgspec.to_builtins(rng.choice(table.rules.legal(table.state, seat)))
-            answer = await a.command(created.id, tokens[seat], CommandBody(command=command), None)
+            answer = await a.play.command(
+                created.id, tokens[seat], CommandBody(command=command), None
+            )
             await a.projector.drain(timeout=10)
             if not answer.to_act:
                 continue
             field = f"legal:{answer.to_act[0]}"
             with timed(times, "a legal"):
-                await a.document(created.id, field)
+                await a.documents.document(created.id, field)
             with timed(times, "a spectator"):
-                await a.document(created.id, "doc:spectator")
+                await a.documents.document(created.id, "doc:spectator")
             with timed(times, "b legal"):
-                await b.document(created.id, field)
+                await b.documents.document(created.id, field)
             with timed(times, "b spectator"):
-                await b.document(created.id, "doc:spectator")
+                await b.documents.document(created.id, "doc:spectator")
             await b.projector.drain(timeout=10)
     finally:
-        for manifest, pool, store in ((a, a_pool, a_store), (b, b_pool, b_store)):
+        for manifest, events, store in ((a, a_events, a_store), (b, b_events, b_store)):
             await manifest.projector.drain(timeout=10)
             await store.clear()
             await store.close()
-            await pool.close()
+            await events.close()
     return times
 
 

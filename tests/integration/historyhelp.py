@@ -234,7 +234,8 @@ class Folding:
     def document(self, everything: bool) -> dict[str, Any]:
         assert self.table is not None
         doc: dict[str, Any] = game_document(self.table, "spectator", everything=everything)
-        return msgspec.json.decode(msgspec.json.encode(doc))
+        copied: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(doc))
+        return copied
 
     def own_view(self, viewer: Any = AUDITOR) -> Any:
         """``JOLLY_CARGO.view`` of the game's own fold (None before the game starts)."""
