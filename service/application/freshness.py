@@ -16,8 +16,9 @@ order, and when each may answer (:mod:`service.application.documents` asks these
 2. :attr:`Tier.PROJECTED` — a view stored in the projection (Redis, or in process without
    ``REDIS_URL``), which carries the version it was built at: when that version is the stored
    one or newer (:func:`projected_view`).
-3. :attr:`Tier.TABLES` — this process's table cache (``Games._tables``, keyed by game, holding
-   the head): a view is built from it when it is the stored state (:func:`table_answers`).
+3. :attr:`Tier.TABLES` — this process's table cache (:class:`~service.application.tables.Tables`,
+   keyed by game, holding the head): a view is built from it when it is the stored state
+   (:func:`table_answers`).
 4. :attr:`Tier.PROJECTED_TABLE` — the projection's table: when the projection record says it
    is at the stored version or newer (:func:`projection_current`) and the table read is
    (:func:`projected_table_answers`).
