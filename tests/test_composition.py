@@ -53,3 +53,35 @@ def test_a_mixin_or_a_borrowed_private_name_is_caught() -> None:
     assert _composition_faults(mixin) == ["class Play extends Games"]
     errors = "from service.application.errors import NotFound\nclass Gone(NotFound):\n    pass\n"
     assert not _composition_faults(errors)
+
+
+def test_the_services_share_one_table_cache_one_seat_cache_and_one_write_path() -> None:
+    """The caches the mixins shared by inheritance are now collaborators handed to each service:
+    they must be the *same* objects. Two ``Tables`` would let play's cached table (or a
+    lobby's keys) go unseen by documents and queries (stale or refolded reads); two ``Seats``
+    would make a token issued by the lobby unknown to play's quotas; two ``Writes`` two
+    admission limits per game."""
+    from typing import Any, cast
+
+    from service.application.history import History
+    from service.bootstrap import compose
+
+    class _Projector:
+        store = object()
+
+    store, signer = cast(Any, object()), cast(Any, object())
+    manifest = compose(store, cast(Any, _Projector()), signer)
+    services: list[Any] = [manifest.lobby, manifest.play, manifest.talk, manifest.documents]
+    services.append(manifest.queries)
+    for service in services:
+        assert service.tables is manifest.tables, type(service).__name__
+        assert service.seats is manifest.seats, type(service).__name__
+        assert service.store is store, type(service).__name__
+    writers = [manifest.lobby.writes, manifest.play.writes, manifest.talk.writes]
+    assert all(w is writers[0] for w in writers)
+    assert writers[0].tables is manifest.tables
+    assert writers[0].faults is manifest.faults
+    assert manifest.seats.store is store and manifest.tables.store is store
+    history = History.of(manifest)
+    assert history.tables is manifest.tables and history.seats is manifest.seats
+    assert history.documents is manifest.documents

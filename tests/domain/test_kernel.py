@@ -195,3 +195,37 @@ def test_a_question_from_a_seat_the_game_does_not_have_is_a_rule_error(game_id: 
             except RuleError as error:
                 assert error.code != "rule.no_such_seat"
     assert game.seats(table.state) == seats
+
+
+@pytest.mark.parametrize("game_id", [g.id for g in all_games()])
+def test_decide_and_evolve_never_change_the_state_they_are_given(game_id: str) -> None:
+    """One emit discipline (a ``Run`` on a working copy) for all four games: whatever a
+    decision does — accepted, or refused part-way after emitting — and whatever ``evolve``
+    does, the state handed in is the same afterwards, byte for byte. (The service decides on
+    its cached table: a decision that changed it would corrupt every later read and move.)"""
+    game = get_game(game_id)
+    seed = bytes([5]) * 32
+    table = LocalGame.new(game, seed, game.min_seats, game.decode_options(game.bot_options))
+    chooser = Rng(seed, 0)
+    for _ in range(120):
+        state = table.state
+        if game.outcome(state) is not None:
+            break
+        waiting = game.to_act(state)
+        seat_now = chooser.choice(waiting)
+        legal = game.legal(state, seat_now)
+        tried = [chooser.choice(legal) for _ in range(4)]
+        others = [s for s in range(game.seats(state)) if s not in waiting]
+        before = game.encode_state(state)
+        for command in tried:
+            for by in [seat_now, *others[:1]]:  # another seat: refused by the rules
+                try:
+                    events = game.decide(state, by, command, table.rng())
+                except RuleError:
+                    events = []
+                assert game.encode_state(state) == before, (game_id, by, command)
+                after = state
+                for event in events:
+                    after = game.evolve(after, event)
+                assert game.encode_state(state) == before, (game_id, "evolve", command)
+        table.submit(seat_now, tried[0])

@@ -57,3 +57,50 @@ def test_an_opening_emitted_in_the_middle_of_a_decision_is_refused() -> None:
     with pytest.raises(ValueError, match="opens a game"):
         run.emit(Opened(1))
     assert run.events == [] and run.state == Tally(0, [])
+
+
+@pytest.mark.parametrize(
+    "game_id", ["jolly-cargo", "cargo-empire", "empire-builder", "curious-cargo"]
+)
+def test_an_emitted_event_is_not_changed_by_what_its_decision_does_after_it(
+    game_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Applying as you emit puts a hazard in every game: an event that holds a list or dict of
+    the working state (``MarketFilled(run.state.market)``), or an opening whose state keeps the
+    event's own lists, would be changed by the events emitted after it — and recorded changed.
+    Every event of the set-up, of positions and of a whole bot game is the same when the
+    decision ends as when it was emitted."""
+    import contextlib
+    import hashlib
+
+    from domain.kernel import CommandError, LocalGame, Rng
+    from domain.registry import get_game
+
+    emitted: list[tuple[object, bytes]] = []
+    emit, opening = Run.emit, Run.opening.__func__  # type: ignore[attr-defined]
+
+    def recording_emit(self: Run[object, object], event: object) -> None:
+        emitted.append((event, msgspec.json.encode(event)))
+        emit(self, event)
+
+    def recording_opening(cls: type[Run[object, object]], folder: object, event: object) -> object:
+        emitted.append((event, msgspec.json.encode(event)))
+        return opening(cls, folder, event)
+
+    monkeypatch.setattr(Run, "emit", recording_emit)
+    monkeypatch.setattr(Run, "opening", classmethod(recording_opening))
+    game = get_game(game_id)
+    for seats in sorted({game.min_seats, game.max_seats}):
+        seed = hashlib.sha256(f"{game_id}/{seats}".encode()).digest()
+        table = LocalGame.new(game, seed, seats, game.decode_options(game.bot_options))
+        chooser = Rng(seed, 0)
+        for _ in range(200):
+            if game.outcome(table.state) is not None:
+                break
+            seat = chooser.choice(game.to_act(table.state))
+            table.submit(seat, chooser.choice(game.legal(table.state, seat)))
+            with contextlib.suppress(CommandError):  # not every state has a position
+                LocalGame.from_position(game, seed, game.export_position(table.state))
+    assert emitted, "no decision ran on a Run"
+    changed = [type(e).__name__ for e, was in emitted if msgspec.json.encode(e) != was]
+    assert not changed, changed

@@ -483,3 +483,35 @@ def test_a_refusal_is_recorded_by_one_statement_that_commits_itself(
             await pool.close()
 
     asyncio.run(body())
+
+
+@pytest.mark.parametrize("batched", [False, True], ids=["alone", "batched"])
+def test_a_stale_version_or_a_foreign_head_appends_and_records_nothing(
+    fresh_database: str, batched: bool
+) -> None:
+    """The compare-and-set compares the version *and* the head, by name: an append decided on
+    version N-1, or on a version N whose head is not the stored one (another instance's
+    rolled-back or diverged N), matches no row — no event, no command record, no move — on
+    the single statement and in a batch alike."""
+
+    async def play(store: Rig) -> None:
+        if not batched:
+            store.appends = None  # type: ignore[assignment]
+        game_id = (await new_game(store)).id
+        old = await _at(store, game_id)
+        assert await _move(store, game_id, old, key="first") is not None
+        now = await _at(store, game_id)
+        assert now[0] == old[0] + 1
+        foreign = (now[0], bytes(32) if now[1] != bytes(32) else b"\x01" * 32)
+        for stale in (old, foreign, (now[0] + 1, now[1])):
+            assert await _move(store, game_id, stale, key=f"stale-{stale[0]}") is None, stale
+            assert await _at(store, game_id) == now
+        await _check(store, game_id, now[0])
+        recorded = await store._pool.fetchval(
+            "SELECT count(*) FROM commands WHERE game_id = $1", uuid.UUID(game_id)
+        )
+        assert recorded == 1
+        assert await _move(store, game_id, now, key="second") is not None  # the stored state
+        await _check(store, game_id, now[0] + 1)
+
+    _on_store(fresh_database, play)

@@ -27,6 +27,7 @@ from projections.replay import SNAPSHOT_EVERY
 from .apihelp import (
     KEYFRAME_EVERY,
     RANDOM_CRATES,
+    assert_problem,
     auth,
     bot_step,
     create_started,
@@ -413,3 +414,31 @@ def test_events_after_a_huge_version_is_a_problem_not_a_500(
         assert r.status_code == 400 and r.json()["code"] == "request.invalid", r.text
         r = client.get(f"/v1/games/{r.url.path.split('/')[3]}/events?after=2147483647")
         assert r.status_code == 200 and r.json()["events"] == [], r.text
+
+
+def test_replay_and_dispute_file_past_the_last_event_are_404_with_their_codes(
+    server: ServerProcess,
+) -> None:
+    """``/replay/{n}`` and ``/audit/{n}`` for an event the game does not have: 404 with the
+    codes they had before the typed errors (``replay.no_such_event``,
+    ``audit.no_such_event``), not ``game.not_found``; a game that does not exist is
+    ``game.not_found`` on both."""
+
+    async def run() -> None:
+        async with server.async_client() as client:
+            created = await create_started(client)
+            gid, token = created["id"], tokens_of(created)[0]
+            version = (await client.get(f"/v1/games/{gid}", headers=auth(token))).json()["version"]
+            for path, code in (
+                ("replay", "replay.no_such_event"),
+                ("audit", "audit.no_such_event"),
+            ):
+                for n in (0, version + 1):
+                    r = await client.get(f"/v1/games/{gid}/{path}/{n}", headers=auth(token))
+                    assert_problem(r, 404, code)
+                ok = await client.get(f"/v1/games/{gid}/{path}/{version}", headers=auth(token))
+                assert ok.status_code == 200, ok.text
+                missing = f"/v1/games/00000000-0000-4000-8000-000000000000/{path}/1"
+                assert_problem(await client.get(missing), 404, "game.not_found")
+
+    asyncio.run(run())

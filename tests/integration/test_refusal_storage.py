@@ -24,7 +24,7 @@ import pytest
 
 from service.eventstore.rejections import ROW_BYTES
 
-from .apihelp import assert_problem, auth, create_started, pg, tokens_of
+from .apihelp import assert_problem, auth, create_started, pg, pool_of, tokens_of
 from .serverproc import ServerProcess
 
 pytestmark = [pytest.mark.integration]
@@ -363,3 +363,60 @@ async def _long_detail(server: ServerProcess) -> None:
             )
         assert row is not None
         assert row["detail"] <= 500 and row["response"] <= 1_000 and row["body"] <= 1_024, dict(row)
+
+
+def test_a_refusal_is_recorded_with_the_document_its_client_was_answered(
+    server: ServerProcess,
+) -> None:
+    """The typed errors are mapped to HTTP at the edge, and the refusal a command gets is
+    recorded with it (``commands.response``), so that its Idempotency-Key is answered from the
+    record later — also by a server of another version. The record is the problem document
+    answered, without the request's ``instance``: type, title, status, detail, code and the
+    refusal's own fields (a conflict's ``version``), nothing else; ``error_code`` and
+    ``error_detail`` are its code and detail."""
+
+    async def run() -> None:
+        async with pg(server.pg_dsn) as store, server.async_client() as client:
+            created = await create_started(client)
+            gid, tokens = created["id"], tokens_of(created)
+            doc = (await client.get(f"/v1/games/{gid}")).json()
+            actor = doc["to_act"][0]
+            legal = await client.get(f"/v1/games/{gid}/legal", headers=auth(tokens[actor]))
+            command, version = legal.json()["commands"][0], legal.json()["version"]
+            url = f"/v1/games/{gid}/commands"
+            sent = {
+                "malformed": (actor, {"command": {"type": "teleport"}}, 422, "rejected"),
+                "stale": (
+                    actor,
+                    {"command": command, "expected_version": version - 1},
+                    409,
+                    "conflict",
+                ),
+                "out-of-turn": (1 - actor, {"command": command}, 422, "rejected"),
+            }
+            for key, (seat, body, status, outcome) in sent.items():
+                headers = {**auth(tokens[seat]), "Idempotency-Key": key}
+                answered = assert_problem(
+                    await client.post(url, json=body, headers=headers), status
+                )
+                assert answered.pop("instance") == url
+                row = await pool_of(store).fetchrow(
+                    "SELECT outcome, error_code, error_detail, response::text AS response "
+                    "FROM commands WHERE game_id = $1::uuid AND idempotency_key = $2",
+                    gid,
+                    key,
+                )
+                assert row is not None, key
+                recorded = msgspec.json.decode(row["response"])
+                assert recorded == answered, key
+                extra = {"version"} if status == 409 else set()
+                assert set(recorded) == {"type", "title", "status", "detail", "code"} | extra
+                assert (row["outcome"], row["error_code"], row["error_detail"]) == (
+                    outcome,
+                    answered["code"],
+                    answered["detail"],
+                )
+                again = await client.post(url, json=body, headers=headers)
+                assert again.status_code == status and again.json() == {**answered, "instance": url}
+
+    asyncio.run(run())

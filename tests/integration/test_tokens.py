@@ -85,3 +85,41 @@ async def _host(dsn: str) -> None:
         with pytest.raises(ApplicationError) as caught:
             await manifest.documents.legal_document(gid, host)
         assert caught.value.code == "auth.invalid_token"
+
+
+def test_a_token_removed_on_one_process_stops_working_on_another_that_had_seen_it(
+    fresh_database: str,
+) -> None:
+    """Two processes (two composed applications on one database): process B authenticates a
+    seat token of an open game, the host removes that seat through process A, and B refuses
+    the token at once — B's ``Seats`` did not keep it (the game was open). The seat's next
+    player is known to both."""
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with pg(fresh_database) as store:
+            signer = await load_signer(store.signing_keys)
+            a, b = (
+                compose(
+                    store,
+                    Projector(MemoryStore(), lambda g, after: store.read(g, after=after)),
+                    signer,
+                )
+                for _ in range(2)
+            )
+            created = await a.lobby.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
+            gid, code = created.id, created.invite_code
+            bob = await a.lobby.join(gid, JoinGame(name="bob", invite_code=code))
+            assert await b.seats.seat_for(gid, bob.token) == bob.seat
+            assert await b.seats.seat_for(gid, bob.token) == bob.seat  # asked twice: not kept
+            assert not b.seats.knows_token(bob.token)
+            await a.lobby.remove_seat(gid, created.host_token, bob.seat)
+            for process in (a, b):
+                with pytest.raises(ApplicationError) as caught:
+                    await process.seats.seat_for(gid, bob.token)
+                assert caught.value.code == "auth.invalid_token"
+            dan = await b.lobby.join(gid, JoinGame(name="dan", invite_code=code, seat=bob.seat))
+            for process in (a, b):
+                assert await process.seats.seat_for(gid, dan.token) == bob.seat
+
+    asyncio.run(run())

@@ -76,3 +76,79 @@ def test_a_shortened_detail_keeps_the_kind_and_fields() -> None:
     assert isinstance(short, Unavailable) and short.retry_after == 2
     assert (short.code, short.detail, short.extra) == (error.code, "x", error.extra)
     assert error.detail == "x" * 10
+
+
+#: Every refusal code the application (and the audit) raises, with the HTTP status it was
+#: answered with before the typed errors (commit a1ea113, where each raise named its status).
+#: ``lobby.name_taken`` has two: a create naming one player twice is a bad request (400), a
+#: join under a name already seated a conflict (409).
+STATUS_BEFORE_TYPED_ERRORS: dict[str, set[int]] = {
+    "game.not_found": {404},
+    "replay.no_such_event": {404},
+    "audit.no_such_event": {404},
+    "service.unavailable": {503},
+    "version.contention": {503},
+    "auth.invalid_token": {401},
+    "auth.missing_token": {401},
+    "auth.wrong_game": {403},
+    "auth.not_host": {403},
+    "lobby.bad_name": {400},
+    "request.bad_cursor": {400},
+    "lobby.name_taken": {400, 409},
+    "lobby.bad_players": {422},
+    "lobby.unknown_game": {422},
+    "lobby.bad_seats": {422},
+    "lobby.bad_invited": {422},
+    "lobby.no_such_seat": {422},
+    "position.invalid": {422},
+    "lobby.bad_invite": {403},
+    "lobby.not_invited": {403},
+    "lobby.started": {409},
+    "lobby.seat_taken": {409},
+    "lobby.full": {409},
+    "lobby.seat_empty": {409},
+    "lobby.not_full": {409},
+    "lobby.already_seated": {409},
+    "version.conflict": {409},
+    "game.not_started": {409},
+    "game.finished": {409},
+    "idempotency.key_reused": {422},
+    "message.bad_text": {422},
+    "message.bad_recipients": {422},
+}
+
+
+def _raised_codes() -> dict[str, set[int]]:
+    """Each literal code constructed with an error kind in service/application and
+    service/audit, with the status that kind is answered with."""
+    import ast
+    from pathlib import Path
+
+    kinds = {cls.__name__: status for cls, status in STATUS.items()}
+    root = Path(__file__).resolve().parents[2] / "service"
+    found: dict[str, set[int]] = {}
+    for path in [*(root / "application").glob("*.py"), *(root / "audit").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            status = kinds.get(node.func.id)
+            if status is None or not node.args:
+                continue
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                found.setdefault(first.value, set()).add(status)
+    return found
+
+
+def test_every_refusal_code_keeps_the_status_it_had_before_the_typed_errors() -> None:
+    """Clients branch on (status, code): moving a raise to another kind of error would change
+    its status silently (400 vs 422, 401 vs 403, 409 vs 422). A new code is added here on
+    purpose, with its status."""
+    raised = _raised_codes()
+    assert raised, "no typed error found: the scan is broken"
+    changed = {
+        code: (statuses, STATUS_BEFORE_TYPED_ERRORS.get(code))
+        for code, statuses in raised.items()
+        if statuses != STATUS_BEFORE_TYPED_ERRORS.get(code)
+    }
+    assert not changed, changed
