@@ -11,6 +11,7 @@ import msgspec
 
 from domain.kernel import AUDITOR, SPECTATOR, Viewer, decoder, seat, typed
 from domain.kernel.grammar import Rule, legal_answer
+from domain.platform.clocks import Clock, ClockSet, new_clock
 from domain.platform.events import (
     LobbyCreated,
     LobbyJoined,
@@ -49,6 +50,8 @@ class Table(msgspec.Struct):
     canonical: int = 1
     #: Names that may join (None: anyone with the invite code).
     invited: list[str] | None = None
+    #: Every seat's turn clock (None: the game has none), as the last ``clock.set`` left it.
+    clock: Clock | None = None
 
     @property
     def rules(self) -> AnyGame:
@@ -76,6 +79,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 messages=[],
                 canonical=created.canonical,
                 invited=created.invited,
+                clock=new_clock(created.clock, created.seats),
             )
             continue
         if event.version != table.version + 1:
@@ -89,6 +93,8 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 table.names[platform.seat] = None
             elif isinstance(platform, TableMessage):
                 table.messages.append(platform)
+            elif isinstance(platform, ClockSet) and table.clock is not None:
+                table.clock = Clock(table.clock.terms, list(platform.seats))
             continue
         rules = table.rules
         table.state = rules.evolve(table.state, rules.decode_event(event.data))
@@ -137,7 +143,7 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> dic
     state = table.state
     outcome = rules.outcome(state) if state is not None else None
     seat_no = int(key[5:]) if key.startswith("seat:") else None
-    return {
+    document = {
         "id": table.game_id,
         "game": table.game,
         "status": table.status,
@@ -150,6 +156,29 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> dic
             msgspec.to_builtins(m)
             for m in table.messages
             if message_visible_to(m, seat_no)
+        ],
+    }
+    if table.clock is not None:  # the part a game without a clock never shows
+        document["clock"] = clock_document(table.clock)
+    return document
+
+
+def clock_document(clock: Clock) -> dict[str, Any]:
+    """The ``clock`` part of a game document: the terms and every seat's clock (a running
+    clock's ``deadline``; a Fischer bank as it was when the clock started, or now if stopped)."""
+    return {
+        "terms": msgspec.to_builtins(clock.terms),
+        "seats": [
+            {
+                "seat": i,
+                "running": c.since is not None,
+                "since": None if c.since is None else msgspec.to_builtins(c.since),
+                "deadline": None if c.deadline is None else msgspec.to_builtins(c.deadline),
+                "bank_ms": c.bank_ms,
+                "expiries": c.expiries,
+                "sitting_in": c.sitting_in,
+            }
+            for i, c in enumerate(clock.seats)
         ],
     }
 
