@@ -247,8 +247,10 @@ def running_bank_ms(clock: Clock, seat: int, now: datetime) -> int:
 
 
 def overdue(clock: Clock | None, seat: int, now: datetime) -> bool:
-    """Has ``seat``'s time run out at ``now``? (A move recorded then is refused.)"""
-    if clock is None:
+    """Has ``seat``'s time run out at ``now``? (A move recorded then is refused.) Never for a
+    seat the bot sits in for: its player may come back at any time (its deadline is the bot's
+    turn, not the player's time)."""
+    if clock is None or clock.seats[seat].sitting_in:
         return False
     deadline = clock.seats[seat].deadline
     return deadline is not None and utc(now) >= deadline
