@@ -21,6 +21,8 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     position: dict[str, Any] | None = None
     #: Only these names may join (see ``join``); None: anyone with the invite code.
     invited: Annotated[list[str], msgspec.Meta(max_length=MAX_INVITED)] | None = None
+    #: The turn clock (``domain.platform.clocks.ClockTerms``; None: no clock).
+    clock: dict[str, Any] | None = None
 
 
 class JoinGame(msgspec.Struct, forbid_unknown_fields=True):

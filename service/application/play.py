@@ -16,6 +16,7 @@ from domain.kernel import CommandError, RuleError
 from domain.platform.table import Table, legal_document
 from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
+from service.application.clocks import clock_problem
 from service.application.games import _RETRIES, Games
 from service.application.ruling import (
     accepted_answer,
@@ -138,10 +139,11 @@ class Play(Games):
                 version=version,
             )
             return await self._refuse(a, conflict, "conflict")
-        problem = self._not_playing(table)
+        at = datetime.now(UTC)  # the events' recorded time; a clock's moves are decided at it
+        problem = self._not_playing(table) or clock_problem(table, a.seat, at)
         if problem is None:
             try:
-                ruling = rule(table, a.seat, command, await self._seed(a.game_id))
+                ruling = rule(table, a.seat, command, await self._seed(a.game_id), at)
             except RuleError as error:
                 problem = Problem(422, error.code, error.message, **_details(error))
         if problem is not None:
@@ -157,7 +159,7 @@ class Play(Games):
                 events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
                 seat=a.seat,
                 command_id=a.command_id,
-                at=datetime.now(UTC),
+                at=at,
                 status=new.status if new.status != table.status else None,
                 result=ruling.result,
                 idempotency_key=a.key,
