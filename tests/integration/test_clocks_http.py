@@ -1,0 +1,130 @@
+"""Turn clocks end to end against the real server (issue 31): the clock terms at creation,
+each seat's clock in the game document, the expiry fired by the server's own firer and heard
+on the live stream, the deadline surviving a SIGKILL of the only instance (a new one fires it
+once), and the audit endpoint accepting the result."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from .apihelp import assert_problem, auth
+from .historyhelp import sse_messages
+from .serverproc import ServerProcess
+
+pytestmark = pytest.mark.integration
+
+WAIT = 60.0  # generous: the machine is shared
+TICK = {"MANIFEST_CLOCK_TICK": "0.05"}
+
+
+async def _create(client: httpx.AsyncClient, clock: dict[str, Any]) -> httpx.Response:
+    return await client.post(
+        "/v1/games",
+        json={"game": "cargo-empire", "seats": 2, "players": ["ann", "bob"], "clock": clock},
+    )
+
+
+async def _events(client: httpx.AsyncClient, gid: str) -> list[dict[str, Any]]:
+    r = await client.get(f"/v1/games/{gid}/events", params={"after": 0, "limit": 1000})
+    assert r.status_code == 200, r.text
+    events: list[dict[str, Any]] = r.json()["events"]
+    return events
+
+
+def test_the_server_fires_an_expiry_and_the_stream_carries_it(
+    fresh_database: str, redis_url: str
+) -> None:
+    server = ServerProcess(fresh_database, redis_url, **TICK).start()
+    try:
+        asyncio.run(_fires(server))
+    except BaseException:
+        print(server.log_tail())
+        raise
+    finally:
+        server.close()
+
+
+async def _fires(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        bad = await _create(client, {"kind": "fischer", "bank_seconds": 60, "days": 1})
+        assert_problem(bad, 422, "clock.invalid")
+        r = await _create(client, {"kind": "turn", "seconds": 2, "sit_in_after": 1})
+        assert r.status_code == 201, r.text
+        created = r.json()
+        gid, silent = created["id"], created["to_act"][0]
+        other = created["seats"][1 - silent]["token"]
+        doc = (await client.get(f"/v1/games/{gid}")).json()
+        assert doc["clock"]["terms"] == {"kind": "turn", "seconds": 2, "sit_in_after": 1}
+        running = doc["clock"]["seats"][silent]
+        assert running["running"] and running["deadline"] is not None
+        async with client.stream("GET", f"/v1/games/{gid}/stream", headers=auth(other)) as s:
+            assert s.status_code == 200
+            messages = sse_messages(s.aiter_lines())
+            first = json.loads((await asyncio.wait_for(anext(messages), WAIT))["data"])
+            assert first["clock"]["seats"][silent]["expiries"] == 0
+            # Nobody answers for the silent seat: the server's firer expires its turn, and the
+            # bot sits in; the stream hears the change with the seat's clock.
+            end = time.monotonic() + WAIT
+            while True:
+                message = await asyncio.wait_for(anext(messages), WAIT)
+                doc = json.loads(message["data"])
+                if doc["clock"]["seats"][silent]["sitting_in"]:
+                    break
+                assert time.monotonic() < end, "the expiry never came"
+            await messages.aclose()  # type: ignore[attr-defined]
+        events = await _events(client, gid)
+        types = [e["type"] for e in events]
+        assert types.count("clock.expired") == 1
+        expired = events[types.index("clock.expired")]
+        at = datetime.fromisoformat(expired["at"])
+        assert at >= datetime.fromisoformat(expired["data"]["deadline"])
+        assert "clock.sat_in" in types
+        audit = (await client.get(f"/v1/games/{gid}/audit")).json()
+        assert audit["problems"] == [], audit
+
+
+def test_a_deadline_survives_a_sigkill_of_every_instance_and_fires_once(
+    fresh_database: str, redis_url: str
+) -> None:
+    server = ServerProcess(fresh_database, redis_url, **TICK).start()
+    try:
+        asyncio.run(_survives(server))
+    except BaseException:
+        print(server.log_tail())
+        raise
+    finally:
+        server.close()
+
+
+async def _survives(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        r = await _create(client, {"kind": "turn", "seconds": 6, "sit_in_after": 0})
+        assert r.status_code == 201, r.text
+        gid, seat = r.json()["id"], r.json()["to_act"][0]
+        deadline = datetime.fromisoformat(
+            (await client.get(f"/v1/games/{gid}")).json()["clock"]["seats"][seat]["deadline"]
+        )
+    server.kill()  # the only instance dies before the deadline
+    assert datetime.now(UTC) < deadline, "the server took longer to kill than the clock"
+    while datetime.now(UTC) <= deadline:  # the deadline passes with no instance running
+        await asyncio.sleep(0.05)
+    server.restart()
+    async with server.async_client() as client:
+        end = time.monotonic() + WAIT
+        while True:
+            events = await _events(client, gid)
+            if any(e["type"] == "clock.expired" for e in events):
+                break
+            assert time.monotonic() < end, "the restarted instance never fired the deadline"
+            await asyncio.sleep(0.05)
+        expired = [e for e in events if e["type"] == "clock.expired"]
+        assert len(expired) == 1 and expired[0]["data"]["seat"] == seat
+        audit = (await client.get(f"/v1/games/{gid}/audit")).json()
+        assert audit["problems"] == [], audit
