@@ -31,6 +31,7 @@ import structlog
 from domain.platform import clocks, referee
 from domain.platform.clocks import ClockTerms, ClockTermsInvalid, check_terms
 from domain.platform.table import Table
+from service.application.answers import MessageAnswer, Receipt
 from service.application.ruling import rule_events
 from service.eventstore import deadlines
 from service.eventstore.optimistic import append_command
@@ -178,3 +179,59 @@ def clock_firer(games: Play, settings: Settings) -> ClockFirer:
     return ClockFirer(
         games, tick=settings.clock_tick, lease=settings.clock_lease, batch=settings.clock_batch
     )
+
+
+class PresenceBody(msgspec.Struct, forbid_unknown_fields=True):
+    """``POST /v1/games/{id}/presence``: ``away`` true — the player leaves, the greedy bot
+    sits in for the seat; false — the player is back."""
+
+    away: bool
+
+
+async def presence(
+    games: Play, game_id: str, token: str | None, body: PresenceBody
+) -> MessageAnswer:
+    """A player leaving its seat to the bot, or coming back: ``clock.sat_in`` or
+    ``clock.returned`` and the clocks, appended under the game's row lock and recorded like a
+    command (``clock.leave`` / ``clock.return``). Asking for what already is appends
+    nothing and answers the current version."""
+    return await games._write(game_id, lambda: _presence(games, game_id, token, body.away), "write")
+
+
+async def _presence(games: Play, game_id: str, token: str | None, away: bool) -> MessageAnswer:
+    seat = await games.require_seat(game_id, token)
+    snapshots: dict[int, bytes] = {}
+    async with games.store.lock(game_id) as locked:
+        table = await games._table_at(locked)
+        if table.clock is None:
+            raise Problem(409, "clock.none", "this game has no turn clock")
+        problem = games._not_playing(table)
+        if problem is not None:
+            raise problem
+        events = referee.presence(table, seat, away, datetime.now(UTC))
+        if events:
+            command_id = str(uuid.uuid4())
+            first = table.version + 1
+            table = await games._append(locked, events, snapshots, seat=seat, command_id=command_id)
+        head = locked.row.head.hex()
+        response = MessageAnswer(
+            version=table.version,
+            head=head,
+            receipt=Receipt(**games.signer.receipt(game_id, table.version, head)),
+        )
+        if events:
+            kind = "clock.leave" if away else "clock.return"
+            await locked.record_command(
+                command_id=command_id,
+                seat=seat,
+                idempotency_key=None,
+                type=kind,
+                body={"command": {"type": kind}},
+                outcome="accepted",
+                first_version=first,
+                last_version=table.version,
+                response=response,
+            )
+    if events:
+        await games._project(table, snapshots)
+    return response

@@ -27,6 +27,7 @@ import msgspec
 
 from domain.registry import all_games
 from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
+from service.application.clocks import PresenceBody
 from service.application.queries import QueryBody
 from service.http import schemas
 from service.http.nulfree import _JSON_VALUE, _JSON_VALUE_SCHEMA, INTEGER_POLICY, nul_free
@@ -103,6 +104,13 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         None,
         "required",
         (*_TOKEN, 413, 415, 422),
+    ),
+    ("post", "/v1/games/{game_id}/presence"): (
+        200,
+        JSON,
+        None,
+        "required",
+        (*_TOKEN, 409, 413, 415),
     ),
     ("get", "/v1/games/{game_id}/events"): (200, JSON, None, "optional", _TOKEN),
     ("get", "/v1/games/{game_id}/replay/{n}"): (
@@ -262,7 +270,8 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
     # Request bodies as msgspec decodes them (strictly: service.http.hardening): constraints and
     # ``additionalProperties: false`` included, which litestar's own schemas leave out.
     _, bodies = msgspec.json.schema_components(
-        [CreateGame, JoinGame, CommandBody, MessageBody, QueryBody], ref_template=REF
+        [CreateGame, JoinGame, CommandBody, MessageBody, QueryBody, PresenceBody],
+        ref_template=REF,
     )
     bodies["CreateGame"]["properties"]["game"]["enum"] = sorted(g.id for g in all_games())
     # the hardening's no-NUL rule, said in the schema

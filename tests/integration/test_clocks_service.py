@@ -302,3 +302,40 @@ def test_deadlines_lateness_is_bounded_by_the_tick() -> None:
     s = Settings()
     assert (s.clock_tick, s.clock_lease, s.clock_batch) == (1.0, 30.0, 32)
     assert timedelta(seconds=s.clock_tick) < timedelta(seconds=s.clock_lease)
+
+
+def test_a_player_leaves_the_bot_plays_and_the_player_comes_back(fresh_database: str) -> None:
+    from service.application.clocks import PresenceBody, presence
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with instance(fresh_database) as m:
+            created = await create(m, {"kind": "correspondence", "days": 1})
+            gid = created.id
+            seat = created.to_act[0]
+            token = created.seats[seat].token
+            assert token is not None
+            left = await presence(m, gid, token, PresenceBody(away=True))
+            again = await presence(m, gid, token, PresenceBody(away=True))
+            assert again.version == left.version  # already away: nothing appended
+            types = [e.type for e in await events(m.store, gid)]
+            assert types[-2:] == ["clock.sat_in", "clock.set"]
+            # The bot is due at once for a seat it sits in for (the deadline is the time the
+            # clock started): a firer plays the seat's move.
+            assert await ClockFirer(m).fire(gid) is True
+            stored = await events(m.store, gid)
+            bot = [e for e in stored if e.type == "clock.bot"]
+            assert len(bot) == 1 and bot[0].seat == seat
+            back = await presence(m, gid, token, PresenceBody(away=False))
+            assert back.version > left.version
+            _, table = await m.current(gid)
+            assert table.clock is not None and not table.clock.seats[seat].sitting_in
+            plain = await m.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
+            plain_token = plain.seats[0].token
+            with pytest.raises(Problem) as caught:
+                await presence(m, plain.id, plain_token, PresenceBody(away=True))
+            assert caught.value.code == "clock.none"
+            report = await audited(m, gid)
+            assert report["problems"] == []
+
+    asyncio.run(run())
