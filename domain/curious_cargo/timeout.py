@@ -1,6 +1,6 @@
 """What a turn clock's expiry does in this game (:mod:`domain.platform.timeouts`): ``end_turn``
-once the rules allow it (after an action point is spent: until then the first legal action, e.g.
-drawing a tile); the first card or load choice when one is asked for.
+when the rules allow it; where they ask for something else first (a card to keep in the draft,
+loads to choose, an action point to spend), the first legal command.
 
 No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
 
