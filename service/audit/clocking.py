@@ -148,3 +148,35 @@ def check_clock_command(
         lambda state, s: decoded,
     )
     return _compare(events, group)
+
+
+def dispute_check(
+    table: Table, command: CommandRecord, decision: Sequence[StoredEvent], seed: bytes
+) -> tuple[str, bool, str] | None:
+    """A dispute file's ``clock`` check of a decision in a clocked game (None: no clock): the
+    clock events re-derived and the times checked, as the audit does."""
+    if table.clock is None or table.state is None or command.seat is None or not decision:
+        return None
+    first = decision[0]
+    deadline = table.clock.seats[command.seat].deadline
+    when = f"recorded at {first.recorded_at.isoformat()}; seat {command.seat}'s deadline was " + (
+        "none" if deadline is None else deadline.isoformat()
+    )
+    try:
+        if command.type == EXPIRY or command.type in PRESENCE:
+            finding = check_clock_command(table, command, None, decision, seed, None)
+        else:
+            body = command.body.get("command") if isinstance(command.body, dict) else None
+            decoded = table.rules.decode_command(body or {})
+            if first.type == "clock.bot":
+                finding = check_clock_command(table, command, decoded, decision, seed, None)
+            else:
+                produced = table.rules.decide(
+                    table.state, command.seat, decoded, Rng(seed, first.version)
+                )
+                finding = check_move(table, command.seat, produced, decision, None)
+    except Exception as error:  # a forged decision may not even re-run
+        finding = ("adjudication.error", f"could not re-run: {error}")
+    if finding is None:
+        return "clock", True, f"the clock rules produce these clock events; {when}"
+    return "clock", False, f"{finding[0]}: {finding[1]}; {when}"

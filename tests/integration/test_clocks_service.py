@@ -21,6 +21,8 @@ from service.application.bodies import CommandBody, CreateGame
 from service.application.clocks import ClockFirer
 from service.application.gameplay import Manifest
 from service.application.history import History
+from service.audit.audit import verify_export
+from service.audit.exportfile import decode_export, encode_export
 from service.audit.receipts import load_signer
 from service.eventstore import deadlines
 from service.eventstore.migrate import migrate
@@ -290,6 +292,10 @@ def test_one_seat_stops_answering_and_the_game_still_ends(fresh_database: str) -
             report = await audited(m, gid)
             assert report["problems"] == []
             assert report["adjudication"]["ok"] is True
+            # the export, verified offline (no database), re-adjudicates the clock too
+            exported = decode_export(encode_export(await History.of(m).export(gid)))
+            offline = verify_export(exported)
+            assert offline["problems"] == [] and offline["adjudication"]["ok"] is True
 
     asyncio.run(run())
 
@@ -337,5 +343,40 @@ def test_a_player_leaves_the_bot_plays_and_the_player_comes_back(fresh_database:
             assert caught.value.code == "clock.none"
             report = await audited(m, gid)
             assert report["problems"] == []
+
+    asyncio.run(run())
+
+
+def test_dispute_files_and_the_offline_export_judge_the_clock(fresh_database: str) -> None:
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with instance(fresh_database) as m:
+            created = await create(m, {"kind": "turn", "seconds": 1})
+            gid = created.id
+            seat = created.to_act[0]
+
+            async def fired() -> bool:
+                return await ClockFirer(m).fire(gid)
+
+            await until(fired, "the expiry")
+            stored = await events(m.store, gid)
+            expiry = next(e for e in stored if e.type == "clock.expired")
+            history = History.of(m)
+            dispute = await history.dispute(gid, expiry.version)
+            assert dispute.command is not None
+            checks = {c.check: c for c in dispute.checks}
+            assert checks["clock"].ok, checks["clock"].detail
+            assert "deadline" in checks["clock"].detail
+            assert "rules" not in checks  # the clock's own decision: no game command re-run
+            # the other seat's move after it, in time: its dispute file checks the clock too
+            _, table = await m.current(gid)
+            mover = table.rules.to_act(table.state)[0]
+            token = created.seats[mover].token
+            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, mover))
+            answer = await m.command(gid, token, CommandBody(command=command), None)
+            move = await history.dispute(gid, answer.version)
+            checks = {c.check: c for c in move.checks}
+            assert checks["clock"].ok and checks["rules"].ok, move.checks
+            assert seat in (0, 1)
 
     asyncio.run(run())
