@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
+from prometheus_client import Counter, Histogram
 
 from domain.platform import clocks, referee
 from domain.platform.clocks import ClockTerms, ClockTermsInvalid, check_terms
@@ -45,6 +46,17 @@ if TYPE_CHECKING:
 log = structlog.get_logger("manifest")
 
 _RETRIES = 8
+
+CLOCK_FIRED = Counter(
+    "manifest_clock_fired_total",
+    "Turn-clock deadlines fired by this process, by what was appended (expiry, bot)",
+    ["kind"],
+)
+CLOCK_LATENESS = Histogram(
+    "manifest_clock_lateness_seconds",
+    "How long after its deadline an expiry or a bot move was recorded",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300),
+)
 
 
 def clock_terms(raw: dict[str, Any] | None) -> ClockTerms | None:
@@ -166,6 +178,11 @@ class ClockFirer:
                 games._tables.pop(game_id)
                 continue
             stored, _ = appended
+            deadline = table.clock.seats[seat].deadline if table.clock is not None else None
+            kind = "expiry" if fired.command.get("type") == "clock.expired" else "bot"
+            CLOCK_FIRED.labels(kind=kind).inc()
+            if deadline is not None:
+                CLOCK_LATENESS.observe(max(0.0, (now - deadline).total_seconds()))
             games._remember(new, stored[-1].hash)
             await games._project(new, ruling.snapshots)
             self.fired += 1

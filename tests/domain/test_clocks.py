@@ -125,7 +125,7 @@ def test_a_silent_seat_expires_then_the_bot_sits_in_and_the_game_goes_on(
     timeout = timeout_of(game)
     expiries = 0
     bot_moves = 0
-    for _ in range(40 if game == "empire-builder" else 120):
+    for _ in range(25 if game == "empire-builder" else 120):
         if rules.outcome(s.t.state) is not None:
             break
         c = s.t.clock

@@ -84,7 +84,11 @@ async def _fires(server: ServerProcess) -> None:
         assert types.count("clock.expired") == 1
         expired = events[types.index("clock.expired")]
         at = datetime.fromisoformat(expired["at"])
-        assert at >= datetime.fromisoformat(expired["data"]["deadline"])
+        late = (at - datetime.fromisoformat(expired["data"]["deadline"])).total_seconds()
+        # recorded after its deadline, within the tick and the append (a generous bound: the
+        # machine is shared; the figure is printed)
+        assert 0 <= late < 20, late
+        print(f"expiry recorded {late * 1000:.0f} ms after its deadline (tick 0.05 s)")
         assert "clock.sat_in" in types
         audit = (await client.get(f"/v1/games/{gid}/audit")).json()
         assert audit["problems"] == [], audit
