@@ -129,8 +129,12 @@ class ClockFirer:
         for claim in claims:
             try:
                 await self.fire(claim.game_id)
-            finally:
-                await deadlines.release(pool, claim.game_id, self.owner)
+            except Exception as error:
+                # Kept claimed: tried again when the lease lapses, not at every tick; the
+                # other games of the claim still fire.
+                log.exception("clock firing failed", game=claim.game_id, error=repr(error))
+                continue
+            await deadlines.release(pool, claim.game_id, self.owner)
         return bool(claims)
 
     async def fire(self, game_id: str) -> bool:

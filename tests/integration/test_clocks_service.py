@@ -380,3 +380,38 @@ def test_dispute_files_and_the_offline_export_judge_the_clock(fresh_database: st
             assert seat in (0, 1)
 
     asyncio.run(run())
+
+
+def test_a_game_that_fails_to_fire_keeps_its_claim_and_the_others_still_fire(
+    fresh_database: str,
+) -> None:
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with instance(fresh_database) as m:
+            broken = (await create(m, {"kind": "turn", "seconds": 1})).id
+            fine = (await create(m, {"kind": "turn", "seconds": 1})).id
+            firer = ClockFirer(m, lease=600, owner="one")
+            real = firer.fire
+
+            async def fire(game_id: str) -> bool:
+                if game_id == broken:
+                    raise RuntimeError("a game that cannot be fired")
+                return await real(game_id)
+
+            firer.fire = fire  # type: ignore[method-assign]
+
+            async def fired() -> bool:
+                await firer.fire_due()
+                return any(e.type == "clock.expired" for e in await events(m.store, fine))
+
+            await until(fired, "the other game's expiry")
+            held = await m.store.pool.fetchrow(
+                "SELECT claimed_by FROM deadlines WHERE game_id = $1::uuid", broken
+            )
+            assert held["claimed_by"] == "one"  # not claimed again at every tick
+            now = datetime.now(UTC)
+            again = await deadlines.claim(m.store.pool, now, now, "two", 8)
+            assert broken not in [c.game_id for c in again]
+            assert not any(e.type == "clock.expired" for e in await events(m.store, broken))
+
+    asyncio.run(run())
