@@ -415,3 +415,28 @@ def test_a_game_that_fails_to_fire_keeps_its_claim_and_the_others_still_fire(
             assert not any(e.type == "clock.expired" for e in await events(m.store, broken))
 
     asyncio.run(run())
+
+
+def test_a_move_by_a_player_the_bot_sat_in_for_is_its_return(fresh_database: str) -> None:
+    from service.application.clocks import PresenceBody, presence
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with instance(fresh_database) as m:
+            created = await create(m, {"kind": "fischer", "bank_seconds": 60})
+            gid = created.id
+            seat = created.to_act[0]
+            token = created.seats[seat].token
+            assert token is not None
+            await presence(m, gid, token, PresenceBody(away=True))
+            _, table = await m.current(gid)
+            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
+            answer = await m.command(gid, token, CommandBody(command=command), None)
+            types = [e.type for e in answer.events]
+            assert types[0] == "clock.returned" and types[-1] == "clock.set"
+            _, table = await m.current(gid)
+            assert table.clock is not None and not table.clock.seats[seat].sitting_in
+            assert 0 < table.clock.seats[seat].bank_ms <= 60_000
+            assert (await audited(m, gid))["problems"] == []
+
+    asyncio.run(run())
