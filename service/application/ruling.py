@@ -102,9 +102,7 @@ def fold_new(
     return new, pending, snapshots
 
 
-def rule(
-    table: Table, seat: int, command: Any, seed: bytes, at: datetime | None = None
-) -> Ruling:
+def rule(table: Table, seat: int, command: Any, seed: bytes, at: datetime | None = None) -> Ruling:
     """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError);
     in a game with a turn clock, at ``at`` (the time the events are recorded), with the clock
     events (``domain.platform.referee.with_clock``)."""
