@@ -7,6 +7,8 @@ from __future__ import annotations
 import httpx
 from playwright.sync_api import Browser
 
+from examples.client import ManifestClient
+
 from .serverproc import ServerProcess
 from .test_viewer_browser import browser, page_of, ready, shot
 
@@ -19,17 +21,14 @@ COUNTDOWN = """(seat) => {
 
 
 def test_the_viewer_shows_each_seats_clock_running(server: ServerProcess, browser: Browser) -> None:
+    with ManifestClient(server.url) as api:  # the example client creates clocked games
+        made = api.create(
+            "cargo-empire", players=["ann", "bob"], clock={"kind": "turn", "seconds": 3600}
+        )
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        created = client.post(
-            "/v1/games",
-            json={
-                "game": "cargo-empire",
-                "seats": 2,
-                "players": ["ann", "bob"],
-                "clock": {"kind": "turn", "seconds": 3600},
-            },
-        ).json()
-        gid, seat = created["id"], created["to_act"][0]
+        created = client.get(f"/v1/games/{made.id}").json()
+        gid, seat = made.id, created["to_act"][0]
+        token = made.seats[seat].token
         page = page_of(browser)
         page.goto(f"{server.url}/viewer/#/games/{gid}")
         ready(page, "game")
@@ -40,7 +39,6 @@ def test_the_viewer_shows_each_seats_clock_running(server: ServerProcess, browse
         page.wait_for_function(f"({COUNTDOWN})({seat}) !== {first!r}")
         assert page.evaluate(COUNTDOWN, 1 - seat) == "—"  # not asked: not running
         shot(page, "clocks")
-        token = created["seats"][seat]["token"]
         r = client.post(
             f"/v1/games/{gid}/presence",
             json={"away": True},
