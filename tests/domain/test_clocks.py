@@ -244,3 +244,29 @@ def test_a_game_without_a_clock_has_no_clock_part_and_no_clock_events() -> None:
     assert s.t.clock is None
     assert "clock" not in game_document(s.t, "spectator")
     assert not any(isinstance(e, ClockSet) for e in s.events)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_game_with_a_silent_seat_ends(game: str) -> None:
+    """Seat 0 never answers: one expiry, then the bot plays it to the end of the game (Empire
+    Builder's with the bots' turn limit)."""
+    clock = FakeClock()
+    s = Stream(game, 2, ClockTerms("correspondence", days=1, sit_in_after=1), clock)
+    rules = s.t.rules
+    timeout = timeout_of(game)
+    for _ in range(5000):
+        if rules.outcome(s.t.state) is not None:
+            break
+        c = s.t.clock
+        assert c is not None
+        if 1 in rules.to_act(s.t.state):
+            clock.tick(minutes=5)
+            s.move(1, timeout.bot(1, s.version + 1).choose(s.t.state, 1))
+            continue
+        clock.now = max(clock.now, _deadline(s, 0))
+        assert due(s.t.clock, clock.now) == [0]
+        s.fire(0)
+    assert rules.outcome(s.t.state) is not None, "the game did not end"
+    assert sum(isinstance(e, ClockExpired) for e in s.events) == 1
+    c = s.t.clock
+    assert c is not None and all(seat.deadline is None for seat in c.seats)  # nothing runs
