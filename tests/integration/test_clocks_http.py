@@ -132,3 +132,76 @@ async def _survives(server: ServerProcess) -> None:
         assert len(expired) == 1 and expired[0]["data"]["seat"] == seat
         audit = (await client.get(f"/v1/games/{gid}/audit")).json()
         assert audit["problems"] == [], audit
+
+
+def test_the_instance_holding_a_deadline_is_sigkilled_and_another_fires_it_once(
+    fresh_database: str, redis_url: str
+) -> None:
+    """Instance A claims a due deadline and is stuck appending it (the test holds the game's
+    row lock), then is killed with SIGKILL, its PostgreSQL sessions with it (as when its host
+    dies). Instance B, another process, fires the deadline once A's lease has lapsed."""
+    env = {
+        **TICK,
+        "MANIFEST_CLOCK_LEASE": "3",
+        "MANIFEST_PG_LOCK_TIMEOUT": "120",
+        "MANIFEST_PG_STATEMENT_TIMEOUT": "120",
+    }
+    a = ServerProcess(fresh_database, redis_url, **env).start()
+    b = ServerProcess(fresh_database, redis_url, **TICK)
+    try:
+        asyncio.run(_holder_killed(fresh_database, a, b))
+    except BaseException:
+        print(a.log_tail(), b.log_tail() if b.proc is not None else "")
+        raise
+    finally:
+        a.close()
+        b.close()
+
+
+async def _holder_killed(dsn: str, a: ServerProcess, b: ServerProcess) -> None:
+    import asyncpg  # type: ignore[import-untyped]
+
+    async with a.async_client() as client:
+        r = await _create(client, {"kind": "turn", "seconds": 2, "sit_in_after": 0})
+        assert r.status_code == 201, r.text
+        gid, seat = r.json()["id"], r.json()["to_act"][0]
+    lock = await asyncpg.connect(dsn)
+    try:
+        tx = lock.transaction()
+        await tx.start()
+        await lock.execute("SELECT 1 FROM games WHERE id = $1::uuid FOR UPDATE", gid)
+        end = time.monotonic() + WAIT
+        while True:  # A claims it once due, and waits on the row lock to append it
+            owner = await lock.fetchval(
+                "SELECT claimed_by FROM deadlines WHERE game_id = $1::uuid", gid
+            )
+            waiting = await lock.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND datname = current_database()"
+            )
+            if owner is not None and waiting:
+                break
+            assert time.monotonic() < end, "instance A never claimed the deadline"
+            await asyncio.sleep(0.05)
+        a.kill()
+        # A's host is gone, and its sessions with it: its stuck append never commits.
+        await lock.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        await tx.rollback()
+    finally:
+        await lock.close()
+    b.start()
+    async with b.async_client() as client:
+        end = time.monotonic() + WAIT
+        while True:
+            events = await _events(client, gid)
+            if any(e["type"] == "clock.expired" for e in events):
+                break
+            assert time.monotonic() < end, "instance B never fired the deadline"
+            await asyncio.sleep(0.05)
+        expired = [e for e in events if e["type"] == "clock.expired"]
+        assert len(expired) == 1 and expired[0]["data"]["seat"] == seat
+        audit = (await client.get(f"/v1/games/{gid}/audit")).json()
+        assert audit["problems"] == [], audit
