@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from domain.kernel import Rng, RuleError
+from domain.kernel import Rng
 
 #: How long a term may be, so a deadline stays a sane timestamp (the platform's rule, not an
 #: operator's limit: docs/api.md, "Clocks").
@@ -160,9 +160,6 @@ class ClockBot(msgspec.Struct, frozen=True, tag="clock.bot", tag_field="type"):
 
 
 ClockEvent = ClockSet | ClockExpired | ClockSatIn | ClockReturned | ClockBot
-CLOCK_TYPES = frozenset(
-    {"clock.set", "clock.expired", "clock.sat_in", "clock.returned", "clock.bot"}
-)
 
 
 # --- arithmetic -------------------------------------------------------------------------------
@@ -236,14 +233,6 @@ def advance(
             deadline = now if sitting else now + _allowance(clock.terms, bank)
         out.append(SeatClock(since, deadline, bank, expiries, sitting))
     return out
-
-
-def running_bank_ms(clock: Clock, seat: int, now: datetime) -> int:
-    """A Fischer seat's bank at ``now`` (its clock running or not)."""
-    c = clock.seats[seat]
-    if c.since is None:
-        return c.bank_ms
-    return max(0, c.bank_ms - _elapsed_ms(c.since, utc(now)))
 
 
 def overdue(clock: Clock | None, seat: int, now: datetime) -> bool:
@@ -408,11 +397,3 @@ def start_clock(clock: Clock, rules: Any, state: Any, now: datetime) -> ClockSet
     """The ``clock.set`` appended with a game's set-up events: the clocks of the seats asked
     first start at ``now``."""
     return ClockSet(utc(now), advance(clock, _asked(rules, state), now))
-
-
-def rule_error_if_overdue(clock: Clock | None, seat: int, now: datetime) -> None:
-    """Refuse a move whose seat's time ran out (``clock.expired``, 409 in the service)."""
-    if overdue(clock, seat, now):
-        raise RuleError(
-            "clock.expired", f"seat {seat}'s time ran out; the expiry is being recorded"
-        )
