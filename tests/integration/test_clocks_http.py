@@ -55,6 +55,8 @@ async def _fires(server: ServerProcess) -> None:
     async with server.async_client() as client:
         bad = await _create(client, {"kind": "fischer", "bank_seconds": 60, "days": 1})
         assert_problem(bad, 422, "clock.invalid")
+        for shape in ({"kind": "sundial"}, {"kind": "turn", "seconds": "5"}, {"hours": 1}):
+            assert_problem(await _create(client, shape), 400, "request.invalid")
         r = await _create(client, {"kind": "turn", "seconds": 2, "sit_in_after": 1})
         assert r.status_code == 201, r.text
         created = r.json()

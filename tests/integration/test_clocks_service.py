@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.platform.clocks import ClockTerms
 from domain.platform.timeouts import timeout_of
 from projections.projector import Projector
 from projections.store import MemoryStore
@@ -45,8 +46,9 @@ async def instance(dsn: str) -> AsyncIterator[Manifest]:
 
 
 async def create(manifest: Manifest, clock: dict[str, Any]) -> Any:
+    terms = msgspec.convert(clock, ClockTerms)
     return await manifest.create(
-        CreateGame(game=GAME, seats=2, players=["ann", "bob"], clock=clock)
+        CreateGame(game=GAME, seats=2, players=["ann", "bob"], clock=terms)
     )
 
 
@@ -78,7 +80,7 @@ def test_a_clock_is_stored_with_the_game_and_bad_terms_are_refused(fresh_databas
                 await create(m, {"kind": "turn", "seconds": 0})
             assert caught.value.code == "clock.invalid"
             with pytest.raises(Problem) as caught:
-                await create(m, {"kind": "sundial"})
+                await create(m, {"kind": "correspondence", "days": 2, "seconds": 5})
             assert caught.value.code == "clock.invalid"
             created = await create(m, {"kind": "correspondence", "days": 2})
             stored = await events(m.store, created.id)
