@@ -17,8 +17,10 @@ from domain.kernel import CommandError, RuleError
 from domain.platform.table import Table, legal_document
 from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
+from service.application.clocks import clock_refusal
 from service.application.errors import ApplicationError, Conflict, RefusedByRules, Repeated
 from service.application.ruling import (
+    Ruling,
     accepted_answer,
     legal_bytes,
     rule,
@@ -176,10 +178,13 @@ class Play:
                 version=version,
             )
             return await self._refuse(a, conflict, "conflict")
-        refusal: ApplicationError | None = self._not_playing(table)
+        at = datetime.now(UTC)  # the events' recorded time; a clock's moves are decided at it
+        refusal: ApplicationError | None = self.not_playing(table) or clock_refusal(
+            table, a.seat, at
+        )
         if refusal is None:
             try:
-                ruling = rule(table, a.seat, command, await self.tables.seed(a.game_id))
+                ruling = rule(table, a.seat, command, await self.tables.seed(a.game_id), at)
             except RuleError as error:
                 refusal = RefusedByRules(error.code, error.message, **_details(error))
         if refusal is not None:
@@ -195,7 +200,7 @@ class Play:
                     events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
                     seat=a.seat,
                     command_id=a.command_id,
-                    at=datetime.now(UTC),
+                    at=at,
                     status=new.status if new.status != table.status else None,
                     result=ruling.result,
                     idempotency_key=a.key,
@@ -214,6 +219,47 @@ class Play:
         known = {f"legal:{a.seat}": legal_bytes(ruling)}
         self.writes.project(new, ruling.snapshots, known, lazy=True)
         return _hints(response, new, a.seat, ruling.legal)
+
+    async def act_for(
+        self,
+        head: bytes,
+        table: Table,
+        seat: int,
+        ruling: Ruling,
+        command: dict[str, Any],
+        at: datetime,
+    ) -> bool:
+        """Append a decision taken for ``seat`` without its token — a turn clock's expiry, or
+        the bot's move for a seat it sits in for (:mod:`service.application.clocks`) — on the
+        game at (``table.version``, ``head``), recorded at ``at`` as ``command`` with the same
+        compare-and-set statement as a command. False (nothing appended, the cached table
+        dropped) when the game moved first: decide again on the fresh state."""
+        new = ruling.table
+        appended = await self.store.append_command(
+            AcceptedCommand(
+                game_id=table.game_id,
+                version=table.version,
+                head=head,
+                events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
+                seat=seat,
+                command_id=str(uuid.uuid4()),
+                at=at,
+                status=new.status if new.status != table.status else None,
+                result=ruling.result,
+                idempotency_key=None,
+                command_type=str(command.get("type", ""))[:64],
+                body={"command": command},
+                received_at=at,
+            ),
+            respond=lambda stored: self._accepted(new, seat, stored),
+        )
+        if appended is None:
+            self.tables.forget(table.game_id)
+            return False
+        stored, _ = appended
+        self.tables.remember(new, stored[-1].hash)
+        self.writes.project(new, ruling.snapshots)
+        return True
 
     async def _refuse(self, a: _Attempt, refusal: ApplicationError, outcome: str) -> CommandAnswer:
         """Record a refused command and raise its ``refusal``, recorded with the answer its
@@ -279,7 +325,8 @@ class Play:
             raise _Stale
         return await self._answer_again(prior, a.seat, a.body)
 
-    def _not_playing(self, table: Table) -> Conflict | None:
+    def not_playing(self, table: Table) -> Conflict | None:
+        """The conflict of acting in a game that is not being played (open or over)."""
         if table.status == "open":
             return Conflict("game.not_started", "the game has not started: seats are still open")
         if table.status == "finished":

@@ -15,6 +15,7 @@ from typing import Any
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
 
+from service.application.clocks import clock_firer
 from service.application.names import load_confusables
 from service.bootstrap import build_manifest
 from service.collector import tune_collector
@@ -47,11 +48,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 manifest.store.game_versions, settings.catchup_seconds, stop
             )
         )
+        firer = clock_firer(
+            manifest.clocks, settings.clock_tick, settings.clock_lease, settings.clock_batch
+        )
+        firing = asyncio.create_task(firer.run(stop))
         try:
             yield
         finally:
             stop.set()
             await worker
+            await firing
             await manifest.projector.drain(timeout=2 * settings.redis_timeout)
             await projections.close()
             await store.close()
