@@ -2,8 +2,8 @@
 refusal of a move whose seat's time ran out, :class:`Clocks` (a player leaving its seat to the
 bot or coming back; a due deadline fired) and :class:`ClockFirer`, which fires due deadlines —
 an expiry, or the sitting-in bot's move — appended like any command: one compare-and-set
-statement on the game's version and head (``Play.act_for``, through the store's
-``append_command``), recorded in ``commands`` with the seat it concerns, hash-chained, audited.
+statement on the game's version and head (the store's ``append_command``, as a command's),
+recorded in ``commands`` with the seat it concerns, hash-chained, audited.
 
 Exactly once: every instance runs a firer; each claims due deadlines for a lease
 (``EventStore.deadlines``: ``FOR UPDATE SKIP LOCKED``), so one instance holds a deadline at a
@@ -23,7 +23,7 @@ import socket
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -34,11 +34,12 @@ from domain.platform.clocks import ClockTerms, ClockTermsInvalid, check_terms
 from domain.platform.table import Table
 from service.application.answers import MessageAnswer, Receipt
 from service.application.errors import Conflict, RefusedByRules
-from service.application.ruling import rule_events
+from service.application.ruling import Ruling, accepted_answer, rule_events
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
 from service.audit.receipts import Signer
+from service.eventstore.records import AcceptedCommand, NewEvent
 from service.eventstore.store import EventStore
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class PresenceBody(msgspec.Struct, forbid_unknown_fields=True):
 
 class Clocks:
     """The clocks' own decisions: a deadline fired (:meth:`fire`: an expiry, or the bot's move
-    for a seat it sits in for, appended for the seat through :meth:`Play.act_for`) and a
+    for a seat it sits in for, appended with the compare-and-set of every command) and a
     player's presence (:meth:`presence`)."""
 
     def __init__(
@@ -137,7 +138,7 @@ class Clocks:
             seed = await self.tables.seed(game_id)
             fired = referee.fire(table, seat, now, seed)
             ruling = rule_events(table, seat, fired.events, seed)
-            if not await self.play.act_for(head, table, seat, ruling, fired.command, now):
+            if not await self._act_for(head, table, seat, ruling, fired.command, now):
                 continue  # the game moved first: read it again
             deadline = table.clock.seats[seat].deadline if table.clock is not None else None
             kind = "expiry" if fired.command.get("type") == "clock.expired" else "bot"
@@ -147,6 +148,48 @@ class Clocks:
             log.info("clock fired", game=game_id, seat=seat, kind=fired.command.get("type"))
             return True
         return False
+
+    async def _act_for(
+        self,
+        head: bytes,
+        table: Table,
+        seat: int,
+        ruling: Ruling,
+        command: dict[str, Any],
+        at: datetime,
+    ) -> bool:
+        """Append a decision taken for ``seat`` without its token (an expiry, or the bot's
+        move for a seat it sits in for) on the game at (``table.version``, ``head``), recorded
+        at ``at`` as ``command``, with the compare-and-set statement of every command
+        (``EventStore.append_command``). False (nothing appended, the cached table dropped)
+        when the game moved first: decide again on the fresh state."""
+        new = ruling.table
+        keys = self.tables.known_keys(table.game_id)
+        appended = await self.store.append_command(
+            AcceptedCommand(
+                game_id=table.game_id,
+                version=table.version,
+                head=head,
+                events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
+                seat=seat,
+                command_id=str(uuid.uuid4()),
+                at=at,
+                status=new.status if new.status != table.status else None,
+                result=ruling.result,
+                idempotency_key=None,
+                command_type=str(command.get("type", ""))[:64],
+                body={"command": command},
+                received_at=at,
+            ),
+            respond=lambda stored: accepted_answer(self.signer, new, seat, stored, keys),
+        )
+        if appended is None:
+            self.tables.forget(table.game_id)
+            return False
+        stored, _ = appended
+        self.tables.remember(new, stored[-1].hash)
+        self.writes.project(new, ruling.snapshots)
+        return True
 
     async def presence(self, game_id: str, token: str | None, body: PresenceBody) -> MessageAnswer:
         """A player leaving its seat to the bot, or coming back: ``clock.sat_in`` or

@@ -20,7 +20,6 @@ from service.application.bodies import CommandBody
 from service.application.clocks import clock_refusal
 from service.application.errors import ApplicationError, Conflict, RefusedByRules, Repeated
 from service.application.ruling import (
-    Ruling,
     accepted_answer,
     legal_bytes,
     rule,
@@ -219,47 +218,6 @@ class Play:
         known = {f"legal:{a.seat}": legal_bytes(ruling)}
         self.writes.project(new, ruling.snapshots, known, lazy=True)
         return _hints(response, new, a.seat, ruling.legal)
-
-    async def act_for(
-        self,
-        head: bytes,
-        table: Table,
-        seat: int,
-        ruling: Ruling,
-        command: dict[str, Any],
-        at: datetime,
-    ) -> bool:
-        """Append a decision taken for ``seat`` without its token — a turn clock's expiry, or
-        the bot's move for a seat it sits in for (:mod:`service.application.clocks`) — on the
-        game at (``table.version``, ``head``), recorded at ``at`` as ``command`` with the same
-        compare-and-set statement as a command. False (nothing appended, the cached table
-        dropped) when the game moved first: decide again on the fresh state."""
-        new = ruling.table
-        appended = await self.store.append_command(
-            AcceptedCommand(
-                game_id=table.game_id,
-                version=table.version,
-                head=head,
-                events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
-                seat=seat,
-                command_id=str(uuid.uuid4()),
-                at=at,
-                status=new.status if new.status != table.status else None,
-                result=ruling.result,
-                idempotency_key=None,
-                command_type=str(command.get("type", ""))[:64],
-                body={"command": command},
-                received_at=at,
-            ),
-            respond=lambda stored: self._accepted(new, seat, stored),
-        )
-        if appended is None:
-            self.tables.forget(table.game_id)
-            return False
-        stored, _ = appended
-        self.tables.remember(new, stored[-1].hash)
-        self.writes.project(new, ruling.snapshots)
-        return True
 
     async def _refuse(self, a: _Attempt, refusal: ApplicationError, outcome: str) -> CommandAnswer:
         """Record a refused command and raise its ``refusal``, recorded with the answer its

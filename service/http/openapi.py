@@ -64,6 +64,7 @@ _TOKEN = (401, 403, 404)
 #: (method, path) -> (success status, media type, schema type of an answer sent as bytes or None
 #:                    (JSON: the handler's return type; otherwise a string),
 #:                    security: "required" | "optional" | None, further statuses)
+_PRESENCE = (*_TOKEN, 409, 413, 415, 503)  # 409: no clock, or the game not being played
 OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ...]]] = {
     ("get", "/v1/rules"): (200, JSON, None, None, ()),
     ("post", "/v1/games"): (201, JSON, None, None, (413, 415, 422)),
@@ -104,13 +105,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         "required",
         (*_TOKEN, 413, 415, 422),
     ),
-    ("post", "/v1/games/{game_id}/presence"): (
-        200,
-        JSON,
-        None,
-        "required",
-        (*_TOKEN, 409, 413, 415),
-    ),
+    ("post", "/v1/games/{game_id}/presence"): (200, JSON, None, "required", _PRESENCE),
     ("get", "/v1/games/{game_id}/events"): (200, JSON, None, "optional", _TOKEN),
     ("get", "/v1/games/{game_id}/replay/{n}"): (
         200,

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from domain.platform.table import ClockDocument
 from service.application.answers import (
     ChainProof,
     Check,
@@ -102,25 +103,6 @@ class SeatName(msgspec.Struct):
     name: str | None
 
 
-class SeatClockPart(msgspec.Struct):
-    """One seat's turn clock in a game document (docs/api.md, "Clocks")."""
-
-    seat: int
-    running: bool
-    since: str | None
-    deadline: str | None
-    bank_ms: int
-    expiries: int
-    sitting_in: bool
-
-
-class ClockPart(msgspec.Struct):
-    """A clocked game's ``clock``: its terms and every seat's clock."""
-
-    terms: dict[str, Any]
-    seats: list[SeatClockPart]
-
-
 class GameDocument(msgspec.Struct):
     """``GET /v1/games/{id}`` (served as the projection's stored bytes)."""
 
@@ -136,7 +118,7 @@ class GameDocument(msgspec.Struct):
     #: only in the host token's answer: the code players join with
     invite_code: str | UnsetType = UNSET
     #: only in a game created with a turn clock
-    clock: ClockPart | UnsetType = UNSET
+    clock: ClockDocument | UnsetType = UNSET
 
 
 class LegalDocument(msgspec.Struct):
