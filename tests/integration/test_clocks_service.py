@@ -20,17 +20,18 @@ from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
 from service.application.clocks import ClockFirer
+from service.application.errors import ApplicationError, Conflict
 from service.application.gameplay import Manifest
 from service.application.history import History
 from service.audit.audit import verify_export
 from service.audit.exportfile import decode_export, encode_export
 from service.audit.receipts import load_signer
-from service.eventstore import deadlines
+from service.bootstrap import compose
+from service.eventstore.deadlines import Claim
 from service.eventstore.migrate import migrate
 from service.eventstore.store import EventStore
-from service.problems import Problem
 
-from .apihelp import pg
+from .apihelp import pg, pool_of
 
 pytestmark = pytest.mark.integration
 
@@ -42,12 +43,12 @@ async def instance(dsn: str) -> AsyncIterator[Manifest]:
     """One service instance: its own pool, caches and projections."""
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        yield Manifest(store, projector, await load_signer(store._pool))
+        yield compose(store, projector, await load_signer(store.signing_keys))
 
 
 async def create(manifest: Manifest, clock: dict[str, Any]) -> Any:
     terms = msgspec.convert(clock, ClockTerms)
-    return await manifest.create(
+    return await manifest.lobby.create(
         CreateGame(game=GAME, seats=2, players=["ann", "bob"], clock=terms)
     )
 
@@ -76,28 +77,28 @@ def test_a_clock_is_stored_with_the_game_and_bad_terms_are_refused(fresh_databas
     async def run() -> None:
         await migrate(fresh_database)
         async with instance(fresh_database) as m:
-            with pytest.raises(Problem) as caught:
+            with pytest.raises(ApplicationError) as caught:
                 await create(m, {"kind": "turn", "seconds": 0})
             assert caught.value.code == "clock.invalid"
-            with pytest.raises(Problem) as caught:
+            with pytest.raises(ApplicationError) as caught:
                 await create(m, {"kind": "correspondence", "days": 2, "seconds": 5})
             assert caught.value.code == "clock.invalid"
             created = await create(m, {"kind": "correspondence", "days": 2})
             stored = await events(m.store, created.id)
             assert stored[0].data["clock"] == {"kind": "correspondence", "days": 2}
             assert stored[-1].type == "clock.set"
-            doc = msgspec.json.decode(await m.game_document(created.id, None))
+            doc = msgspec.json.decode(await m.documents.game_document(created.id, None))
             seat = created.to_act[0]
             clock = doc["clock"]["seats"][seat]
             assert clock["running"] is True
-            deadline = await deadlines.pending(m.store.pool, created.id)
+            deadline = await m.store.deadlines.pending(created.id)
             assert deadline is not None and deadline.version == stored[-1].version
             assert deadline.due_at.isoformat().replace("+00:00", "Z") == clock["deadline"]
             # a game without a clock: no clock part, no deadline, no clock event
-            plain = await m.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
-            doc = msgspec.json.decode(await m.game_document(plain.id, None))
+            plain = await m.lobby.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
+            doc = msgspec.json.decode(await m.documents.game_document(plain.id, None))
             assert "clock" not in doc
-            assert await deadlines.pending(m.store.pool, plain.id) is None
+            assert await m.store.deadlines.pending(plain.id) is None
             assert not any(e.type.startswith("clock.") for e in await events(m.store, plain.id))
 
     asyncio.run(run())
@@ -114,12 +115,12 @@ def test_the_instance_holding_a_deadline_dies_and_another_fires_it_once(
             seat = created.to_act[0]
             # Instance A claims the deadline once it is due (the claim a firer makes) and dies
             # before firing it: its pool closes with the claim held, nothing released.
-            claims: list[deadlines.Claim] = []
+            claims: list[Claim] = []
 
             async def claimed() -> bool:
                 now = datetime.now(UTC)
                 claims.extend(
-                    await deadlines.claim(a.store.pool, now, now + timedelta(seconds=4), "A", 8)
+                    await a.store.deadlines.claim(now, now + timedelta(seconds=4), "A", 8)
                 )
                 return bool(claims)
 
@@ -127,15 +128,15 @@ def test_the_instance_holding_a_deadline_dies_and_another_fires_it_once(
             assert [c.game_id for c in claims] == [gid]
             # Another live instance cannot take it while A's lease lasts.
             now = datetime.now(UTC)
-            assert await deadlines.claim(a.store.pool, now, now, "B", 8) == []
-            held = await a.store.pool.fetchrow(
+            assert await a.store.deadlines.claim(now, now, "B", 8) == []
+            held = await pool_of(a.store).fetchrow(
                 "SELECT claimed_by FROM deadlines WHERE game_id = $1::uuid", gid
             )
             assert held["claimed_by"] == "A"
         # Every instance restarted: a new one (new pool, empty caches) fires it, once the
         # dead instance's lease has lapsed.
         async with instance(fresh_database) as b:
-            other = ClockFirer(b, tick=0.02, lease=5.0, owner="B")
+            other = ClockFirer(b.clocks, tick=0.02, lease=5.0, owner="B")
             stop = asyncio.Event()
             runner = asyncio.create_task(other.run(stop))
 
@@ -151,7 +152,7 @@ def test_the_instance_holding_a_deadline_dies_and_another_fires_it_once(
             assert expiries[0].data["seat"] == seat
             assert expiries[0].recorded_at >= datetime.fromisoformat(expiries[0].data["deadline"])
             # the same deadline never fires again: firing now finds nothing due for it
-            again = ClockFirer(b, owner="C")
+            again = ClockFirer(b.clocks, owner="C")
             await again.fire(gid)
             later = [e for e in await events(b.store, gid) if e.type == "clock.expired"]
             assert [e.data["deadline"] for e in later].count(expiries[0].data["deadline"]) == 1
@@ -178,11 +179,11 @@ def test_a_move_at_the_deadline_and_the_expiry_compete_and_exactly_one_wins(
                 version = before[-1].version
                 deadline = datetime.fromisoformat(before[-1].data["seats"][seat]["deadline"])
                 # The firer's clock reads the deadline itself; the move is sent now, in time.
-                firer = ClockFirer(m, clock=lambda d=deadline: d, owner="race")
-                _, table = await m.current(gid)
+                firer = ClockFirer(m.clocks, clock=lambda d=deadline: d, owner="race")
+                _, table = await m.tables.current(gid)
                 command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
                 move, fired = await asyncio.gather(
-                    m.command(
+                    m.play.command(
                         gid,
                         token,
                         CommandBody(command=command, expected_version=version),
@@ -203,7 +204,7 @@ def test_a_move_at_the_deadline_and_the_expiry_compete_and_exactly_one_wins(
                 else:
                     expiries += 1
                     assert fired is True
-                    assert isinstance(move, Problem) and move.code == "version.conflict"
+                    assert isinstance(move, Conflict) and move.code == "version.conflict"
                 report = await audited(m, gid)
                 assert report["problems"] == []
             assert moves + expiries == 8
@@ -230,12 +231,12 @@ def test_a_move_after_the_deadline_is_refused_and_the_expiry_recorded(
                 return datetime.now(UTC) > deadline
 
             await until(passed, "the deadline")
-            _, table = await m.current(gid)
+            _, table = await m.tables.current(gid)
             command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
-            with pytest.raises(Problem) as caught:
-                await m.command(gid, token, CommandBody(command=command), "late")
-            assert caught.value.status == 409 and caught.value.code == "clock.expired"
-            assert await ClockFirer(m).fire(gid) is True
+            with pytest.raises(ApplicationError) as caught:
+                await m.play.command(gid, token, CommandBody(command=command), "late")
+            assert isinstance(caught.value, Conflict) and caught.value.code == "clock.expired"
+            assert await ClockFirer(m.clocks).fire(gid) is True
             types = [e.type for e in await events(m.store, gid)]
             assert types.count("clock.expired") == 1
             assert (await audited(m, gid))["problems"] == []
@@ -253,44 +254,44 @@ def test_one_seat_stops_answering_and_the_game_still_ends(fresh_database: str) -
             player = 1 - silent
             token = created.seats[player].token
             assert token is not None
-            firer = ClockFirer(m, tick=0.02, owner="table")
+            firer = ClockFirer(m.clocks, tick=0.02, owner="table")
             stop = asyncio.Event()
             runner = asyncio.create_task(firer.run(stop))
             timeout = timeout_of(GAME)
             try:
                 for _ in range(2000):
-                    _, table = await m.current(gid)
+                    _, table = await m.tables.current(gid)
                     if table.status == "finished":
                         break
                     if player in table.rules.to_act(table.state):
                         bot = timeout.bot(player, table.version + 1)
                         command = msgspec.to_builtins(bot.choose(table.state, player))
                         try:
-                            await m.command(
+                            await m.play.command(
                                 gid,
                                 token,
                                 CommandBody(command=command, expected_version=table.version),
                                 None,
                             )
-                        except Problem as problem:  # the silent seat's bot moved first
+                        except Conflict as problem:  # the silent seat's bot moved first
                             assert problem.code == "version.conflict"
                         continue
                     version = table.version
 
                     async def moved(v: int = version) -> bool:
-                        return (await m.current(gid))[1].version > v
+                        return (await m.tables.current(gid))[1].version > v
 
                     await until(moved, "the silent seat's expiry or its bot's move")
             finally:
                 stop.set()
                 await runner
-            _, table = await m.current(gid)
+            _, table = await m.tables.current(gid)
             assert table.status == "finished"
             stored = await events(m.store, gid)
             types = [e.type for e in stored]
             assert types.count("clock.expired") == 1
             assert "clock.sat_in" in types and "clock.bot" in types
-            assert await deadlines.pending(m.store.pool, gid) is None  # nothing left to fire
+            assert await m.store.deadlines.pending(gid) is None  # nothing left to fire
             report = await audited(m, gid)
             assert report["problems"] == []
             assert report["adjudication"]["ok"] is True
@@ -313,7 +314,7 @@ def test_deadlines_lateness_is_bounded_by_the_tick() -> None:
 
 
 def test_a_player_leaves_the_bot_plays_and_the_player_comes_back(fresh_database: str) -> None:
-    from service.application.clocks import PresenceBody, presence
+    from service.application.clocks import PresenceBody
 
     async def run() -> None:
         await migrate(fresh_database)
@@ -323,25 +324,25 @@ def test_a_player_leaves_the_bot_plays_and_the_player_comes_back(fresh_database:
             seat = created.to_act[0]
             token = created.seats[seat].token
             assert token is not None
-            left = await presence(m, gid, token, PresenceBody(away=True))
-            again = await presence(m, gid, token, PresenceBody(away=True))
+            left = await m.clocks.presence(gid, token, PresenceBody(away=True))
+            again = await m.clocks.presence(gid, token, PresenceBody(away=True))
             assert again.version == left.version  # already away: nothing appended
             types = [e.type for e in await events(m.store, gid)]
             assert types[-2:] == ["clock.sat_in", "clock.set"]
             # The bot is due at once for a seat it sits in for (the deadline is the time the
             # clock started): a firer plays the seat's move.
-            assert await ClockFirer(m).fire(gid) is True
+            assert await ClockFirer(m.clocks).fire(gid) is True
             stored = await events(m.store, gid)
             bot = [e for e in stored if e.type == "clock.bot"]
             assert len(bot) == 1 and bot[0].seat == seat
-            back = await presence(m, gid, token, PresenceBody(away=False))
+            back = await m.clocks.presence(gid, token, PresenceBody(away=False))
             assert back.version > left.version
-            _, table = await m.current(gid)
+            _, table = await m.tables.current(gid)
             assert table.clock is not None and not table.clock.seats[seat].sitting_in
-            plain = await m.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
+            plain = await m.lobby.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
             plain_token = plain.seats[0].token
-            with pytest.raises(Problem) as caught:
-                await presence(m, plain.id, plain_token, PresenceBody(away=True))
+            with pytest.raises(ApplicationError) as caught:
+                await m.clocks.presence(plain.id, plain_token, PresenceBody(away=True))
             assert caught.value.code == "clock.none"
             report = await audited(m, gid)
             assert report["problems"] == []
@@ -358,7 +359,7 @@ def test_dispute_files_and_the_offline_export_judge_the_clock(fresh_database: st
             seat = created.to_act[0]
 
             async def fired() -> bool:
-                return await ClockFirer(m).fire(gid)
+                return await ClockFirer(m.clocks).fire(gid)
 
             await until(fired, "the expiry")
             stored = await events(m.store, gid)
@@ -371,11 +372,11 @@ def test_dispute_files_and_the_offline_export_judge_the_clock(fresh_database: st
             assert "deadline" in checks["clock"].detail
             assert "rules" not in checks  # the clock's own decision: no game command re-run
             # the other seat's move after it, in time: its dispute file checks the clock too
-            _, table = await m.current(gid)
+            _, table = await m.tables.current(gid)
             mover = table.rules.to_act(table.state)[0]
             token = created.seats[mover].token
             command = msgspec.to_builtins(timeout_of(GAME).command(table.state, mover))
-            answer = await m.command(gid, token, CommandBody(command=command), None)
+            answer = await m.play.command(gid, token, CommandBody(command=command), None)
             move = await history.dispute(gid, answer.version)
             checks = {c.check: c for c in move.checks}
             assert checks["clock"].ok and checks["rules"].ok, move.checks
@@ -392,7 +393,7 @@ def test_a_game_that_fails_to_fire_keeps_its_claim_and_the_others_still_fire(
         async with instance(fresh_database) as m:
             broken = (await create(m, {"kind": "turn", "seconds": 1})).id
             fine = (await create(m, {"kind": "turn", "seconds": 1})).id
-            firer = ClockFirer(m, lease=600, owner="one")
+            firer = ClockFirer(m.clocks, lease=600, owner="one")
             real = firer.fire
 
             async def fire(game_id: str) -> bool:
@@ -407,12 +408,12 @@ def test_a_game_that_fails_to_fire_keeps_its_claim_and_the_others_still_fire(
                 return any(e.type == "clock.expired" for e in await events(m.store, fine))
 
             await until(fired, "the other game's expiry")
-            held = await m.store.pool.fetchrow(
+            held = await pool_of(m.store).fetchrow(
                 "SELECT claimed_by FROM deadlines WHERE game_id = $1::uuid", broken
             )
             assert held["claimed_by"] == "one"  # not claimed again at every tick
             now = datetime.now(UTC)
-            again = await deadlines.claim(m.store.pool, now, now, "two", 8)
+            again = await m.store.deadlines.claim(now, now, "two", 8)
             assert broken not in [c.game_id for c in again]
             assert not any(e.type == "clock.expired" for e in await events(m.store, broken))
 
@@ -420,7 +421,7 @@ def test_a_game_that_fails_to_fire_keeps_its_claim_and_the_others_still_fire(
 
 
 def test_a_move_by_a_player_the_bot_sat_in_for_is_its_return(fresh_database: str) -> None:
-    from service.application.clocks import PresenceBody, presence
+    from service.application.clocks import PresenceBody
 
     async def run() -> None:
         await migrate(fresh_database)
@@ -430,13 +431,13 @@ def test_a_move_by_a_player_the_bot_sat_in_for_is_its_return(fresh_database: str
             seat = created.to_act[0]
             token = created.seats[seat].token
             assert token is not None
-            await presence(m, gid, token, PresenceBody(away=True))
-            _, table = await m.current(gid)
+            await m.clocks.presence(gid, token, PresenceBody(away=True))
+            _, table = await m.tables.current(gid)
             command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
-            answer = await m.command(gid, token, CommandBody(command=command), None)
+            answer = await m.play.command(gid, token, CommandBody(command=command), None)
             types = [e.type for e in answer.events]
             assert types[0] == "clock.returned" and types[-1] == "clock.set"
-            _, table = await m.current(gid)
+            _, table = await m.tables.current(gid)
             assert table.clock is not None and not table.clock.seats[seat].sitting_in
             assert 0 < table.clock.seats[seat].bank_ms <= 60_000
             assert (await audited(m, gid))["problems"] == []
