@@ -300,8 +300,3 @@ class ClockFirer:
         if fired:
             self.fired += 1
         return fired
-
-
-def clock_firer(clocks: Clocks, tick: float, lease: float, batch: int) -> ClockFirer:
-    """The instance's firer, as configured (``MANIFEST_CLOCK_*``)."""
-    return ClockFirer(clocks, tick=tick, lease=lease, batch=batch)

@@ -15,7 +15,7 @@ from typing import Any
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
 
-from service.application.clocks import clock_firer
+from service.application.clocks import ClockFirer
 from service.application.names import load_confusables
 from service.bootstrap import build_manifest
 from service.collector import tune_collector
@@ -48,8 +48,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 manifest.store.game_versions, settings.catchup_seconds, stop
             )
         )
-        firer = clock_firer(
-            manifest.clocks, settings.clock_tick, settings.clock_lease, settings.clock_batch
+        firer = ClockFirer(  # this instance's turn-clock deadlines (MANIFEST_CLOCK_*)
+            manifest.clocks,
+            tick=settings.clock_tick,
+            lease=settings.clock_lease,
+            batch=settings.clock_batch,
         )
         firing = asyncio.create_task(firer.run(stop))
         try:
