@@ -158,9 +158,17 @@ class ManifestClient:
         players: list[str] | None = None,
         options: JSON | None = None,
         position: JSON | None = None,
+        clock: JSON | None = None,
     ) -> Created:
+        """Create a game (``clock``: its turn clock's terms, docs/api.md "Clocks")."""
         body: JSON = {"game": game, "seats": seats if seats is not None else len(players or [])}
-        for key, value in (("players", players), ("options", options), ("position", position)):
+        given = (
+            ("players", players),
+            ("options", options),
+            ("position", position),
+            ("clock", clock),
+        )
+        for key, value in given:
             if value is not None:
                 body[key] = value
         raw = self._call("POST", "/v1/games", body)

@@ -14,6 +14,7 @@ from infra.pool import BoundedPool
 from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
+from service.application.clocks import Clocks
 from service.application.documents import Documents
 from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
@@ -126,6 +127,17 @@ def compose(
     tables = Tables(store)
     seats = Seats(store)
     writes = Writes(tables, projector, faults, admission or Admission(8))
+    play = Play(
+        store,
+        tables,
+        seats,
+        writes,
+        signer,
+        document_of=document_of,
+        rejected_cap=rejected_cap,
+        refusal_body_prefix=refusal_body_prefix,
+        refusal_budget=refusal_budget,
+    )
     return Manifest(
         store=store,
         projector=projector,
@@ -134,20 +146,11 @@ def compose(
         tables=tables,
         seats=seats,
         lobby=Lobby(store, tables, seats, writes),
-        play=Play(
-            store,
-            tables,
-            seats,
-            writes,
-            signer,
-            document_of=document_of,
-            rejected_cap=rejected_cap,
-            refusal_body_prefix=refusal_body_prefix,
-            refusal_budget=refusal_budget,
-        ),
+        play=play,
         talk=Talk(store, tables, seats, writes, signer),
         documents=Documents(store, tables, seats, projector),
         queries=Queries(store, tables, seats),
+        clocks=Clocks(store, tables, seats, writes, play, signer),
     )
 
 

@@ -236,6 +236,11 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "quota_heavy": ("MANIFEST_QUOTA_HEAVY", "120", _int(0, 10**9)),
     "heavy_per_client": ("MANIFEST_HEAVY_PER_CLIENT", "2", _int(1, 10**6)),
     "heavy_per_process": ("MANIFEST_HEAVY_PER_PROCESS", "4", _int(1, 10**6)),
+    # turn clocks (service.application.clocks): how often due deadlines are claimed, how long
+    # a claim lasts before another instance may take it, and how many one claim takes
+    "clock_tick": ("MANIFEST_CLOCK_TICK", "1", _seconds(0.01, 60)),
+    "clock_lease": ("MANIFEST_CLOCK_LEASE", "30", _seconds(0.1, 3600)),
+    "clock_batch": ("MANIFEST_CLOCK_BATCH", "32", _int(1, 1000)),
 }
 
 
@@ -295,6 +300,9 @@ class Settings(msgspec.Struct, frozen=True):
     quota_heavy: int = _default("quota_heavy")
     heavy_per_client: int = _default("heavy_per_client")
     heavy_per_process: int = _default("heavy_per_process")
+    clock_tick: float = _default("clock_tick")
+    clock_lease: float = _default("clock_lease")
+    clock_batch: int = _default("clock_batch")
     signing_key_source: str = "database"
 
     @classmethod

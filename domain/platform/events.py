@@ -4,7 +4,8 @@ A game's stream holds, in one dense sequence of versions: ``lobby.created`` (ver
 commitment to the game's secret seed), ``lobby.joined`` for each seat taken (``lobby.left``
 when the host takes one back before the start), then the game's own set-up and play events,
 with ``table.message`` events (table talk) anywhere after creation, and ``seed.revealed``
-appended with the events that finish the game.
+appended with the events that finish the game. A game with a turn clock also holds the clock
+events (``clock.*``, :mod:`domain.platform.clocks`).
 Platform event types contain a dot; a game's own event types never do, so folding a game skips
 platform events by type alone.
 """
@@ -16,6 +17,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from domain.kernel import Secret, typed
+from domain.platform.clocks import ClockEvent, ClockTerms
 from domain.registry import get_game
 
 
@@ -37,6 +39,8 @@ class LobbyCreated(
     #: The game's rules edition (``domain.registry.EDITIONS``; docs/api.md "Rules editions"):
     #: 1 (absent) = the rules before editions were recorded.
     edition: int = 1
+    #: The game's turn clock (None: no clock; ``domain.platform.clocks``).
+    clock: ClockTerms | None = None
 
 
 class LobbyJoined(msgspec.Struct, frozen=True, tag="lobby.joined", tag_field="type"):
@@ -68,7 +72,7 @@ class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="
     seed: str
 
 
-PlatformEvent = LobbyCreated | LobbyJoined | LobbyLeft | TableMessage | SeedRevealed
+PlatformEvent = LobbyCreated | LobbyJoined | LobbyLeft | TableMessage | SeedRevealed | ClockEvent
 
 
 def is_platform(event_type: str) -> bool:

@@ -5,6 +5,7 @@ what lets projections be repaired or rebuilt from PostgreSQL at any time."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Annotated, Any, Generic, Literal, Protocol, TypeVar
 
 import msgspec
@@ -12,6 +13,7 @@ from msgspec import Meta
 
 from domain.kernel import AUDITOR, SPECTATOR, Outcome, Viewer, decoder, seat, typed
 from domain.kernel.grammar import Rule, legal_answer
+from domain.platform.clocks import Clock, ClockSet, ClockTerms, new_clock
 from domain.platform.events import (
     LobbyCreated,
     LobbyJoined,
@@ -55,6 +57,8 @@ class Table(msgspec.Struct):
     invited: list[str] | None = None
     #: The rules edition the game was created under (``LobbyCreated.edition``).
     edition: int = 1
+    #: Every seat's turn clock (None: the game has none), as the last ``clock.set`` left it.
+    clock: Clock | None = None
 
     @property
     def rules(self) -> AnyGame:
@@ -84,6 +88,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 canonical=created.canonical,
                 invited=created.invited,
                 edition=created.edition,
+                clock=new_clock(created.clock, created.seats),
             )
             continue
         if event.version != table.version + 1:
@@ -97,6 +102,8 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 table.names[platform.seat] = None
             elif isinstance(platform, TableMessage):
                 table.messages.append(platform)
+            elif isinstance(platform, ClockSet) and table.clock is not None:
+                table.clock = Clock(table.clock.terms, list(platform.seats))
             continue
         rules = table.rules
         table.state = rules.evolve(table.state, rules.decode_event(event.data))
@@ -148,7 +155,28 @@ class SeatName(msgspec.Struct, frozen=True, kw_only=True):
 V = TypeVar("V")
 
 
-class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True):
+class SeatClockDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's clock in a game document (docs/api.md, "Clocks")."""
+
+    seat: int
+    running: Annotated[bool, Meta(description="The seat is asked for a command; its clock runs")]
+    since: Annotated[datetime | None, Meta(description="When the running clock started")]
+    deadline: Annotated[datetime | None, Meta(description="When the running clock runs out")]
+    bank_ms: Annotated[
+        int, Meta(description="fischer: the bank when the clock started (or now, if stopped)")
+    ]
+    expiries: Annotated[int, Meta(description="Expiries in a row")]
+    sitting_in: Annotated[bool, Meta(description="The greedy bot plays for the seat")]
+
+
+class ClockDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """The ``clock`` part of a game document: the game's terms and every seat's clock."""
+
+    terms: ClockTerms
+    seats: list[SeatClockDocument]
+
+
+class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True, omit_defaults=True):
     """The body of ``GET /v1/games/{id}`` for one viewer: the table and, once the game has
     started, the game's typed view (``GameDocument[JollyCargoView]`` and so on: the game's
     ``view_type``). Later fields are added at the end, with defaults."""
@@ -164,9 +192,11 @@ class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True):
         Meta(description="What this viewer may see of the game (its view type); null while open"),
     ]
     result: Annotated[Outcome | None, Meta(description="Scores and winners once finished")]
-    messages: Annotated[
-        list[TableMessage], Meta(description="The table talk this viewer may read")
-    ]
+    messages: Annotated[list[TableMessage], Meta(description="The table talk this viewer may read")]
+    clock: Annotated[
+        ClockDocument | None,
+        Meta(description="The turn clock (absent in a game without one; docs/api.md Clocks)"),
+    ] = None
 
 
 class LegalDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -197,6 +227,27 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> Gam
         view=rules.view(state, viewer) if state is not None else None,
         result=outcome,
         messages=[m for m in table.messages if message_visible_to(m, seat_no)],
+        clock=None if table.clock is None else clock_document(table.clock),
+    )
+
+
+def clock_document(clock: Clock) -> ClockDocument:
+    """The ``clock`` part of a game document: the terms and every seat's clock (a running
+    clock's ``deadline``; a Fischer bank as it was when the clock started, or now if stopped)."""
+    return ClockDocument(
+        terms=clock.terms,
+        seats=[
+            SeatClockDocument(
+                seat=i,
+                running=c.since is not None,
+                since=c.since,
+                deadline=c.deadline,
+                bank_ms=c.bank_ms,
+                expiries=c.expiries,
+                sitting_in=c.sitting_in,
+            )
+            for i, c in enumerate(clock.seats)
+        ],
     )
 
 

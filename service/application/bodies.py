@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import msgspec
 
+from domain.platform.clocks import ClockTerms
+
 MAX_MESSAGE = 2000
 
 #: Most names one game may invite (an Empire Builder table is 6; room for substitutes).
@@ -21,6 +23,8 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     position: dict[str, Any] | None = None
     #: Only these names may join (see ``join``); None: anyone with the invite code.
     invited: Annotated[list[str], msgspec.Meta(max_length=MAX_INVITED)] | None = None
+    #: The turn clock's terms (None: no clock; docs/api.md, "Clocks").
+    clock: ClockTerms | None = None
 
 
 class JoinGame(msgspec.Struct, forbid_unknown_fields=True):

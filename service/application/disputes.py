@@ -28,6 +28,7 @@ from service.application.redaction import (
     redacted_command,
     secret_commands,
 )
+from service.audit import clocking
 from service.audit.commitments import Keys, withholds
 from service.eventstore.chain import canonical_of, link
 from service.eventstore.records import CommandRecord, StoredEvent
@@ -144,6 +145,11 @@ def checks(
     if command.type == "table.message":
         found.append(Check("seat", True, f"seat {command.seat} spoke"))
         return found
+    clock = clocking.dispute_check(before, command, decision, seed)  # a clocked game's times
+    if clock is not None:
+        found.append(Check(*clock))
+        if command.type == clocking.EXPIRY or command.type in clocking.PRESENCE:
+            return found  # the clock's own decision: no command of the game to re-run
     to_act = rules.to_act(before.state)
     found.append(
         Check(
@@ -152,6 +158,7 @@ def checks(
             detail=f"seat {command.seat} sent it; the game waited for {to_act}",
         )
     )
+
     try:
         decoded = rules.decode_command(body or {})
         produced = rules.decide(before.state, command.seat, decoded, Rng(seed, first))

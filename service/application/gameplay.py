@@ -1,5 +1,5 @@
-"""The application: lobby, play, table talk, documents and queries, each a service of its own
-over explicit collaborators, gathered in one :class:`Manifest` per process (built by
+"""The application: lobby, play, table talk, documents, queries and turn clocks, each a service
+of its own over explicit collaborators, gathered in one :class:`Manifest` per process (built by
 :func:`service.bootstrap.compose`). HTTP-free: ``service.http`` maps requests onto
 ``manifest.lobby``, ``manifest.play``, ... and their typed errors
 (:mod:`service.application.errors`) onto problem JSON.
@@ -39,6 +39,7 @@ folded from PostgreSQL instead, and repaired.
 from __future__ import annotations
 
 from projections.projector import Projector
+from service.application.clocks import Clocks
 from service.application.documents import Documents
 from service.application.faults import Faults
 from service.application.lobby import Lobby
@@ -69,6 +70,7 @@ class Manifest:
         talk: Talk,
         documents: Documents,
         queries: Queries,
+        clocks: Clocks,
     ) -> None:
         self.store = store
         self.projector = projector
@@ -81,3 +83,4 @@ class Manifest:
         self.talk = talk
         self.documents = documents
         self.queries = queries
+        self.clocks = clocks

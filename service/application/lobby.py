@@ -14,6 +14,7 @@ import msgspec
 
 from domain.kernel import Rng, RuleError, seed_commitment
 from domain.kernel.errors import UnknownGame
+from domain.platform import referee
 from domain.platform.events import (
     LobbyCreated,
     LobbyJoined,
@@ -31,6 +32,7 @@ from service.application.answers import (
     Started,
 )
 from service.application.bodies import CreateGame, JoinGame
+from service.application.clocks import clock_terms
 from service.application.errors import BadRequest, Conflict, Forbidden, RefusedByRules
 from service.application.names import alike, all_distinct, player_name
 from service.application.seats import Seats
@@ -92,6 +94,7 @@ class Lobby:
                 f"{rules.title} is for {rules.min_seats} to {rules.max_seats} players",
             )
         options = _problem_from(lambda: rules.decode_options(req.options))
+        clock = clock_terms(req.clock)
         position = None
         if req.position is not None:
             position = _problem_from(lambda: rules.decode_position(req.position or {}))
@@ -131,6 +134,7 @@ class Lobby:
                 canonical=self.canonical,
                 invited=invited,
                 edition=current_edition(rules.id),
+                clock=clock,
             )
             pending: list[msgspec.Struct] = [created]
             for i, name in enumerate(players or []):
@@ -251,7 +255,11 @@ class Lobby:
         position = None if position_raw is None else rules.decode_position(position_raw)
         options = rules.decode_options(table.options)
         events = self._opening(rules, options, position, table.seats, seed, table.version + 1)
-        return await self.writes.append(locked, events, snapshots, seat=None, command_id=None)
+        table = await self.writes.append(locked, events, snapshots, seat=None, command_id=None)
+        clock = referee.started(table, datetime.now(UTC))  # a turn clock starts with the game
+        if clock:
+            table = await self.writes.append(locked, clock, snapshots, seat=None, command_id=None)
+        return table
 
     async def list_games(
         self, status: str | None, game: str | None, limit: int, cursor: str | None

@@ -17,6 +17,7 @@ from domain.kernel import CommandError, RuleError
 from domain.platform.table import Table, legal_document
 from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
+from service.application.clocks import clock_refusal
 from service.application.errors import ApplicationError, Conflict, RefusedByRules, Repeated
 from service.application.ruling import (
     accepted_answer,
@@ -176,10 +177,13 @@ class Play:
                 version=version,
             )
             return await self._refuse(a, conflict, "conflict")
-        refusal: ApplicationError | None = self._not_playing(table)
+        at = datetime.now(UTC)  # the events' recorded time; a clock's moves are decided at it
+        refusal: ApplicationError | None = self.not_playing(table) or clock_refusal(
+            table, a.seat, at
+        )
         if refusal is None:
             try:
-                ruling = rule(table, a.seat, command, await self.tables.seed(a.game_id))
+                ruling = rule(table, a.seat, command, await self.tables.seed(a.game_id), at)
             except RuleError as error:
                 refusal = RefusedByRules(error.code, error.message, **_details(error))
         if refusal is not None:
@@ -195,7 +199,7 @@ class Play:
                     events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
                     seat=a.seat,
                     command_id=a.command_id,
-                    at=datetime.now(UTC),
+                    at=at,
                     status=new.status if new.status != table.status else None,
                     result=ruling.result,
                     idempotency_key=a.key,
@@ -279,7 +283,8 @@ class Play:
             raise _Stale
         return await self._answer_again(prior, a.seat, a.body)
 
-    def _not_playing(self, table: Table) -> Conflict | None:
+    def not_playing(self, table: Table) -> Conflict | None:
+        """The conflict of acting in a game that is not being played (open or over)."""
         if table.status == "open":
             return Conflict("game.not_started", "the game has not started: seats are still open")
         if table.status == "finished":

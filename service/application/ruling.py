@@ -9,6 +9,7 @@ Redis work.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -21,6 +22,7 @@ from domain.platform.events import (
     created_secrets,
     message_secrets,
 )
+from domain.platform.referee import with_clock
 from domain.platform.table import Table, legal_document
 from projections.replay import fold_collecting
 from service.application.answers import EventDocument, Receipt, RecordedAnswer
@@ -100,10 +102,22 @@ def fold_new(
     return new, pending, snapshots
 
 
-def rule(table: Table, seat: int, command: Any, seed: bytes) -> Ruling:
-    """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError)."""
+def rule(table: Table, seat: int, command: Any, seed: bytes, at: datetime | None = None) -> Ruling:
+    """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError);
+    in a game with a turn clock, at ``at`` (the time the events are recorded), with the clock
+    events (``domain.platform.referee.with_clock``)."""
     rules = table.rules
     events = rules.decide(table.state, seat, command, Rng(seed, table.version + 1))
+    if table.clock is not None:
+        if at is None:
+            raise ValueError("a move in a game with a clock is decided at a time")
+        events = with_clock(table, seat, events, at)
+    return rule_events(table, seat, events, seed)
+
+
+def rule_events(table: Table, seat: int, events: list[Any], seed: bytes) -> Ruling:
+    """The ruling that appends ``events`` (typed) for ``seat`` (a command's, or a clock's
+    decision: ``service.application.clocks``)."""
     new, pending, snapshots = fold_new(table, events, seed)
     outcome = new.rules.outcome(new.state) if new.status == "finished" else None
     document = legal_document(new, seat)

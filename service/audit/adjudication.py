@@ -14,6 +14,7 @@ from domain.kernel import CommandError, Rng, RuleError
 from domain.platform.events import is_platform
 from domain.platform.table import Table, copy_table, fold_stream
 from domain.registry import EDITIONS, implements
+from service.audit import clocking
 from service.audit.commitments import MESSAGE
 from service.audit.evidence import Case, canon
 from service.eventstore.records import StoredEvent
@@ -32,10 +33,11 @@ def check_adjudication(case: Case, progress: Progress | None = None) -> dict[str
     table: Table | None = None
     commands_checked = 0
     first_bad: int | None = None
+    before = None  # when the events before the group were recorded (clock checks)
     for group in _groups(case.events):
         first = group[0]
         try:
-            finding = _adjudicate(case, table, group, seed)
+            finding = _adjudicate(case, table, group, seed, before)
         except (RuleError, CommandError, ValueError, KeyError, TypeError) as error:
             finding = ("adjudication.error", f"could not re-run: {error}")
         if finding is not None:
@@ -53,6 +55,7 @@ def check_adjudication(case: Case, progress: Progress | None = None) -> dict[str
             case.problem(first.version, "adjudication", "adjudication.unfoldable", str(error))
             first_bad = first.version if first_bad is None else first_bad
             break
+        before = group[-1].recorded_at
         if progress is not None:
             progress(group[-1].version, len(case.events))
     return {"ok": first_bad is None, "commands": commands_checked, "first_bad": first_bad}
@@ -77,7 +80,7 @@ def _unkept_edition(case: Case) -> str | None:
 
 
 def _adjudicate(
-    case: Case, table: Table | None, group: list[StoredEvent], seed: bytes
+    case: Case, table: Table | None, group: list[StoredEvent], seed: bytes, before: Any = None
 ) -> tuple[str, str] | None:
     """Why ``group`` is not what the rules produce (None if it is)."""
     first = group[0]
@@ -89,6 +92,8 @@ def _adjudicate(
     game_events = [e for e in group if not is_platform(e.type)]
     platform = [e for e in group if is_platform(e.type)]
     if first.command_id is None:
+        if [e.type for e in group] == ["clock.set"]:  # a clock started with the set-up
+            return clocking.check_setup(table, group, before)
         if not game_events:  # lobby.joined by a player (seat on the event), lobby.left
             ok = all(e.type in ("lobby.joined", "lobby.left") for e in platform)
             return None if ok else ("adjudication.orphan", "a platform event without a command")
@@ -109,14 +114,22 @@ def _adjudicate(
             if len(group) == 1 and first.type == "table.message"
             else ("adjudication.orphan", "a message command produced other events")
         )
-    extra = [e for e in platform if e.type != "seed.revealed"]
+    body = command.body.get("command") if isinstance(command.body, dict) else None
+    if command.type == clocking.EXPIRY or command.type in clocking.PRESENCE:
+        return clocking.check_clock_command(table, command, None, group, seed, before)
+    clocked = table.clock is not None
+    allowed = {"seed.revealed", "clock.set", "clock.returned", "clock.bot"} if clocked else set()
+    extra = [e for e in platform if e.type not in allowed | {"seed.revealed"}]
     if extra:
         return "adjudication.orphan", f"{extra[0].type} appended with a game command"
-    body = command.body.get("command") if isinstance(command.body, dict) else None
     decoded = rules.decode_command(body or {})
     if command.seat is None or table.state is None:
         return "adjudication.seat", "a game command without a seat, or before the game"
+    if first.type == "clock.bot":
+        return clocking.check_clock_command(table, command, decoded, group, seed, before)
     produced = rules.decide(table.state, command.seat, decoded, Rng(seed, first.version))
+    if clocked:
+        return clocking.check_move(table, command.seat, produced, group, before)
     return _compare([msgspec.to_builtins(e) for e in produced], game_events)
 
 

@@ -1,6 +1,6 @@
 """What every part of :class:`service.eventstore.store.EventStore` stands on: the asyncpg pool,
 an optional read replica's pool, and the clock that stamps events and commands; and the small
-ports the store owns on the same pool (refusals, kept documents, signing keys). Nothing
+ports the store owns on the same pool (refusals, kept documents, signing keys, deadlines). Nothing
 outside :mod:`service.eventstore` touches a pool (``tests/test_layers.py``)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 
 from service.eventstore import pgrows as db
 from service.eventstore.batched import Appends
+from service.eventstore.deadlines import Deadlines
 from service.eventstore.kept import KeptDocuments
 from service.eventstore.keys import SigningKeys
 from service.eventstore.rejections import Refusals
@@ -41,6 +42,8 @@ class Pooled:
         self.kept = KeptDocuments(pool)
         #: The signing keys kept and published (:mod:`.keys`).
         self.signing_keys = SigningKeys(pool)
+        #: Turn clocks' deadlines, claimed and released (:mod:`.deadlines`).
+        self.deadlines = Deadlines(pool)
         #: A read replica's pool (``PG_READ_DSN``) for history reads, or None.
         self.read_pool = read_pool
         #: How history reads were answered: replica, fallback_behind, fallback_error.

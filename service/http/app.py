@@ -15,6 +15,7 @@ from typing import Any
 from litestar import Litestar
 from litestar.openapi import OpenAPIConfig
 
+from service.application.clocks import ClockFirer
 from service.application.names import load_confusables
 from service.bootstrap import build_manifest
 from service.collector import tune_collector
@@ -47,11 +48,19 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 manifest.store.game_versions, settings.catchup_seconds, stop
             )
         )
+        firer = ClockFirer(  # this instance's turn-clock deadlines (MANIFEST_CLOCK_*)
+            manifest.clocks,
+            tick=settings.clock_tick,
+            lease=settings.clock_lease,
+            batch=settings.clock_batch,
+        )
+        firing = asyncio.create_task(firer.run(stop))
         try:
             yield
         finally:
             stop.set()
             await worker
+            await firing
             await manifest.projector.drain(timeout=2 * settings.redis_timeout)
             await projections.close()
             await store.close()

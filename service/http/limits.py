@@ -8,7 +8,7 @@ the client (decided where the API text is silent, and documented in ``docs/api.m
 |---|---|---|
 | ``create`` | ``POST /v1/games`` | the client address |
 | ``commands`` | ``POST /v1/games/{id}/commands`` | the bearer token, else the address |
-| ``messages`` | ``POST /v1/games/{id}/messages`` | the bearer token, else the address |
+| ``messages`` | ``POST /v1/games/{id}/messages``, ``/presence`` | the token, else the address |
 | ``queries`` | ``POST /v1/games/{id}/queries`` | the bearer token, else the address |
 | ``audit`` | ``GET /v1/games/{id}/audit``, ``/audit/{n}`` and ``/export`` | the client address |
 | ``streams`` | ``GET /v1/games/{id}/stream`` opened | the bearer token, else the address |
@@ -48,6 +48,7 @@ _KINDS = {
     "create_game": "create",
     "post_command": "commands",
     "post_message": "messages",
+    "post_presence": "messages",  # appends like table talk (docs/api.md, "Clocks")
     "post_query": "queries",
     "get_audit": "audit",
     "get_dispute": "audit",

@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 
 from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
+from service.application.clocks import PresenceBody
 from service.application.queries import QueryBody
 from service.http import gameschemas, schemas
 from service.http.nulfree import _JSON_VALUE, _JSON_VALUE_SCHEMA, INTEGER_POLICY, nul_free
@@ -63,6 +64,7 @@ _TOKEN = (401, 403, 404)
 #: (method, path) -> (success status, media type, schema type of an answer sent as bytes or None
 #:                    (JSON: the handler's return type; otherwise a string),
 #:                    security: "required" | "optional" | None, further statuses)
+_PRESENCE = (*_TOKEN, 409, 413, 415, 503)  # 409: no clock, or the game not being played
 OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ...]]] = {
     ("get", "/v1/rules"): (200, JSON, None, None, ()),
     ("post", "/v1/games"): (201, JSON, None, None, (413, 415, 422)),
@@ -103,6 +105,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         "required",
         (*_TOKEN, 413, 415, 422),
     ),
+    ("post", "/v1/games/{game_id}/presence"): (200, JSON, None, "required", _PRESENCE),
     ("get", "/v1/games/{game_id}/events"): (200, JSON, None, "optional", _TOKEN),
     ("get", "/v1/games/{game_id}/replay/{n}"): (
         200,
@@ -263,7 +266,8 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
     # Request bodies as msgspec decodes them (strictly: service.http.hardening): constraints and
     # ``additionalProperties: false`` included, which litestar's own schemas leave out.
     _, bodies = msgspec.json.schema_components(
-        [CreateGame, JoinGame, CommandBody, MessageBody, QueryBody], ref_template=REF
+        [CreateGame, JoinGame, CommandBody, MessageBody, QueryBody, PresenceBody],
+        ref_template=REF,
     )
     all_components["schemas"].update(bodies)
     # each game's typed values, and the envelopes as unions of a variant per game

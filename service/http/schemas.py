@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from domain.platform.table import ClockDocument
 from service.application.answers import (
     ChainProof,
     Check,
@@ -116,6 +117,8 @@ class GameDocument(msgspec.Struct):
     messages: list[Any] = []
     #: only in the host token's answer: the code players join with
     invite_code: str | UnsetType = UNSET
+    #: only in a game created with a turn clock
+    clock: ClockDocument | UnsetType = UNSET
 
 
 class LegalDocument(msgspec.Struct):

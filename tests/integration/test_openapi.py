@@ -5,6 +5,7 @@ bounded budget and every check, finds nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -124,6 +125,29 @@ def test_each_game_has_named_schemas_of_its_view_commands_and_events() -> None:
         view = _resolve(schemas, schemas[f"{p}.View"])
         assert view["type"] == "object", (rules.id, view)
         assert set(view["properties"]) == set(rules.view_type.__struct_fields__), rules.id
+
+
+def test_the_turn_clock_is_typed_in_documents_events_and_the_create_body() -> None:
+    """Issue 31: a clocked game's ``clock`` part (optional: absent without a clock) is the
+    typed ``ClockDocument`` in every game's document variant, the create body's ``clock`` is
+    ``ClockTerms``, and every clock event is in each game's event data union."""
+    schemas = _document()["components"]["schemas"]
+    clock = schemas["ClockDocument"]
+    assert set(clock["required"]) == {"terms", "seats"}
+    seat = schemas["SeatClockDocument"]["properties"]
+    assert {"running", "since", "deadline", "bank_ms", "expiries", "sitting_in"} <= set(seat)
+    game_doc = schemas["GameDocument"]
+    for rules in all_games():
+        p = gameschemas.prefix(rules.id)
+        variant = schemas[game_doc["discriminator"]["mapping"][rules.id].rsplit("/", 1)[1]]
+        assert variant["properties"]["clock"] == {"$ref": "#/components/schemas/ClockDocument"}
+        assert "clock" not in variant.get("required", [])
+        data = schemas[f"{p}.EventDocument"]["properties"]["data"]
+        mapping = schemas[data["$ref"].rsplit("/", 1)[1]]["discriminator"]["mapping"]
+        clock_events = {"clock.set", "clock.expired", "clock.sat_in", "clock.bot", "clock.returned"}
+        assert clock_events <= set(mapping), rules.id
+    create = _resolve(schemas, schemas["CreateGame"]["oneOf"][0])
+    assert "ClockTerms" in json.dumps(create["properties"]["clock"])
 
 
 def test_hidden_values_may_be_commitments_where_declared() -> None:

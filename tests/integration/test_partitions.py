@@ -156,7 +156,7 @@ def test_constraints_and_immutability_hold_on_every_partition(fresh_database: st
                 "TRUNCATE events",
                 f"TRUNCATE {part}",
                 "TRUNCATE events_p00",
-                "TRUNCATE events, games, commands, secrets, seat_tokens",
+                "TRUNCATE events, games, commands, secrets, seat_tokens, deadlines",
             ):
                 with pytest.raises(asyncpg.PostgresError, match="events are immutable"):
                     await conn.execute(sql)

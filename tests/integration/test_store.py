@@ -337,7 +337,7 @@ def test_events_are_immutable(fresh_database: str) -> None:
                     "UPDATE events SET hash = prev_hash WHERE version = 2",
                     "DELETE FROM events WHERE version = 2",
                     "TRUNCATE events",
-                    "TRUNCATE events, games, commands, secrets, seat_tokens",
+                    "TRUNCATE events, games, commands, secrets, seat_tokens, deadlines",
                 ):
                     with pytest.raises(asyncpg.PostgresError, match="events are immutable"):
                         await conn.execute(sql)

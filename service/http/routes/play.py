@@ -11,6 +11,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from service.application.bodies import CommandBody, MessageBody
+from service.application.clocks import PresenceBody
 from service.application.gameplay import Manifest
 from service.application.queries import QueryBody
 from service.http.limits import address_key
@@ -81,4 +82,19 @@ async def post_query(
     return await manifest.queries.query(game_id, token_of(request), data)
 
 
-ROUTES: list[Any] = [get_game, get_legal, post_command, post_message, post_query]
+@post(
+    "/v1/games/{game_id:str}/presence",
+    status_code=200,
+    summary="Leave the seat to the bot (away: true) or come back (seat token, clocked games)",
+)
+async def post_presence(
+    game_id: FromPath[str],
+    data: JSONBody[PresenceBody],
+    manifest: NamedDependency[Manifest],
+    request: Request[Any, Any, Any],
+) -> MessageAnswer:
+    structlog.contextvars.bind_contextvars(game=game_id)
+    return await manifest.clocks.presence(game_id, token_of(request), data)
+
+
+ROUTES: list[Any] = [get_game, get_legal, post_command, post_message, post_query, post_presence]

@@ -22,6 +22,16 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// "1:05", "2:03:04", "3 d 04:05:06" — a clock's time left (never negative).
+function duration(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const d = Math.floor(total / 86400);
+  const hms = [Math.floor((total % 86400) / 3600), Math.floor((total % 3600) / 60), total % 60];
+  const pad = (n) => String(n).padStart(2, "0");
+  const text = hms[0] || d ? `${hms[0]}:${pad(hms[1])}:${pad(hms[2])}` : `${hms[1]}:${pad(hms[2])}`;
+  return d ? `${d} d ${text}` : text;
+}
+
 function route() {
   const [path, query = ""] = location.hash.replace(/^#/, "").split("?");
   const params = new URLSearchParams(query);
@@ -189,6 +199,56 @@ async function gamePage(id) {
   }
   showPlayers(doc.status === "finished" ? doc.result : null);
 
+  // Each seat's turn clock (docs/api.md, "Clocks"): a running clock counts down to its
+  // deadline, a stopped Fischer clock shows its bank, a seat the bot sits in for says so.
+  let clock = doc.clock ?? null;
+  const clocks = h("div", { id: "clocks" });
+  function showClocks() {
+    if (!clock) {
+      clocks.replaceChildren();
+      return;
+    }
+    const now = Date.now();
+    const t = clock.terms;
+    const terms = {
+      turn: `${t.seconds} s per move`,
+      fischer: `${duration((t.bank_seconds ?? 0) * 1000)} + ${t.increment_seconds ?? 0} s per move`,
+      correspondence: `${t.days} day${t.days === 1 ? "" : "s"} per move`,
+    }[t.kind] ?? t.kind;
+    clocks.replaceChildren(
+      h(
+        "table",
+        { class: "clocks" },
+        h("thead", {}, h("tr", {}, ["seat", `clock (${terms})`, ""].map((x) => h("th", {}, x)))),
+        h(
+          "tbody",
+          {},
+          clock.seats.map((c) =>
+            h(
+              "tr",
+              { "data-seat": c.seat, class: c.running ? "running" : "" },
+              h("td", {}, `${c.seat}${names.get(c.seat) ? " " + names.get(c.seat) : ""}`),
+              h(
+                "td",
+                { class: "time" },
+                c.sitting_in
+                  ? "bot sits in"
+                  : c.running
+                    ? duration(Date.parse(c.deadline) - now)
+                    : t.kind === "fischer"
+                      ? duration(c.bank_ms)
+                      : "—",
+              ),
+              h("td", {}, c.expiries ? `${c.expiries} expired in a row` : ""),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  showClocks();
+  const ticker = setInterval(showClocks, 250);
+
   app.replaceChildren(
     h(
       "div",
@@ -201,6 +261,7 @@ async function gamePage(id) {
       h("span", { class: "muted" }, `viewed ${viewer}`),
     ),
     players,
+    clocks,
     h(
       "div",
       { class: "layout" },
@@ -341,6 +402,10 @@ async function gamePage(id) {
       id,
       (live) => {
         busy = busy.then(async () => {
+          if (live.clock) {
+            clock = live.clock;
+            showClocks();
+          }
           if (live.version <= events.length && live.status === doc.status) return;
           const fresh = await api.allEvents(id, events.length);
           const wasFollowing = following;
@@ -363,6 +428,7 @@ async function gamePage(id) {
   }
   stopPage = () => {
     stopStream();
+    clearInterval(ticker);
     document.removeEventListener("keydown", keys);
   };
   await select(selected);

@@ -1,0 +1,27 @@
+"""What a turn clock's expiry does in this game (:mod:`domain.platform.timeouts`): ``gather`` from
+the deck (``market: null``, listed first: the pass the rules allow instead of a delivery); in
+the set-up, the first legal trading post.
+
+No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.kernel import Bot
+from domain.platform.timeouts import Timeout, bot_rng, minimal
+
+from .greedy import GreedyBot
+
+PREFER = ("gather",)
+
+
+def sitting_in(seat: int, version: int) -> Bot:
+    return GreedyBot(bot_rng(seat, version))
+
+
+def timeout_command(state: Any, seat: int) -> Any:
+    return minimal("cargo-empire", state, seat, PREFER, sitting_in)
+
+
+TIMEOUT = Timeout(command=timeout_command, bot=sitting_in)

@@ -1,0 +1,27 @@
+"""What a turn clock's expiry does in this game (:mod:`domain.platform.timeouts`): ``end_turn``
+when the rules allow it; where they ask for something else first (a card to keep in the draft,
+loads to choose, an action point to spend), the first legal command.
+
+No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.kernel import Bot
+from domain.platform.timeouts import Timeout, bot_rng, minimal
+
+from .greedy import GreedyBot
+
+PREFER = ("end_turn", "keep_card", "choose_loads")
+
+
+def sitting_in(seat: int, version: int) -> Bot:
+    return GreedyBot(bot_rng(seat, version))
+
+
+def timeout_command(state: Any, seat: int) -> Any:
+    return minimal("curious-cargo", state, seat, PREFER, sitting_in)
+
+
+TIMEOUT = Timeout(command=timeout_command, bot=sitting_in)

@@ -1,0 +1,28 @@
+"""What a turn clock's expiry does in this game (:mod:`domain.platform.timeouts`): ``end_turn``
+(the train stays, nothing is built); where a choice is asked for (an event card's lost load, the
+first turn's train), the first legal one.
+
+No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.kernel import Bot
+from domain.platform.timeouts import Timeout, minimal
+
+from .greedy import GreedyBot
+
+PREFER = ("end_turn",)
+
+
+def sitting_in(seat: int, version: int) -> Bot:
+    del seat, version  # it plans from the state alone
+    return GreedyBot()
+
+
+def timeout_command(state: Any, seat: int) -> Any:
+    return minimal("empire-builder", state, seat, PREFER, sitting_in)
+
+
+TIMEOUT = Timeout(command=timeout_command, bot=sitting_in)

@@ -1,0 +1,399 @@
+"""Turn clocks: the terms a game is created with, each seat's clock, the clock events, and what
+an expiry, a seat left to the bot and a player's return append — pure, with the time given.
+
+Nothing here reads a clock. Every function that needs the time takes ``now``; the service
+passes its clock's time (and records the events at that time), the audit re-derives every clock
+event from the recorded times, and tests pass a fake clock's.
+
+How the fold sees time (docs/api.md, "Clocks"): it never reads ``recorded_at``. The clock
+events carry the times they rely on: ``clock.set`` holds every seat's clock after a decision
+(when it started running, its deadline, its bank), computed at the decision's time ``at``, which
+the service records as the events' ``recorded_at`` (the audit checks ``at`` against it). So a
+table folds from event data alone, as every other part of the table does.
+
+A seat's clock runs while the seat is asked for a command (it is in ``to_act``); every command
+the seat's player sends is one *move*: it stops the clock (a Fischer bank is charged the time
+used and credited the increment) and, if the seat is still to act, starts it again. Kinds:
+
+* ``none``: no clock (the default; the game behaves as before clocks existed);
+* ``turn``: ``seconds`` per move;
+* ``fischer``: a bank of ``bank_seconds``, charged per move, ``increment_seconds`` added after
+  each move;
+* ``correspondence``: ``days`` per move.
+
+When a seat's deadline passes, ``clock.expired`` is appended with what the game's timeout rules
+make of it (:mod:`domain.platform.timeouts`): the turn ends as the rules allow. After
+``sit_in_after`` expiries in a row (0: never), or when the player asks to leave, the game's
+greedy bot sits in for the seat (``clock.sat_in``) — its deadline is then the time it starts
+running, so it is due at once — until the seat's player sends a command with the seat's token
+(``clock.returned``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+import msgspec
+
+from domain.kernel import Rng
+
+#: How long a term may be, so a deadline stays a sane timestamp (the platform's rule, not an
+#: operator's limit: docs/api.md, "Clocks").
+MAX_SECONDS = 7 * 24 * 3600
+MAX_DAYS = 60
+#: Commands one expiry may send for a seat (the timeout's way to the turn's end).
+MAX_TIMEOUT_COMMANDS = 16
+
+Kind = Literal["none", "turn", "fischer", "correspondence"]
+
+
+class ClockTerms(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
+    """The clock a game is created with (``POST /v1/games`` ``clock``; kept in
+    ``lobby.created``)."""
+
+    kind: Kind = "none"
+    #: ``turn``: seconds per move.
+    seconds: int = 0
+    #: ``fischer``: the starting bank and the increment per move, in seconds.
+    bank_seconds: int = 0
+    increment_seconds: int = 0
+    #: ``correspondence``: days per move.
+    days: int = 0
+    #: Expiries in a row after which the greedy bot sits in for the seat (0: never).
+    sit_in_after: int = 3
+
+
+class ClockTermsInvalid(ValueError):
+    """Terms that make no clock (the service answers 422 ``clock.invalid``)."""
+
+
+def check_terms(terms: ClockTerms) -> ClockTerms:
+    """The terms, if they make a clock; else :class:`ClockTermsInvalid` saying why."""
+
+    def within(name: str, value: int, low: int, high: int) -> None:
+        if not low <= value <= high:
+            raise ClockTermsInvalid(f"clock.{name} must be from {low} to {high}, not {value}")
+
+    unused: dict[str, int] = {
+        "seconds": terms.seconds,
+        "bank_seconds": terms.bank_seconds,
+        "increment_seconds": terms.increment_seconds,
+        "days": terms.days,
+    }
+    used: tuple[str, ...] = ()
+    if terms.kind == "turn":
+        within("seconds", terms.seconds, 1, MAX_SECONDS)
+        used = ("seconds",)
+    elif terms.kind == "fischer":
+        within("bank_seconds", terms.bank_seconds, 1, MAX_SECONDS)
+        within("increment_seconds", terms.increment_seconds, 0, MAX_SECONDS)
+        used = ("bank_seconds", "increment_seconds")
+    elif terms.kind == "correspondence":
+        within("days", terms.days, 1, MAX_DAYS)
+        used = ("days",)
+    for name, value in unused.items():
+        if name not in used and value != 0:
+            raise ClockTermsInvalid(f"clock.{name} has no meaning for a {terms.kind} clock")
+    within("sit_in_after", terms.sit_in_after, 0, 1000)
+    return terms
+
+
+class SeatClock(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One seat's clock. ``since``/``deadline``: when it started running and when it runs out
+    (None: not running — the seat is not asked for anything)."""
+
+    since: datetime | None = None
+    deadline: datetime | None = None
+    #: ``fischer``: milliseconds left in the bank when it started running (or now, stopped).
+    bank_ms: int = 0
+    #: Expiries in a row (a move by the seat's player sets it back to 0).
+    expiries: int = 0
+    #: The greedy bot plays for the seat.
+    sitting_in: bool = False
+
+
+class Clock(msgspec.Struct):
+    """Every seat's clock, in a table (None in a game without a clock)."""
+
+    terms: ClockTerms
+    seats: list[SeatClock]
+
+
+# --- events -----------------------------------------------------------------------------------
+class ClockSet(msgspec.Struct, frozen=True, tag="clock.set", tag_field="type"):
+    """Every seat's clock after a decision taken at ``at`` (appended last, before any
+    ``seed.revealed``, whenever a decision changes a clock)."""
+
+    at: datetime
+    seats: list[SeatClock]
+
+
+class ClockExpired(msgspec.Struct, frozen=True, tag="clock.expired", tag_field="type"):
+    """``seat``'s time ran out at ``deadline``; found at ``at`` (≥ ``deadline``). Followed by
+    what the game's timeout rules made of it."""
+
+    seat: int
+    deadline: datetime
+    at: datetime
+
+
+class ClockSatIn(msgspec.Struct, frozen=True, tag="clock.sat_in", tag_field="type"):
+    """The greedy bot plays for ``seat`` from now on: after ``expiries`` in a row, or because
+    its player ``left``."""
+
+    seat: int
+    reason: Literal["expiries", "left"]
+
+
+class ClockReturned(msgspec.Struct, frozen=True, tag="clock.returned", tag_field="type"):
+    """``seat``'s player is back (it sent a command with the seat's token)."""
+
+    seat: int
+
+
+class ClockBot(msgspec.Struct, frozen=True, tag="clock.bot", tag_field="type"):
+    """The events after it are the sitting-in bot's move for ``seat``."""
+
+    seat: int
+
+
+ClockEvent = ClockSet | ClockExpired | ClockSatIn | ClockReturned | ClockBot
+
+
+# --- arithmetic -------------------------------------------------------------------------------
+def utc(at: datetime) -> datetime:
+    """``at`` in UTC with microseconds (as events' times are recorded)."""
+    if at.tzinfo is None:
+        raise ValueError("a clock's time must be timezone-aware")
+    return at.astimezone(UTC)
+
+
+def _allowance(terms: ClockTerms, bank_ms: int) -> timedelta:
+    if terms.kind == "turn":
+        return timedelta(seconds=terms.seconds)
+    if terms.kind == "fischer":
+        return timedelta(milliseconds=bank_ms)
+    if terms.kind == "correspondence":
+        return timedelta(days=terms.days)
+    raise ValueError("a game without a clock has no deadlines")
+
+
+def _elapsed_ms(since: datetime, now: datetime) -> int:
+    return max(0, (now - since) // timedelta(milliseconds=1))
+
+
+def new_clock(terms: ClockTerms | None, seats: int) -> Clock | None:
+    """The clock of a game created with ``terms`` (None: no clock), before anyone is to act."""
+    if terms is None or terms.kind == "none":
+        return None
+    bank = terms.bank_seconds * 1000 if terms.kind == "fischer" else 0
+    return Clock(terms, [SeatClock(bank_ms=bank) for _ in range(seats)])
+
+
+def advance(
+    clock: Clock,
+    to_act: Sequence[int],
+    now: datetime,
+    *,
+    moved: int | None = None,
+    expired: int | None = None,
+    sat_in: int | None = None,
+    returned: int | None = None,
+) -> list[SeatClock]:
+    """Every seat's clock after a decision at ``now`` after which ``to_act`` are asked:
+    ``moved``'s player sent a command (its clock stops, and starts again if it is still to
+    act), ``expired``'s time ran out (its timeout moves were made for it), ``sat_in``'s seat
+    is now played by the bot, ``returned``'s player is back."""
+    now = utc(now)
+    out: list[SeatClock] = []
+    for seat, c in enumerate(clock.seats):
+        bank, expiries, sitting = c.bank_ms, c.expiries, c.sitting_in
+        since, deadline = c.since, c.deadline
+        if seat == sat_in:
+            sitting = True
+        if seat == returned:
+            sitting, expiries = False, 0
+        if seat == moved and not sitting:
+            expiries = 0
+        if seat == expired:
+            expiries += 1
+        stop = since is not None and (
+            seat in (moved, expired, sat_in, returned) or seat not in to_act
+        )
+        if stop and since is not None:
+            if clock.terms.kind == "fischer":
+                bank = max(0, bank - _elapsed_ms(since, now))
+                if seat in (moved, expired):
+                    bank += clock.terms.increment_seconds * 1000
+            since, deadline = None, None
+        if since is None and seat in to_act:
+            since = now
+            deadline = now if sitting else now + _allowance(clock.terms, bank)
+        out.append(SeatClock(since, deadline, bank, expiries, sitting))
+    return out
+
+
+def overdue(clock: Clock | None, seat: int, now: datetime) -> bool:
+    """Has ``seat``'s time run out at ``now``? (A move recorded then is refused.) Never for a
+    seat the bot sits in for: its player may come back at any time (its deadline is the bot's
+    turn, not the player's time)."""
+    if clock is None or clock.seats[seat].sitting_in:
+        return False
+    deadline = clock.seats[seat].deadline
+    return deadline is not None and utc(now) >= deadline
+
+
+def due(clock: Clock | None, now: datetime) -> list[int]:
+    """The seats whose deadline has passed at ``now``, earliest first."""
+    if clock is None:
+        return []
+    now = utc(now)
+    late = [(c.deadline, s) for s, c in enumerate(clock.seats) if c.deadline and c.deadline <= now]
+    return [s for _, s in sorted(late)]
+
+
+def next_deadline(clock: Clock | None) -> datetime | None:
+    if clock is None:
+        return None
+    return min((c.deadline for c in clock.seats if c.deadline is not None), default=None)
+
+
+# --- decisions --------------------------------------------------------------------------------
+#: The generator for the decision whose first event gets version ``n`` (the service's
+#: ``Rng(seed, n)``, as for any command).
+RngAt = Callable[[int], Rng]
+
+
+class Played(msgspec.Struct):
+    """What a clock decision appends (typed events, in order) and the game state after them."""
+
+    events: list[Any]
+    state: Any
+
+
+def _play(
+    rules: Any,
+    state: Any,
+    seat: int,
+    commands: Callable[[Any], Any],
+    version: int,
+    rng_at: RngAt,
+    limit: int,
+) -> Played:
+    """Send ``commands(state)`` for ``seat`` until it is not to act (or the game ends, or
+    ``limit`` commands were sent); the first event gets version ``version``."""
+    events: list[Any] = []
+    for _ in range(limit):
+        if rules.outcome(state) is not None or seat not in rules.to_act(state):
+            break
+        produced = rules.decide(state, seat, commands(state), rng_at(version + len(events)))
+        events.extend(produced)
+        state = rules.fold(produced, state)
+    return Played(events, state)
+
+
+def after_move(clock: Clock, rules: Any, state_after: Any, seat: int, now: datetime) -> ClockSet:
+    """The ``clock.set`` appended after ``seat``'s player's move, decided at ``now`` (a player
+    whose seat the bot sat in for is back: ``clock.returned`` comes first, see
+    :func:`returning`)."""
+    to_act = _asked(rules, state_after)
+    returned = seat if clock.seats[seat].sitting_in else None
+    return ClockSet(utc(now), advance(clock, to_act, now, moved=seat, returned=returned))
+
+
+def returning(clock: Clock | None, seat: int) -> list[Any]:
+    """What comes before a move's events: ``clock.returned`` if the bot sat in for the seat."""
+    if clock is not None and clock.seats[seat].sitting_in:
+        return [ClockReturned(seat)]
+    return []
+
+
+def _asked(rules: Any, state: Any) -> list[int]:
+    return [] if state is None or rules.outcome(state) is not None else list(rules.to_act(state))
+
+
+def expire(
+    clock: Clock,
+    rules: Any,
+    state: Any,
+    seat: int,
+    now: datetime,
+    version: int,
+    rng_at: RngAt,
+    timeout: Callable[[Any, int], Any],
+) -> list[Any]:
+    """The events of ``seat``'s expiry found at ``now`` (≥ its deadline), whose first event
+    gets ``version``: ``clock.expired``, the timeout's game events (``timeout(state, seat)``
+    sent until the seat's turn ends), ``clock.sat_in`` after ``sit_in_after`` expiries in a
+    row, and ``clock.set``."""
+    now = utc(now)
+    deadline = clock.seats[seat].deadline
+    if deadline is None or now < deadline:
+        raise ValueError(f"seat {seat}'s time has not run out")
+    played = _play(
+        rules, state, seat, lambda s: timeout(s, seat), version + 1, rng_at, MAX_TIMEOUT_COMMANDS
+    )
+    events: list[Any] = [ClockExpired(seat, deadline, now), *played.events]
+    k = clock.terms.sit_in_after
+    sits = k > 0 and not clock.seats[seat].sitting_in and clock.seats[seat].expiries + 1 >= k
+    if sits:
+        events.append(ClockSatIn(seat, "expiries"))
+    events.append(
+        ClockSet(
+            now,
+            advance(
+                clock, _asked(rules, played.state), now, expired=seat, sat_in=seat if sits else None
+            ),
+        )
+    )
+    return events
+
+
+def bot_move(
+    clock: Clock,
+    rules: Any,
+    state: Any,
+    seat: int,
+    now: datetime,
+    version: int,
+    rng_at: RngAt,
+    choose: Callable[[Any, int], Any],
+) -> tuple[Any, list[Any]]:
+    """The sitting-in bot's move for ``seat`` at ``now``: its command and the events
+    (``clock.bot``, the command's events, ``clock.set``)."""
+    if not clock.seats[seat].sitting_in:
+        raise ValueError(f"no bot sits in for seat {seat}")
+    command = choose(state, seat)
+    # The generator is the decision's, ``Rng(seed, first version)``, as for any command.
+    produced = rules.decide(state, seat, command, rng_at(version))
+    after = rules.fold(produced, state)
+    return command, [
+        ClockBot(seat),
+        *produced,
+        ClockSet(utc(now), advance(clock, _asked(rules, after), now, moved=seat)),
+    ]
+
+
+def presence(
+    clock: Clock, rules: Any, state: Any, seat: int, now: datetime, leave: bool
+) -> list[Any]:
+    """A player leaving (the bot sits in) or returning: the events, or none if nothing
+    changes."""
+    sitting = clock.seats[seat].sitting_in
+    if leave == sitting:
+        return []
+    to_act = _asked(rules, state)
+    if leave:
+        return [
+            ClockSatIn(seat, "left"),
+            ClockSet(utc(now), advance(clock, to_act, now, sat_in=seat)),
+        ]
+    return [ClockReturned(seat), ClockSet(utc(now), advance(clock, to_act, now, returned=seat))]
+
+
+def start_clock(clock: Clock, rules: Any, state: Any, now: datetime) -> ClockSet:
+    """The ``clock.set`` appended with a game's set-up events: the clocks of the seats asked
+    first start at ``now``."""
+    return ClockSet(utc(now), advance(clock, _asked(rules, state), now))

@@ -1,0 +1,274 @@
+"""Turn clocks with a fake clock, in every game and for every kind of clock: the deadlines each
+kind sets, expiries only once a deadline has passed, the timeout's moves ending the turn as the
+rules allow, the bot sitting in after ``sit_in_after`` expiries and the player's return — all on
+the platform's table, folded from the events the referee appends (``domain.platform``)."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.kernel import Rng, seed_commitment
+from domain.platform import referee
+from domain.platform.clocks import (
+    ClockExpired,
+    ClockSatIn,
+    ClockSet,
+    ClockTerms,
+    ClockTermsInvalid,
+    check_terms,
+    due,
+    overdue,
+)
+from domain.platform.events import LobbyCreated, LobbyJoined
+from domain.platform.table import Table, fold_stream, game_document
+from domain.platform.timeouts import timeout_of
+from domain.registry import get_game
+
+GAMES = ["jolly-cargo", "cargo-empire", "empire-builder", "curious-cargo"]
+TERMS = {
+    "turn": ClockTerms("turn", seconds=60, sit_in_after=2),
+    "fischer": ClockTerms("fischer", bank_seconds=300, increment_seconds=10, sit_in_after=2),
+    "correspondence": ClockTerms("correspondence", days=3, sit_in_after=2),
+}
+T0 = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+
+
+class _Event(msgspec.Struct):
+    version: int
+    type: str
+    data: Any
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def tick(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+
+class Stream:
+    """A game's stream in memory: typed events appended, folded into the platform's table."""
+
+    def __init__(self, game: str, seats: int, terms: ClockTerms, clock: FakeClock) -> None:
+        self.seed = hashlib.sha256(f"clocks/{game}/{terms.kind}".encode()).digest()
+        self.clock = clock
+        self.table: Table | None = None
+        self.events: list[Any] = []
+        rules = get_game(game)
+        options = rules.decode_options(rules.bot_options)
+        self.append(
+            [
+                LobbyCreated(
+                    game,
+                    seats,
+                    msgspec.to_builtins(options),
+                    seed_commitment(self.seed),
+                    clock=terms,
+                ),
+                *(LobbyJoined(i, f"p{i}") for i in range(seats)),
+            ]
+        )
+        self.append(rules.start(options, seats, Rng(self.seed, self.version + 1)))
+        self.append(referee.started(self.t, clock.now))
+
+    @property
+    def t(self) -> Table:
+        assert self.table is not None
+        return self.table
+
+    @property
+    def version(self) -> int:
+        return 0 if self.table is None else self.table.version
+
+    def append(self, typed: list[Any]) -> None:
+        for event in typed:
+            data = msgspec.to_builtins(event)
+            stored = _Event(self.version + 1, data["type"], data)
+            self.table = fold_stream(self.table, [stored], "g")
+            self.events.append(event)
+
+    def move(self, seat: int, command: Any) -> None:
+        t = self.t
+        assert not overdue(t.clock, seat, self.clock.now)
+        produced = t.rules.decide(t.state, seat, command, Rng(self.seed, t.version + 1))
+        self.append(referee.with_clock(t, seat, produced, self.clock.now))
+
+    def fire(self, seat: int) -> referee.Fired:
+        fired = referee.fire(self.t, seat, self.clock.now, self.seed)
+        self.append(fired.events)
+        return fired
+
+
+def _deadline(stream: Stream, seat: int) -> datetime:
+    clock = stream.t.clock
+    assert clock is not None
+    deadline = clock.seats[seat].deadline
+    assert deadline is not None
+    return deadline
+
+
+@pytest.mark.parametrize("kind", list(TERMS))
+@pytest.mark.parametrize("game", GAMES)
+def test_a_silent_seat_expires_then_the_bot_sits_in_and_the_game_goes_on(
+    game: str, kind: str
+) -> None:
+    clock = FakeClock()
+    s = Stream(game, 2, TERMS[kind], clock)
+    rules = s.t.rules
+    timeout = timeout_of(game)
+    expiries = 0
+    bot_moves = 0
+    for _ in range(25 if game == "empire-builder" else 120):
+        if rules.outcome(s.t.state) is not None:
+            break
+        c = s.t.clock
+        assert c is not None
+        if 1 in rules.to_act(s.t.state):  # the seat that answers, in time
+            clock.tick(seconds=1)
+            s.move(1, timeout.bot(1, s.version + 1).choose(s.t.state, 1))
+            continue
+        deadline = _deadline(s, 0)
+        if c.seats[0].sitting_in:
+            assert deadline == c.seats[0].since  # the bot is due at once
+            fired = s.fire(0)
+            assert fired.command["type"] != "clock.expired"
+            bot_moves += 1
+            continue
+        # Seat 0 never answers: nothing is due until its deadline, then it is.
+        clock.tick(seconds=1)
+        assert due(s.t.clock, clock.now) == []
+        with pytest.raises(ValueError):
+            referee.fire(s.t, 0, clock.now, s.seed)
+        clock.now = deadline
+        assert due(s.t.clock, clock.now) == [0]
+        assert overdue(s.t.clock, 0, clock.now)
+        before = len(s.events)
+        fired = s.fire(0)
+        expiries += 1
+        new = s.events[before:]
+        assert isinstance(new[0], ClockExpired) and new[0].deadline == deadline
+        assert isinstance(new[-1], ClockSet) and new[-1].at == clock.now
+        assert [isinstance(e, ClockSatIn) for e in new].count(True) == (expiries == 2)
+        # The timeout's moves ended the seat's turn, or the seat's clock started again.
+        after = s.t.clock
+        assert after is not None
+        if 0 in rules.to_act(s.t.state) and not after.seats[0].sitting_in:
+            assert after.seats[0].since == clock.now
+    assert expiries == 2, "the bot sits in after two expiries in a row"
+    assert bot_moves > 0
+    clock = game_document(s.t, "spectator").clock
+    assert clock is not None and clock.terms.kind == kind
+    assert clock.seats[0].sitting_in is True
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_kind_sets_its_deadline(game: str) -> None:
+    clock = FakeClock()
+    for kind, terms in TERMS.items():
+        s = Stream(game, 2, terms, clock)
+        seat = s.t.rules.to_act(s.t.state)[0]
+        c = s.t.clock
+        assert c is not None
+        since = c.seats[seat].since
+        assert since == clock.now
+        expected = {
+            "turn": timedelta(seconds=60),
+            "fischer": timedelta(seconds=300),
+            "correspondence": timedelta(days=3),
+        }[kind]
+        assert _deadline(s, seat) == since + expected
+
+
+def test_fischer_charges_the_bank_and_credits_the_increment() -> None:
+    clock = FakeClock()
+    s = Stream("jolly-cargo", 2, TERMS["fischer"], clock)
+    rules = s.t.rules
+    timeout = timeout_of("jolly-cargo")
+    seat = rules.to_act(s.t.state)[0]
+    clock.tick(seconds=42.5)
+    s.move(seat, timeout.command(s.t.state, seat))
+    c = s.t.clock
+    assert c is not None
+    # 300 s - 42.5 s + 10 s
+    bank = 300_000 - 42_500 + 10_000
+    if seat in rules.to_act(s.t.state):  # still to act: its clock runs again from its new bank
+        assert c.seats[seat].bank_ms == bank and _deadline(s, seat) == clock.now + timedelta(
+            milliseconds=bank
+        )
+    else:
+        assert c.seats[seat].bank_ms == bank and c.seats[seat].deadline is None
+
+
+def test_a_move_after_the_deadline_is_overdue_and_a_return_restores_the_player() -> None:
+    clock = FakeClock()
+    s = Stream("cargo-empire", 2, TERMS["turn"], clock)
+    seat = s.t.rules.to_act(s.t.state)[0]
+    clock.now = _deadline(s, seat) - timedelta(microseconds=1)
+    assert not overdue(s.t.clock, seat, clock.now)
+    clock.tick(microseconds=1)
+    assert overdue(s.t.clock, seat, clock.now)
+    s.append(referee.presence(s.t, seat, True, clock.now))  # the player asks to leave
+    c = s.t.clock
+    assert c is not None and c.seats[seat].sitting_in
+    assert referee.presence(s.t, seat, True, clock.now) == []  # already so
+    s.append(referee.presence(s.t, seat, False, clock.now))  # back with its token
+    c = s.t.clock
+    assert c is not None and not c.seats[seat].sitting_in and c.seats[seat].expiries == 0
+    assert _deadline(s, seat) == clock.now + timedelta(seconds=60)
+
+
+@pytest.mark.parametrize(
+    "terms",
+    [
+        ClockTerms("turn"),
+        ClockTerms("turn", seconds=10, days=2),
+        ClockTerms("fischer", bank_seconds=0),
+        ClockTerms("correspondence", days=61),
+        ClockTerms("turn", seconds=10, sit_in_after=-1),
+    ],
+)
+def test_terms_that_make_no_clock_are_refused(terms: ClockTerms) -> None:
+    with pytest.raises(ClockTermsInvalid):
+        check_terms(terms)
+
+
+def test_a_game_without_a_clock_has_no_clock_part_and_no_clock_events() -> None:
+    s = Stream("jolly-cargo", 2, ClockTerms(), FakeClock())
+    assert s.t.clock is None
+    document = game_document(s.t, "spectator")
+    assert document.clock is None
+    assert b'"clock"' not in msgspec.json.encode(document)  # absent, not null
+    assert not any(isinstance(e, ClockSet) for e in s.events)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_game_with_a_silent_seat_ends(game: str) -> None:
+    """Seat 0 never answers: one expiry, then the bot plays it to the end of the game (Empire
+    Builder's with the bots' turn limit)."""
+    clock = FakeClock()
+    s = Stream(game, 2, ClockTerms("correspondence", days=1, sit_in_after=1), clock)
+    rules = s.t.rules
+    timeout = timeout_of(game)
+    for _ in range(5000):
+        if rules.outcome(s.t.state) is not None:
+            break
+        c = s.t.clock
+        assert c is not None
+        if 1 in rules.to_act(s.t.state):
+            clock.tick(minutes=5)
+            s.move(1, timeout.bot(1, s.version + 1).choose(s.t.state, 1))
+            continue
+        clock.now = max(clock.now, _deadline(s, 0))
+        assert due(s.t.clock, clock.now) == [0]
+        s.fire(0)
+    assert rules.outcome(s.t.state) is not None, "the game did not end"
+    assert sum(isinstance(e, ClockExpired) for e in s.events) == 1
+    c = s.t.clock
+    assert c is not None and all(seat.deadline is None for seat in c.seats)  # nothing runs
