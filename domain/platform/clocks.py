@@ -185,9 +185,13 @@ def _elapsed_ms(since: datetime, now: datetime) -> int:
 
 
 def new_clock(terms: ClockTerms | None, seats: int) -> Clock | None:
-    """The clock of a game created with ``terms`` (None: no clock), before anyone is to act."""
+    """The clock of a game created with ``terms`` (None: no clock), before anyone is to act.
+    Terms that make no clock raise :class:`ClockTermsInvalid` here too: a stored
+    ``lobby.created`` is not trusted to hold terms the service would have refused (an empty
+    bank, a term past any timestamp)."""
     if terms is None or terms.kind == "none":
         return None
+    check_terms(terms)
     bank = terms.bank_seconds * 1000 if terms.kind == "fischer" else 0
     return Clock(terms, [SeatClock(bank_ms=bank) for _ in range(seats)])
 

@@ -34,7 +34,8 @@ def check_adjudication(case: Case, progress: Progress | None = None) -> dict[str
         first = group[0]
         try:
             finding = _adjudicate(case, table, group, seed, before)
-        except (RuleError, CommandError, ValueError, KeyError, TypeError) as error:
+        except (RuleError, CommandError, ValueError, KeyError, TypeError, OverflowError) as error:
+            # OverflowError: a forged clock (a bank or deadline past any timestamp).
             finding = ("adjudication.error", f"could not re-run: {error}")
         if finding is not None:
             case.problem(first.version, "adjudication", *finding)
