@@ -381,3 +381,23 @@ def test_an_expiry_whose_moves_are_not_the_timeouts_is_found() -> None:
     fired = referee.fire(t, seat, g.now, g.seed)
     g.append(events, seat, fired.command)
     assert g.audit()[1] == ["adjudication.mismatch"]
+
+
+def test_a_leave_recorded_after_the_game_ended_is_found() -> None:
+    g = Game()
+    rules = g.t.rules
+    for _ in range(500):
+        if rules.outcome(g.t.state) is not None:
+            break
+        seat = rules.to_act(g.t.state)[0]
+        g.now += timedelta(seconds=1)
+        g.move(seat, timeout_of(GAME).bot(seat, g.t.version + 1).choose(g.t.state, seat))
+    assert rules.outcome(g.t.state) is not None
+    assert g.audit()[1] == []
+    g.now += timedelta(seconds=1)
+    assert referee.presence(g.t, 0, True, g.now) == []  # the referee appends nothing...
+    clock = g.t.clock
+    assert clock is not None
+    forged = clocks.presence(clock, rules, g.t.state, 0, g.now, True)
+    g.append(forged, 0, {"type": "clock.leave"})  # ...so a stored one is found
+    assert g.audit()[1] == ["adjudication.mismatch"]
