@@ -15,6 +15,7 @@ import pytest
 from domain.kernel import Rng, seed_commitment
 from domain.platform import referee
 from domain.platform.clocks import (
+    MAX_TIMEOUT_COMMANDS,
     ClockExpired,
     ClockSatIn,
     ClockSet,
@@ -270,3 +271,57 @@ def test_a_game_with_a_silent_seat_ends(game: str) -> None:
     assert sum(isinstance(e, ClockExpired) for e in s.events) == 1
     c = s.t.clock
     assert c is not None and all(seat.deadline is None for seat in c.seats)  # nothing runs
+
+
+def test_in_a_simultaneous_draft_each_seat_has_its_own_deadline_and_bank() -> None:
+    """Curious Cargo's draft asks both seats at once: both clocks run, one seat's move or
+    expiry charges its own bank only, and the other's clock runs on untouched."""
+    clock = FakeClock()
+    s = Stream("curious-cargo", 2, TERMS["fischer"], clock)
+    rules = s.t.rules
+    assert sorted(rules.to_act(s.t.state)) == [0, 1]
+    start = s.t.clock
+    assert start is not None
+    assert [c.deadline for c in start.seats] == [T0 + timedelta(seconds=300)] * 2
+    clock.tick(seconds=40)
+    s.move(0, timeout_of("curious-cargo").command(s.t.state, 0))
+    after = s.t.clock
+    assert after is not None
+    assert after.seats[1] == start.seats[1]  # seat 1's clock runs on, as it was
+    # seat 0: charged 40 s, credited 10 s (running again or stopped, the bank says so)
+    assert after.seats[0].bank_ms == 300_000 - 40_000 + 10_000
+    clock.now = _deadline(s, 1) + timedelta(minutes=10)  # found late: the bank empties, no less
+    assert due(s.t.clock, clock.now)[0] == 1
+    s.fire(1)
+    expired = s.t.clock
+    assert expired is not None
+    assert expired.seats[1].bank_ms == 10_000  # 0 left, plus the increment: never negative
+    assert expired.seats[1].expiries == 1
+    assert expired.seats[0].expiries == 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_timeout_ends_the_turn_in_every_state_of_a_game(game: str) -> None:
+    """In every state a bot game passes through, each seat asked to act has a timeout: its
+    commands are accepted by the rules and end the seat's turn within the expiry's limit (a
+    timeout the rules refused would leave its deadline firing, and failing, for ever)."""
+    clock = FakeClock()
+    s = Stream(game, 2, TERMS["turn"], clock)
+    rules = s.t.rules
+    timeout = timeout_of(game)
+    for _ in range(150):
+        state = s.t.state
+        if rules.outcome(state) is not None:
+            break
+        for seat in rules.to_act(state):
+            after = state
+            for sent in range(MAX_TIMEOUT_COMMANDS + 1):
+                if rules.outcome(after) is not None or seat not in rules.to_act(after):
+                    break
+                assert sent < MAX_TIMEOUT_COMMANDS, f"seat {seat}'s timeout did not end its turn"
+                command = timeout.command(after, seat)
+                produced = rules.decide(after, seat, command, Rng(s.seed, s.version + 1 + sent))
+                after = rules.fold(produced, after)
+        seat = rules.to_act(state)[0]
+        clock.tick(seconds=1)
+        s.move(seat, timeout.bot(seat, s.version + 1).choose(state, seat))
