@@ -4,7 +4,8 @@ the table before it and the time it carries, and that time is checked against th
 times:
 
 * a clock event's ``at`` is not after its own events were recorded (a move's and an expiry's are
-  recorded at their ``at``; a clock started with the set-up is recorded just after). Not checked
+  recorded at their ``at``; a clock started with the set-up is recorded just after, and dated
+  not before the table was full). Otherwise not checked
   against the events before it: instances' clocks may differ by a little, and the order of the
   stream is the order of the compare-and-set appends;
 * an expiry (``clock.expired``) was recorded at or after the deadline the table held for its
@@ -78,10 +79,18 @@ def _clock_time(
 
 
 def check_setup(table: Table, group: Sequence[StoredEvent], before: datetime | None) -> Finding:
-    """A ``clock.set`` appended with no command: the clock started with the set-up."""
+    """A ``clock.set`` appended with no command: the clock started with the set-up, so not
+    before ``before``, when the lobby last changed (the seat that filled the table was taken;
+    a clock dated earlier would put the first deadline before the game began)."""
     at, finding = _clock_time(group, before)
     if finding is not None or at is None:
         return finding or ("adjudication.orphan", "a platform event without a command")
+    if before is not None and at < before:
+        return (
+            "clock.time",
+            f"event {group[0].version}: the clock started at {at.isoformat()}, before the "
+            f"table was full at {before.isoformat()}",
+        )
     if table.clock is None:
         return "adjudication.orphan", "a clock event in a game without a clock"
     return _compare(referee.started(table, at), group)

@@ -401,3 +401,26 @@ def test_a_leave_recorded_after_the_game_ended_is_found() -> None:
     forged = clocks.presence(clock, rules, g.t.state, 0, g.now, True)
     g.append(forged, 0, {"type": "clock.leave"})  # ...so a stored one is found
     assert g.audit()[1] == ["adjudication.mismatch"]
+
+
+def test_a_clock_started_before_the_game_was_set_up_is_found() -> None:
+    # The operator dates the set-up's clock.set an hour before the set-up was recorded: the
+    # first seat's deadline then lies before the start, and an expiry one second after the
+    # start looks due.
+    g = Game()
+    started = g.events[-1]
+    setup_recorded = g.events[-2].recorded_at
+    backdated = g.now - timedelta(hours=1)
+    g.table = None
+    g.events = g.events[:-1]
+    for e in g.events:  # fold again up to the set-up
+        g.table = fold_stream(g.table, [e], "g")
+    g.append(referee.started(g.t, backdated))
+    assert g.events[-1].version == started.version
+    seat = g.t.rules.to_act(g.t.state)[0]
+    g.now = setup_recorded + timedelta(seconds=1)
+    assert g.deadline(seat) < g.now
+    g.fire(seat)
+    report, problems = g.audit()
+    assert report["ok"] is False
+    assert problems == ["clock.time"]
