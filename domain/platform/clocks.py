@@ -18,7 +18,7 @@ used and credited the increment) and, if the seat is still to act, starts it aga
 * ``none``: no clock (the default; the game behaves as before clocks existed);
 * ``turn``: ``seconds`` per move;
 * ``fischer``: a bank of ``bank_seconds``, charged per move, ``increment_seconds`` added after
-  each move;
+  each move (not the sitting-in bot's: while it sits in, the bank stays as the player left it);
 * ``correspondence``: ``days`` per move.
 
 When a seat's deadline passes, ``clock.expired`` is appended with what the game's timeout rules
@@ -227,7 +227,9 @@ def advance(
             seat in (moved, expired, sat_in, returned) or seat not in to_act
         )
         if stop and since is not None:
-            if clock.terms.kind == "fischer":
+            # A clock that ran for the bot (it sat in when the clock started) leaves the bank
+            # alone: the bank is the player's time, neither charged nor credited by the bot.
+            if clock.terms.kind == "fischer" and not c.sitting_in:
                 bank = max(0, bank - _elapsed_ms(since, now))
                 if seat in (moved, expired):
                     bank += clock.terms.increment_seconds * 1000

@@ -325,3 +325,36 @@ def test_the_timeout_ends_the_turn_in_every_state_of_a_game(game: str) -> None:
         seat = rules.to_act(state)[0]
         clock.tick(seconds=1)
         s.move(seat, timeout.bot(seat, s.version + 1).choose(state, seat))
+
+
+def test_a_player_gains_no_fischer_time_by_leaving_the_seat_to_the_bot() -> None:
+    """The bank is the player's: while the bot sits in, its moves neither charge nor credit it
+    (else a player short of time leaves, lets the bot collect increments, and comes back with
+    a fuller bank than it left with — or, with no increment, comes back to an empty one)."""
+    clock = FakeClock()
+    s = Stream("cargo-empire", 2, TERMS["fischer"], clock)
+    rules = s.t.rules
+    timeout = timeout_of("cargo-empire")
+    seat = rules.to_act(s.t.state)[0]
+    clock.tick(seconds=100)  # the player thinks 100 s, then leaves
+    s.append(referee.presence(s.t, seat, True, clock.now))
+    c = s.t.clock
+    assert c is not None
+    left_with = c.seats[seat].bank_ms
+    assert left_with == 300_000 - 100_000
+    bot_moves = 0
+    for _ in range(12):  # well before the game's end (the return is then still asked)
+        asked = rules.to_act(s.t.state)[0]
+        clock.tick(seconds=3)
+        if asked == seat:
+            s.fire(seat)
+            bot_moves += 1
+        else:
+            s.move(asked, timeout.bot(asked, s.version + 1).choose(s.t.state, asked))
+    assert bot_moves >= 5
+    assert rules.outcome(s.t.state) is None
+    clock.tick(seconds=1)
+    s.append(referee.presence(s.t, seat, False, clock.now))
+    c = s.t.clock
+    assert c is not None
+    assert c.seats[seat].bank_ms == left_with
