@@ -215,7 +215,11 @@ def test_a_move_after_the_deadline_is_overdue_and_a_return_restores_the_player()
     assert not overdue(s.t.clock, seat, clock.now)
     clock.tick(microseconds=1)
     assert overdue(s.t.clock, seat, clock.now)
-    s.append(referee.presence(s.t, seat, True, clock.now))  # the player asks to leave
+    # Out of time, a leave appends nothing: the expiry comes first (the timeout's move, not
+    # the bot's; else leaving and coming back would make running out of time free).
+    assert referee.presence(s.t, seat, True, clock.now) == []
+    clock.now -= timedelta(microseconds=1)
+    s.append(referee.presence(s.t, seat, True, clock.now))  # the player asks to leave in time
     c = s.t.clock
     assert c is not None and c.seats[seat].sitting_in
     assert referee.presence(s.t, seat, True, clock.now) == []  # already so

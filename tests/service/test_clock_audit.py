@@ -424,3 +424,28 @@ def test_a_clock_started_before_the_game_was_set_up_is_found() -> None:
     report, problems = g.audit()
     assert report["ok"] is False
     assert problems == ["clock.time"]
+
+
+def test_a_leave_recorded_after_the_seats_time_ran_out_is_found() -> None:
+    # A player out of time leaves before the expiry is recorded: the bot's greedy move would
+    # replace the timeout's minimal one, and the player could return with a fresh clock — time
+    # running out would cost nothing. The expiry comes first; such a leave appends nothing.
+    g = Game()
+    seat = g.t.rules.to_act(g.t.state)[0]
+    g.now = g.deadline(seat) + timedelta(milliseconds=500)
+    assert referee.presence(g.t, seat, True, g.now) == []
+    clock = g.t.clock
+    assert clock is not None
+    forged = clocks.presence(clock, g.t.rules, g.t.state, seat, g.now, True)
+    g.append(forged, seat, {"type": "clock.leave"})
+    assert g.audit()[1] == ["adjudication.mismatch"]
+
+
+def test_a_leave_before_the_deadline_passes_and_the_bot_plays_at_once() -> None:
+    g = Game()
+    seat = g.t.rules.to_act(g.t.state)[0]
+    g.now = g.deadline(seat) - timedelta(milliseconds=1001)
+    _leave(g, seat)  # a second later: one millisecond before the deadline
+    g.fire(seat)
+    assert g.events[-1].type == "clock.set" and any(e.type == "clock.bot" for e in g.events)
+    assert g.audit()[1] == []
