@@ -226,7 +226,8 @@ def test_a_move_after_the_deadline_is_overdue_and_a_return_restores_the_player()
     s.append(referee.presence(s.t, seat, False, clock.now))  # back with its token
     c = s.t.clock
     assert c is not None and not c.seats[seat].sitting_in and c.seats[seat].expiries == 0
-    assert _deadline(s, seat) == clock.now + timedelta(seconds=60)
+    # back in the middle of its move: the time it had left (1 µs, kept to the millisecond up)
+    assert _deadline(s, seat) == clock.now + timedelta(milliseconds=1)
 
 
 @pytest.mark.parametrize(
@@ -362,3 +363,46 @@ def test_a_player_gains_no_fischer_time_by_leaving_the_seat_to_the_bot() -> None
     c = s.t.clock
     assert c is not None
     assert c.seats[seat].bank_ms == left_with
+
+
+@pytest.mark.parametrize("kind", ["turn", "correspondence"])
+def test_leaving_and_returning_at_once_gives_no_fresh_time(kind: str) -> None:
+    """A player about to run out leaves and comes back before the bot has moved (two requests
+    a millisecond apart beat any firer): it gets back the time it had left, not a fresh
+    allowance — else a turn or correspondence clock never runs out."""
+    clock = FakeClock()
+    s = Stream("cargo-empire", 2, TERMS[kind], clock)
+    seat = s.t.rules.to_act(s.t.state)[0]
+    deadline = _deadline(s, seat)
+    clock.now = deadline - timedelta(seconds=2)
+    s.append(referee.presence(s.t, seat, True, clock.now))
+    clock.tick(milliseconds=1)
+    s.append(referee.presence(s.t, seat, False, clock.now))
+    assert _deadline(s, seat) == deadline + timedelta(milliseconds=1)  # the 2 s it had left
+    c = s.t.clock
+    assert c is not None and c.seats[seat].bank_ms == 0  # nothing kept once resumed
+
+
+def test_after_the_bots_move_a_returning_player_gets_a_whole_move() -> None:
+    """The time kept for a player who left mid-move is spent by the bot's move: a player who
+    comes back after it has its whole allowance for its next move."""
+    clock = FakeClock()
+    s = Stream("curious-cargo", 2, TERMS["turn"], clock)  # the draft: both seats asked
+    clock.now = _deadline(s, 0) - timedelta(seconds=5)
+    s.append(referee.presence(s.t, 0, True, clock.now))
+    c = s.t.clock
+    assert c is not None and c.seats[0].bank_ms == 5_000
+    clock.tick(seconds=1)
+    s.fire(0)  # the bot keeps a card for seat 0
+    c = s.t.clock
+    assert c is not None and c.seats[0].bank_ms == 0
+    for _ in range(30):
+        if 0 in s.t.rules.to_act(s.t.state):
+            break
+        clock.tick(seconds=1)
+        s.move(1, timeout_of("curious-cargo").command(s.t.state, 1))
+    assert 0 in s.t.rules.to_act(s.t.state)
+    if s.t.clock is not None and s.t.clock.seats[0].sitting_in:
+        clock.tick(seconds=1)
+        s.append(referee.presence(s.t, 0, False, clock.now))
+    assert _deadline(s, 0) == clock.now + timedelta(seconds=60)
