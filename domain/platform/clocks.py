@@ -246,8 +246,8 @@ def advance(
                 # A player leaving in the middle of a move: the time it had left is kept for
                 # its return (else leaving and coming back at once would be a fresh move).
                 bank = _left_ms(deadline or now, now)
-            elif not fischer and c.sitting_in and seat != returned:
-                bank = 0  # the bot moved (or the seat was asked no more): that move is over
+            elif not fischer and c.sitting_in and (seat != returned or seat == moved):
+                bank = 0  # the bot or the player moved (or nothing is asked): that move is over
             since, deadline = None, None
         if since is None and seat in to_act:
             since = now

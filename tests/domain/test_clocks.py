@@ -16,11 +16,14 @@ from domain.kernel import Rng, seed_commitment
 from domain.platform import referee
 from domain.platform.clocks import (
     MAX_TIMEOUT_COMMANDS,
+    Clock,
     ClockExpired,
     ClockSatIn,
     ClockSet,
     ClockTerms,
     ClockTermsInvalid,
+    SeatClock,
+    advance,
     check_terms,
     due,
     overdue,
@@ -406,3 +409,17 @@ def test_after_the_bots_move_a_returning_player_gets_a_whole_move() -> None:
         clock.tick(seconds=1)
         s.append(referee.presence(s.t, 0, False, clock.now))
     assert _deadline(s, 0) == clock.now + timedelta(seconds=60)
+
+
+def test_a_player_back_by_a_move_has_a_whole_allowance_for_its_next_move() -> None:
+    """A player who left mid-move and comes back by moving has made its move: the time kept
+    for it is spent, and its next move (still its turn) has the whole allowance."""
+    terms = TERMS["turn"]
+    left = SeatClock(since=T0, deadline=T0, bank_ms=5_000, sitting_in=True)
+    clock = Clock(terms, [left, SeatClock()])
+    now = T0 + timedelta(seconds=1)
+    after = advance(clock, [0], now, moved=0, returned=0)
+    assert after[0].deadline == now + timedelta(seconds=60)
+    assert after[0].bank_ms == 0
+    resumed = advance(clock, [0], now, returned=0)  # by presence: the move goes on
+    assert resumed[0].deadline == now + timedelta(seconds=5)
