@@ -93,6 +93,13 @@ def check_setup(table: Table, group: Sequence[StoredEvent], before: datetime | N
         )
     if table.clock is None:
         return "adjudication.orphan", "a clock event in a game without a clock"
+    state = table.state
+    if (
+        state is None
+        or table.rules.outcome(state) is not None
+        or any(c.since is not None for c in table.clock.seats)
+    ):
+        return "adjudication.orphan", "a clock.set without a command, once the clock runs"
     return _compare(referee.started(table, at), group)
 
 

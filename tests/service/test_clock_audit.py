@@ -449,3 +449,17 @@ def test_a_leave_before_the_deadline_passes_and_the_bot_plays_at_once() -> None:
     g.fire(seat)
     assert g.events[-1].type == "clock.set" and any(e.type == "clock.bot" for e in g.events)
     assert g.audit()[1] == []
+
+
+def test_a_second_clock_start_in_the_middle_of_the_game_is_found() -> None:
+    # A clock.set with no command after the clock started is no set-up: an orphan, even when
+    # it repeats the clocks as they run.
+    g = Game()
+    seat = g.t.rules.to_act(g.t.state)[0]
+    g.now += timedelta(seconds=5)
+    g.move(seat, timeout_of(GAME).command(g.t.state, seat))
+    g.now += timedelta(seconds=5)
+    g.append(referee.started(g.t, g.now))
+    report, problems = g.audit()
+    assert report["ok"] is False
+    assert problems == ["adjudication.orphan"]
