@@ -18,7 +18,7 @@ used and credited the increment) and, if the seat is still to act, starts it aga
 * ``none``: no clock (the default; the game behaves as before clocks existed);
 * ``turn``: ``seconds`` per move;
 * ``fischer``: a bank of ``bank_seconds``, charged per move, ``increment_seconds`` added after
-  each move;
+  each move (not the sitting-in bot's: while it sits in, the bank stays as the player left it);
 * ``correspondence``: ``days`` per move.
 
 When a seat's deadline passes, ``clock.expired`` is appended with what the game's timeout rules
@@ -107,6 +107,8 @@ class SeatClock(msgspec.Struct, frozen=True, omit_defaults=True):
     since: datetime | None = None
     deadline: datetime | None = None
     #: ``fischer``: milliseconds left in the bank when it started running (or now, stopped).
+    #: ``turn``/``correspondence``: the milliseconds a player who left in the middle of a move
+    #: had left, kept for its return while the bot has not moved (0: none kept).
     bank_ms: int = 0
     #: Expiries in a row (a move by the seat's player sets it back to 0).
     expiries: int = 0
@@ -184,10 +186,20 @@ def _elapsed_ms(since: datetime, now: datetime) -> int:
     return max(0, (now - since) // timedelta(milliseconds=1))
 
 
+def _left_ms(deadline: datetime, now: datetime) -> int:
+    """The time left until ``deadline``, in milliseconds rounded up, at least 1 (a leave is
+    taken only before the seat's time runs out)."""
+    return max(1, -((now - deadline) // timedelta(milliseconds=1)))
+
+
 def new_clock(terms: ClockTerms | None, seats: int) -> Clock | None:
-    """The clock of a game created with ``terms`` (None: no clock), before anyone is to act."""
+    """The clock of a game created with ``terms`` (None: no clock), before anyone is to act.
+    Terms that make no clock raise :class:`ClockTermsInvalid` here too: a stored
+    ``lobby.created`` is not trusted to hold terms the service would have refused (an empty
+    bank, a term past any timestamp)."""
     if terms is None or terms.kind == "none":
         return None
+    check_terms(terms)
     bank = terms.bank_seconds * 1000 if terms.kind == "fischer" else 0
     return Clock(terms, [SeatClock(bank_ms=bank) for _ in range(seats)])
 
@@ -222,15 +234,29 @@ def advance(
         stop = since is not None and (
             seat in (moved, expired, sat_in, returned) or seat not in to_act
         )
+        fischer = clock.terms.kind == "fischer"
         if stop and since is not None:
-            if clock.terms.kind == "fischer":
+            # A clock that ran for the bot (it sat in when the clock started) leaves the bank
+            # alone: the bank is the player's time, neither charged nor credited by the bot.
+            if fischer and not c.sitting_in:
                 bank = max(0, bank - _elapsed_ms(since, now))
                 if seat in (moved, expired):
                     bank += clock.terms.increment_seconds * 1000
+            elif not fischer and not c.sitting_in and seat == sat_in and seat != expired:
+                # A player leaving in the middle of a move: the time it had left is kept for
+                # its return (else leaving and coming back at once would be a fresh move).
+                bank = _left_ms(deadline or now, now)
+            elif not fischer and c.sitting_in and (seat != returned or seat == moved):
+                bank = 0  # the bot or the player moved (or nothing is asked): that move is over
             since, deadline = None, None
         if since is None and seat in to_act:
             since = now
-            deadline = now if sitting else now + _allowance(clock.terms, bank)
+            if sitting:
+                deadline = now
+            elif not fischer and bank > 0:  # a player back in the middle of its move
+                deadline, bank = now + timedelta(milliseconds=bank), 0
+            else:
+                deadline = now + _allowance(clock.terms, bank)
         out.append(SeatClock(since, deadline, bank, expiries, sitting))
     return out
 

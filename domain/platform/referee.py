@@ -71,8 +71,14 @@ def fire(table: Table, seat: int, now: datetime, seed: bytes) -> Fired:
 
 def presence(table: Table, seat: int, leave: bool, now: datetime) -> list[Any]:
     """A player asking to leave (the bot sits in) or to come back: the events (none if the
-    seat is already so, or the game has no clock)."""
-    if table.clock is None or table.state is None:
+    seat is already so, the game has no clock, or it is over — nothing is asked of anyone
+    then, so a leave or a return recorded after the end is not what the rules produce — and
+    none for a leave asked after the seat's time ran out, before its expiry)."""
+    if table.clock is None or table.state is None or table.rules.outcome(table.state) is not None:
+        return []
+    if leave and clocks.overdue(table.clock, seat, now):
+        # Out of time: the expiry comes first (the timeout's move, not the bot's better one;
+        # else running out of time would cost nothing: leave, let the bot move, come back).
         return []
     return clocks.presence(table.clock, table.rules, table.state, seat, now, leave)
 

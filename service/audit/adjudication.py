@@ -33,12 +33,13 @@ def check_adjudication(case: Case, progress: Progress | None = None) -> dict[str
     table: Table | None = None
     commands_checked = 0
     first_bad: int | None = None
-    before = None  # when the events before the group were recorded (clock checks)
+    before = None  # when the lobby last changed (the table filled): a clock starts after it
     for group in _groups(case.events):
         first = group[0]
         try:
             finding = _adjudicate(case, table, group, seed, before)
-        except (RuleError, CommandError, ValueError, KeyError, TypeError) as error:
+        except (RuleError, CommandError, ValueError, KeyError, TypeError, OverflowError) as error:
+            # OverflowError: a forged clock (a bank or deadline past any timestamp).
             finding = ("adjudication.error", f"could not re-run: {error}")
         if finding is not None:
             case.problem(first.version, "adjudication", *finding)
@@ -55,7 +56,8 @@ def check_adjudication(case: Case, progress: Progress | None = None) -> dict[str
             case.problem(first.version, "adjudication", "adjudication.unfoldable", str(error))
             first_bad = first.version if first_bad is None else first_bad
             break
-        before = group[-1].recorded_at
+        if first.type.startswith("lobby."):
+            before = group[-1].recorded_at
         if progress is not None:
             progress(group[-1].version, len(case.events))
     return {"ok": first_bad is None, "commands": commands_checked, "first_bad": first_bad}

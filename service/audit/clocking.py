@@ -4,13 +4,15 @@ the table before it and the time it carries, and that time is checked against th
 times:
 
 * a clock event's ``at`` is not after its own events were recorded (a move's and an expiry's are
-  recorded at their ``at``; a clock started with the set-up is recorded just after). Not checked
+  recorded at their ``at``; a clock started with the set-up is recorded just after, and dated
+  not before the table was full). Otherwise not checked
   against the events before it: instances' clocks may differ by a little, and the order of the
   stream is the order of the compare-and-set appends;
 * an expiry (``clock.expired``) was recorded at or after the deadline the table held for its
   seat, and re-running it (the game's timeout rules, the same generator) gives the same events;
 * no player's move was recorded at or after its seat's deadline (the service refuses it);
-* the sitting-in bot's move is the recorded command, decided by the rules, with its clock set.
+* the sitting-in bot's move is the greedy bot's own choice (asked again), recorded as the
+  command, decided by the rules, with its clock set.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from domain.kernel import Rng
 from domain.platform import clocks, referee
 from domain.platform.clocks import ClockExpired, ClockSet
 from domain.platform.table import Table
+from domain.platform.timeouts import timeout_of
 from service.audit.evidence import canon
 from service.eventstore.records import CommandRecord, StoredEvent
 
@@ -53,25 +56,50 @@ def _compare(expected: Sequence[Any], stored: Sequence[StoredEvent]) -> Finding:
 
 
 def _clock_time(
-    group: Sequence[StoredEvent], before: datetime | None
+    group: Sequence[StoredEvent], before: datetime | None, exact: bool = False
 ) -> tuple[datetime | None, Finding]:
-    """The decision's time (its ``clock.set``'s ``at``), checked against the recorded times."""
+    """The decision's time (its ``clock.set``'s ``at``), checked against the recorded times:
+    never after them; ``exact`` (a command's decision: a move, an expiry, a bot's move, whose
+    events the service records at the time it decided them) not before them either — a
+    backdated move would charge a Fischer bank less than the time used, a backdated expiry
+    would start the next seat's clock before it was asked."""
     for event in group:
         if event.type == "clock.set":
             at = msgspec.convert(event.data, ClockSet).at
             if at > event.recorded_at:
                 return at, ("clock.time", f"event {event.version} is dated after it was recorded")
+            if exact and at != event.recorded_at:
+                return at, (
+                    "clock.time",
+                    f"event {event.version} is dated {at.isoformat()}, before it was recorded "
+                    f"at {event.recorded_at.isoformat()}",
+                )
             return at, None
     return None, None
 
 
 def check_setup(table: Table, group: Sequence[StoredEvent], before: datetime | None) -> Finding:
-    """A ``clock.set`` appended with no command: the clock started with the set-up."""
+    """A ``clock.set`` appended with no command: the clock started with the set-up, so not
+    before ``before``, when the lobby last changed (the seat that filled the table was taken;
+    a clock dated earlier would put the first deadline before the game began)."""
     at, finding = _clock_time(group, before)
     if finding is not None or at is None:
         return finding or ("adjudication.orphan", "a platform event without a command")
+    if before is not None and at < before:
+        return (
+            "clock.time",
+            f"event {group[0].version}: the clock started at {at.isoformat()}, before the "
+            f"table was full at {before.isoformat()}",
+        )
     if table.clock is None:
         return "adjudication.orphan", "a clock event in a game without a clock"
+    state = table.state
+    if (
+        state is None
+        or table.rules.outcome(state) is not None
+        or any(c.since is not None for c in table.clock.seats)
+    ):
+        return "adjudication.orphan", "a clock.set without a command, once the clock runs"
     return _compare(referee.started(table, at), group)
 
 
@@ -91,7 +119,7 @@ def check_move(
             f"seat {seat}'s move was recorded at {first.recorded_at.isoformat()}, after its "
             "time ran out",
         )
-    at, finding = _clock_time(group, before)
+    at, finding = _clock_time(group, before, exact=True)
     if finding is not None:
         return finding
     if at is None:
@@ -112,7 +140,8 @@ def check_clock_command(
         return "adjudication.orphan", "a clock decision in a game without a running clock"
     seat = command.seat
     first = group[0]
-    at, finding = _clock_time(group, before)
+    # A leave or a return is decided under the game's lock just before its append.
+    at, finding = _clock_time(group, before, exact=command.type not in PRESENCE)
     if finding is not None:
         return finding
     if at is None:
@@ -137,6 +166,16 @@ def check_clock_command(
     clock = table.clock
     if not clock.seats[seat].sitting_in:
         return "clock.no_bot", f"a bot move for seat {seat}, which no bot sat in for"
+    # The greedy bot is pure (the state, the seat, the version it moves at): asked again, it
+    # must choose the recorded command — not a move of the operator's choosing for an absent
+    # player.
+    choice = timeout_of(table.game).bot(seat, first.version).choose(table.state, seat)
+    if canon(msgspec.to_builtins(choice)) != canon(msgspec.to_builtins(decoded)):
+        return (
+            "clock.bot_choice",
+            f"the bot sitting in for seat {seat} chooses {msgspec.to_builtins(choice)}, not the "
+            "recorded command",
+        )
     _, events = clocks.bot_move(
         clock,
         table.rules,

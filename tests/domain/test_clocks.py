@@ -15,11 +15,15 @@ import pytest
 from domain.kernel import Rng, seed_commitment
 from domain.platform import referee
 from domain.platform.clocks import (
+    MAX_TIMEOUT_COMMANDS,
+    Clock,
     ClockExpired,
     ClockSatIn,
     ClockSet,
     ClockTerms,
     ClockTermsInvalid,
+    SeatClock,
+    advance,
     check_terms,
     due,
     overdue,
@@ -214,14 +218,19 @@ def test_a_move_after_the_deadline_is_overdue_and_a_return_restores_the_player()
     assert not overdue(s.t.clock, seat, clock.now)
     clock.tick(microseconds=1)
     assert overdue(s.t.clock, seat, clock.now)
-    s.append(referee.presence(s.t, seat, True, clock.now))  # the player asks to leave
+    # Out of time, a leave appends nothing: the expiry comes first (the timeout's move, not
+    # the bot's; else leaving and coming back would make running out of time free).
+    assert referee.presence(s.t, seat, True, clock.now) == []
+    clock.now -= timedelta(microseconds=1)
+    s.append(referee.presence(s.t, seat, True, clock.now))  # the player asks to leave in time
     c = s.t.clock
     assert c is not None and c.seats[seat].sitting_in
     assert referee.presence(s.t, seat, True, clock.now) == []  # already so
     s.append(referee.presence(s.t, seat, False, clock.now))  # back with its token
     c = s.t.clock
     assert c is not None and not c.seats[seat].sitting_in and c.seats[seat].expiries == 0
-    assert _deadline(s, seat) == clock.now + timedelta(seconds=60)
+    # back in the middle of its move: the time it had left (1 µs, kept to the millisecond up)
+    assert _deadline(s, seat) == clock.now + timedelta(milliseconds=1)
 
 
 @pytest.mark.parametrize(
@@ -272,3 +281,147 @@ def test_a_game_with_a_silent_seat_ends(game: str) -> None:
     assert sum(isinstance(e, ClockExpired) for e in s.events) == 1
     c = s.t.clock
     assert c is not None and all(seat.deadline is None for seat in c.seats)  # nothing runs
+
+
+def test_in_a_simultaneous_draft_each_seat_has_its_own_deadline_and_bank() -> None:
+    """Curious Cargo's draft asks both seats at once: both clocks run, one seat's move or
+    expiry charges its own bank only, and the other's clock runs on untouched."""
+    clock = FakeClock()
+    s = Stream("curious-cargo", 2, TERMS["fischer"], clock)
+    rules = s.t.rules
+    assert sorted(rules.to_act(s.t.state)) == [0, 1]
+    start = s.t.clock
+    assert start is not None
+    assert [c.deadline for c in start.seats] == [T0 + timedelta(seconds=300)] * 2
+    clock.tick(seconds=40)
+    s.move(0, timeout_of("curious-cargo").command(s.t.state, 0))
+    after = s.t.clock
+    assert after is not None
+    assert after.seats[1] == start.seats[1]  # seat 1's clock runs on, as it was
+    # seat 0: charged 40 s, credited 10 s (running again or stopped, the bank says so)
+    assert after.seats[0].bank_ms == 300_000 - 40_000 + 10_000
+    clock.now = _deadline(s, 1) + timedelta(minutes=10)  # found late: the bank empties, no less
+    assert due(s.t.clock, clock.now)[0] == 1
+    s.fire(1)
+    expired = s.t.clock
+    assert expired is not None
+    assert expired.seats[1].bank_ms == 10_000  # 0 left, plus the increment: never negative
+    assert expired.seats[1].expiries == 1
+    assert expired.seats[0].expiries == 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_timeout_ends_the_turn_in_every_state_of_a_game(game: str) -> None:
+    """In every state a bot game passes through, each seat asked to act has a timeout: its
+    commands are accepted by the rules and end the seat's turn within the expiry's limit (a
+    timeout the rules refused would leave its deadline firing, and failing, for ever)."""
+    clock = FakeClock()
+    s = Stream(game, 2, TERMS["turn"], clock)
+    rules = s.t.rules
+    timeout = timeout_of(game)
+    for _ in range(150):
+        state = s.t.state
+        if rules.outcome(state) is not None:
+            break
+        for seat in rules.to_act(state):
+            after = state
+            for sent in range(MAX_TIMEOUT_COMMANDS + 1):
+                if rules.outcome(after) is not None or seat not in rules.to_act(after):
+                    break
+                assert sent < MAX_TIMEOUT_COMMANDS, f"seat {seat}'s timeout did not end its turn"
+                command = timeout.command(after, seat)
+                produced = rules.decide(after, seat, command, Rng(s.seed, s.version + 1 + sent))
+                after = rules.fold(produced, after)
+        seat = rules.to_act(state)[0]
+        clock.tick(seconds=1)
+        s.move(seat, timeout.bot(seat, s.version + 1).choose(state, seat))
+
+
+def test_a_player_gains_no_fischer_time_by_leaving_the_seat_to_the_bot() -> None:
+    """The bank is the player's: while the bot sits in, its moves neither charge nor credit it
+    (else a player short of time leaves, lets the bot collect increments, and comes back with
+    a fuller bank than it left with — or, with no increment, comes back to an empty one)."""
+    clock = FakeClock()
+    s = Stream("cargo-empire", 2, TERMS["fischer"], clock)
+    rules = s.t.rules
+    timeout = timeout_of("cargo-empire")
+    seat = rules.to_act(s.t.state)[0]
+    clock.tick(seconds=100)  # the player thinks 100 s, then leaves
+    s.append(referee.presence(s.t, seat, True, clock.now))
+    c = s.t.clock
+    assert c is not None
+    left_with = c.seats[seat].bank_ms
+    assert left_with == 300_000 - 100_000
+    bot_moves = 0
+    for _ in range(12):  # well before the game's end (the return is then still asked)
+        asked = rules.to_act(s.t.state)[0]
+        clock.tick(seconds=3)
+        if asked == seat:
+            s.fire(seat)
+            bot_moves += 1
+        else:
+            s.move(asked, timeout.bot(asked, s.version + 1).choose(s.t.state, asked))
+    assert bot_moves >= 5
+    assert rules.outcome(s.t.state) is None
+    clock.tick(seconds=1)
+    s.append(referee.presence(s.t, seat, False, clock.now))
+    c = s.t.clock
+    assert c is not None
+    assert c.seats[seat].bank_ms == left_with
+
+
+@pytest.mark.parametrize("kind", ["turn", "correspondence"])
+def test_leaving_and_returning_at_once_gives_no_fresh_time(kind: str) -> None:
+    """A player about to run out leaves and comes back before the bot has moved (two requests
+    a millisecond apart beat any firer): it gets back the time it had left, not a fresh
+    allowance — else a turn or correspondence clock never runs out."""
+    clock = FakeClock()
+    s = Stream("cargo-empire", 2, TERMS[kind], clock)
+    seat = s.t.rules.to_act(s.t.state)[0]
+    deadline = _deadline(s, seat)
+    clock.now = deadline - timedelta(seconds=2)
+    s.append(referee.presence(s.t, seat, True, clock.now))
+    clock.tick(milliseconds=1)
+    s.append(referee.presence(s.t, seat, False, clock.now))
+    assert _deadline(s, seat) == deadline + timedelta(milliseconds=1)  # the 2 s it had left
+    c = s.t.clock
+    assert c is not None and c.seats[seat].bank_ms == 0  # nothing kept once resumed
+
+
+def test_after_the_bots_move_a_returning_player_gets_a_whole_move() -> None:
+    """The time kept for a player who left mid-move is spent by the bot's move: a player who
+    comes back after it has its whole allowance for its next move."""
+    clock = FakeClock()
+    s = Stream("curious-cargo", 2, TERMS["turn"], clock)  # the draft: both seats asked
+    clock.now = _deadline(s, 0) - timedelta(seconds=5)
+    s.append(referee.presence(s.t, 0, True, clock.now))
+    c = s.t.clock
+    assert c is not None and c.seats[0].bank_ms == 5_000
+    clock.tick(seconds=1)
+    s.fire(0)  # the bot keeps a card for seat 0
+    c = s.t.clock
+    assert c is not None and c.seats[0].bank_ms == 0
+    for _ in range(30):
+        if 0 in s.t.rules.to_act(s.t.state):
+            break
+        clock.tick(seconds=1)
+        s.move(1, timeout_of("curious-cargo").command(s.t.state, 1))
+    assert 0 in s.t.rules.to_act(s.t.state)
+    if s.t.clock is not None and s.t.clock.seats[0].sitting_in:
+        clock.tick(seconds=1)
+        s.append(referee.presence(s.t, 0, False, clock.now))
+    assert _deadline(s, 0) == clock.now + timedelta(seconds=60)
+
+
+def test_a_player_back_by_a_move_has_a_whole_allowance_for_its_next_move() -> None:
+    """A player who left mid-move and comes back by moving has made its move: the time kept
+    for it is spent, and its next move (still its turn) has the whole allowance."""
+    terms = TERMS["turn"]
+    left = SeatClock(since=T0, deadline=T0, bank_ms=5_000, sitting_in=True)
+    clock = Clock(terms, [left, SeatClock()])
+    now = T0 + timedelta(seconds=1)
+    after = advance(clock, [0], now, moved=0, returned=0)
+    assert after[0].deadline == now + timedelta(seconds=60)
+    assert after[0].bank_ms == 0
+    resumed = advance(clock, [0], now, returned=0)  # by presence: the move goes on
+    assert resumed[0].deadline == now + timedelta(seconds=5)
