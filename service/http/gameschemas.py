@@ -150,7 +150,15 @@ def _typed_kinds(
             continue
         if alias in own:
             raise RuntimeError(f"{alias}: a Struct has the name of a kind; rename it")
-        own[alias] = schema if "$ref" not in schema else {"allOf": [schema]}
+        if "$ref" not in schema:
+            own[alias] = schema
+            continue
+        # One Struct (a view, options, a position): its component takes the kind's name instead
+        # of being aliased (an ``allOf`` alias makes generators build its inline models twice,
+        # under the same names: openapi-python-client then drops the view).
+        target = _name_of(schema)
+        own[alias] = own.pop(target)
+        _retarget(own, REF.format(name=target), REF.format(name=alias))
     if "Event" in types:
         mapping = own[f"{name}.Event"].get("discriminator", {}).get("mapping", {})
         for cls in _members(types["Event"]):
@@ -166,6 +174,19 @@ def _typed_kinds(
                 _seal(event, path.split("."), own)
     components.update(own)
     return own
+
+
+def _retarget(value: Any, old: str, new: str) -> None:
+    """Every ``$ref`` to ``old`` inside ``value`` (components, in place) made one to ``new``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "$ref" and item == old:
+                value[key] = new
+            else:
+                _retarget(item, old, new)
+    elif isinstance(value, list):
+        for item in value:
+            _retarget(item, old, new)
 
 
 def _variant(base: dict[str, Any], **properties: Any) -> dict[str, Any]:
