@@ -115,6 +115,10 @@ STATUS_BEFORE_TYPED_ERRORS: dict[str, set[int]] = {
     "idempotency.key_reused": {422},
     "message.bad_text": {422},
     "message.bad_recipients": {422},
+    # added with the turn clocks (issue 31; docs/api.md "Clocks")
+    "clock.expired": {409},  # a move after its seat's deadline
+    "clock.invalid": {422},  # terms out of range at creation
+    "clock.none": {409},  # /presence on a game without a clock
 }
 
 
