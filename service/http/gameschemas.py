@@ -72,7 +72,8 @@ def _name_of(reference: dict[str, Any]) -> str:
 
 def _tag_of(cls: type) -> str:
     tag = msgspec.inspect.type_info(cls)
-    assert isinstance(tag, msgspec.inspect.StructType) and tag.tag is not None, cls
+    if not isinstance(tag, msgspec.inspect.StructType) or tag.tag is None:
+        raise TypeError(f"{cls!r} is not a tagged msgspec Struct: a union member needs a tag")
     return str(tag.tag)
 
 
