@@ -6,10 +6,8 @@ No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain.kernel import Bot
-from domain.platform.timeouts import Timeout, bot_rng, minimal
+from domain.platform.timeouts import Timeout, bot_rng
 
 from .greedy import GreedyBot
 
@@ -20,8 +18,4 @@ def sitting_in(seat: int, version: int) -> Bot:
     return GreedyBot(bot_rng(seat, version))
 
 
-def timeout_command(state: Any, seat: int) -> Any:
-    return minimal("cargo-empire", state, seat, PREFER, sitting_in)
-
-
-TIMEOUT = Timeout(command=timeout_command, bot=sitting_in)
+TIMEOUT = Timeout.ending_turns("cargo-empire", PREFER, sitting_in)

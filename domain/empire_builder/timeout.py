@@ -6,10 +6,8 @@ No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain.kernel import Bot
-from domain.platform.timeouts import Timeout, minimal
+from domain.platform.timeouts import Timeout
 
 from .greedy import GreedyBot
 
@@ -21,8 +19,4 @@ def sitting_in(seat: int, version: int) -> Bot:
     return GreedyBot()
 
 
-def timeout_command(state: Any, seat: int) -> Any:
-    return minimal("empire-builder", state, seat, PREFER, sitting_in)
-
-
-TIMEOUT = Timeout(command=timeout_command, bot=sitting_in)
+TIMEOUT = Timeout.ending_turns("empire-builder", PREFER, sitting_in)

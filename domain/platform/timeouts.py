@@ -28,6 +28,14 @@ class Timeout:
     #: Whether the game's rules allow a seat to forfeit (none of the four games does).
     forfeit: bool = False
 
+    @classmethod
+    def ending_turns(
+        cls, game_id: str, prefer: Sequence[str], bot: Callable[[int, int], Bot]
+    ) -> Timeout:
+        """The clock rules of a game whose expiry sends its :func:`minimal` command (the
+        first accepted of the ``prefer`` types) and whose seat ``bot`` sits in."""
+        return cls(command=lambda state, seat: minimal(game_id, state, seat, prefer, bot), bot=bot)
+
 
 def minimal(
     game_id: str, state: Any, seat: int, prefer: Sequence[str], bot: Callable[[int, int], Bot]
