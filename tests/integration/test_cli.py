@@ -232,3 +232,18 @@ def test_serve_logs_the_address_it_listens_on(fresh_database: str, redis_url: st
     assert listening[0]["viewer"] == proc.url + "/viewer/"
     assert listening[0]["api_docs"] == proc.url + "/schema"
     assert listening[0]["port"] == proc.port and listening[0]["level"] == "info"
+
+
+def test_help_reads_as_plain_text() -> None:
+    """``manifest --help`` without reStructuredText's marks (issue 38), naming every command."""
+    shown = subprocess.run(
+        [sys.executable, "-m", "service.cli", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "``" not in shown.stdout and "manifest: run the server" in shown.stdout
+    for command in ("serve", "migrate", "rebuild", "audit", "export", "verify", "verify-dispute"):
+        assert command in shown.stdout

@@ -1,5 +1,5 @@
 """The settings table is generated, never copied (issue 38): docs/configuration.md's table is
-``service.settings.markdown_table()`` — one row per entry of ``SPECS``, each with its meaning —
+``service.settingsdoc.markdown_table()`` — one row per entry of ``SPECS``, each with its meaning —
 and every other table in docs/ or the README that gives a setting's default gives the one
 ``SPECS`` has."""
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from service import settings
-from service.settings import DEFAULT_WORDS, DOC, MEANINGS, SPECS, documented, markdown_table
+from service.settings import SPECS
+from service.settingsdoc import DEFAULT_WORDS, DOC, MEANINGS, documented, markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a table row naming a setting, then its default: | `NAME` | `default` | ...
@@ -22,7 +23,7 @@ def test_configuration_page_holds_the_generated_table() -> None:
     text = DOC.read_text()
     assert documented(text) == text, (
         "docs/configuration.md's settings table differs from service/settings.py: "
-        "run .venv/bin/python -m service.settings"
+        "run .venv/bin/python -m service.settingsdoc"
     )
 
 
