@@ -75,7 +75,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
             "heavy": settings.quota_heavy,
             "reads": settings.quota_reads,
             "streams": settings.quota_streams,
-        }
+        },
+        per_address={
+            "commands": settings.quota_commands_per_address,
+            "messages": settings.quota_messages_per_address,
+            "queries": settings.quota_queries_per_address,
+            "streams": settings.quota_streams_per_address,
+        },
     )
 
     def quota(app: Any) -> Any:
