@@ -116,7 +116,7 @@ class EventDocument(msgspec.Struct, kw_only=True):
     prev_hash: str
     #: the id of the command (or table-talk message) that made it, null for the server's own
     #: (set-up, clock, bot); absent only in an answer recorded before issue 35
-    command: str | None | UnsetType = UNSET
+    command: str | UnsetType | None = UNSET
 
 
 #: The seat's legal commands, as the projection stored them (encoded once, sent as they are).
