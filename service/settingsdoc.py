@@ -101,6 +101,23 @@ MEANINGS: dict[str, str] = {
     "MANIFEST_QUOTA_QUERIES": (
         "queries (`POST /v1/games/{id}/queries`: survey, plan…) per minute per token (else address)"
     ),
+    "MANIFEST_QUOTA_COMMANDS_PER_ADDRESS": (
+        "commands per minute from one client address, all its seat tokens together: the ceiling"
+        " over `MANIFEST_QUOTA_COMMANDS` (a created game hands its creator every seat's token;"
+        " `0`: none)"
+    ),
+    "MANIFEST_QUOTA_MESSAGES_PER_ADDRESS": (
+        "table-talk messages and presence per minute from one client address, all its tokens"
+        " together (the ceiling over `MANIFEST_QUOTA_MESSAGES`; `0`: none)"
+    ),
+    "MANIFEST_QUOTA_QUERIES_PER_ADDRESS": (
+        "queries per minute from one client address, all its tokens together (the ceiling over"
+        " `MANIFEST_QUOTA_QUERIES`; `0`: none)"
+    ),
+    "MANIFEST_QUOTA_STREAMS_PER_ADDRESS": (
+        "live streams opened per minute from one client address, all its tokens together (the"
+        " ceiling over `MANIFEST_QUOTA_STREAMS`; `0`: none)"
+    ),
     "MANIFEST_QUOTA_AUDIT": ("audits, dispute files and exports per minute per client address"),
     "MANIFEST_QUOTA_READS": ("every other request per minute per client address"),
     "MANIFEST_REJECTED_CAP": (
