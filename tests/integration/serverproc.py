@@ -244,15 +244,14 @@ class InProcessServer:
         assert not self.running, "already running"
         self.starts += 1
         settings = Settings.from_env(self.env)
-        config = uvicorn.Config(
-            create_app(settings),
-            host="127.0.0.1",
-            port=self.port,
-            log_level="warning",
-            access_log=False,
-            http=bounded_protocol(settings.max_header_bytes),
-            lifespan="on",
+        options: dict[str, Any] = {  # as service.cli's serve gives uvicorn
+            "log_level": "warning",
+            "access_log": False,
+            "http": bounded_protocol(settings.max_header_bytes),
             **workers.proxy_options(settings.trusted_proxies),
+        }
+        config = uvicorn.Config(
+            create_app(settings), host="127.0.0.1", port=self.port, lifespan="on", **options
         )
         self._server = uvicorn.Server(config)
         self._error = None
