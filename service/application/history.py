@@ -31,7 +31,7 @@ from service.application.documents import Documents
 from service.application.errors import NotFound
 from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
-from service.application.seats import Seats
+from service.application.seats import Grant, Seats
 from service.application.tables import Tables
 from service.audit.adjudication import Progress
 from service.audit.audit import audit
@@ -310,9 +310,10 @@ class History:
         )
 
     # --- live --------------------------------------------------------------------------------
-    def changes(self, game_id: str, token: str | None) -> AsyncGenerator[bytes, None]:
-        """The caller's game document now, then after every change (:mod:`.changes`)."""
-        return self.live.changes(game_id, token)
+    def changes(self, grant: Grant) -> AsyncGenerator[bytes, None]:
+        """The grant's game document now, then after every change while the grant holds
+        (:mod:`.changes`)."""
+        return self.live.changes(grant)
 
 
 def _export_file(
