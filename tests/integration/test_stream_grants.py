@@ -12,7 +12,14 @@ from typing import Any
 import httpx
 import pytest
 
+from projections.projector import Projector
+from projections.store import MemoryStore
+from service.application.bodies import CreateGame, JoinGame
+from service.application.history import History
 from service.application.tokens import SEAT_PREFIX, new_token, token_hash
+from service.audit.receipts import load_signer
+from service.bootstrap import compose
+from service.eventstore.migrate import migrate
 
 from .apihelp import assert_problem, auth, pg
 from .serverproc import ServerProcess
@@ -144,3 +151,32 @@ async def _rotated(server: ServerProcess, dsn: str) -> None:
         assert await _rest_of(stream) == []
         with pytest.raises(TimeoutError):  # only keep-alives: still open
             await anyone.next(timeout=1.0)
+
+
+def test_a_grant_gone_before_the_first_read_sends_nothing(fresh_database: str) -> None:
+    """The mechanism itself, in process: a grant taken while the token held seat 0, the seat
+    then removed and given to someone else before the stream's first read — the stream's
+    changes end at once with nothing sent (the route answers that 401, not a 200), while a
+    grant of the new holder reads its seat."""
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with pg(fresh_database) as store:
+            projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+            manifest = compose(store, projector, await load_signer(store.signing_keys))
+            history = History.of(manifest)
+            created = await manifest.lobby.create(CreateGame(game="cargo-empire", seats=2))
+            gid, code = created.id, created.invite_code
+            ann = await manifest.lobby.join(gid, JoinGame(name="ann", invite_code=code, seat=0))
+            grant = await manifest.seats.grant(gid, ann.token)
+            assert grant.seat == 0 and await manifest.seats.holds(grant)
+            await manifest.lobby.remove_seat(gid, created.host_token, 0)
+            eve = await manifest.lobby.join(gid, JoinGame(name="eve", invite_code=code, seat=0))
+            assert not await manifest.seats.holds(grant)
+            docs = history.changes(grant)
+            assert await anext(docs, None) is None
+            theirs = history.changes(await manifest.seats.grant(gid, eve.token))
+            assert (await anext(theirs))[:1] == b"{"
+            await theirs.aclose()
+
+    asyncio.run(run())

@@ -18,6 +18,7 @@ from litestar.params import FromPath, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from projections.store import StoreUnavailable
+from service.application.errors import Unauthorized
 from service.application.history import History
 from service.application.kept import replay_etag
 from service.application.seats import Grant
@@ -89,7 +90,9 @@ async def get_stream(
     slot = streams.caps.acquire(request.scope, token, grant.seat)  # 429 / 503 past a cap
     docs = history.changes(grant)  # ends once the grant no longer holds (its seat's token)
     try:
-        first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts
+        first = await anext(docs, None)  # subscribed (Redis failing: 503) before the 200 starts
+        if first is None:  # the seat was taken back between the token's check and the read
+            raise Unauthorized("auth.invalid_token", "the token is not a seat token")
     except BaseException:
         slot.release()
         await docs.aclose()
