@@ -103,7 +103,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
             elif isinstance(platform, TableMessage):
                 table.messages.append(platform)
             elif isinstance(platform, ClockSet) and table.clock is not None:
-                table.clock = Clock(table.clock.terms, list(platform.seats))
+                table.clock = Clock(table.clock.terms, list(platform.seats), platform.idle)
             continue
         rules = table.rules
         table.state = rules.evolve(table.state, rules.decode_event(event.data))

@@ -10,7 +10,8 @@ times:
   stream is the order of the compare-and-set appends;
 * an expiry (``clock.expired``) was recorded at or after the deadline the table held for its
   seat, and re-running it (the game's timeout rules, the same generator) gives the same events;
-* no player's move was recorded at or after its seat's deadline (the service refuses it);
+* no player's move was recorded at or after its seat's deadline (the service refuses it), and a
+  command that is no move (its events all cosmetic) has no clock event;
 * the sitting-in bot's move is the greedy bot's own choice (asked again), recorded as the
   command, decided by the rules, with its clock set.
 """
@@ -119,6 +120,9 @@ def check_move(
             f"seat {seat}'s move was recorded at {first.recorded_at.isoformat()}, after its "
             "time ran out",
         )
+    if not clocks.is_move(table.rules, produced):
+        # A command that moves nothing on (a cosmetic choice): no clock event at all.
+        return _compare(produced, group)
     at, finding = _clock_time(group, before, exact=True)
     if finding is not None:
         return finding

@@ -85,7 +85,8 @@ def test_a_clock_is_stored_with_the_game_and_bad_terms_are_refused(fresh_databas
             assert caught.value.code == "clock.invalid"
             created = await create(m, {"kind": "correspondence", "days": 2})
             stored = await events(m.store, created.id)
-            assert stored[0].data["clock"] == {"kind": "correspondence", "days": 2}
+            # the operator's rest rule is kept in the terms (MANIFEST_CLOCK_REST_AFTER)
+            assert stored[0].data["clock"] == {"kind": "correspondence", "days": 2, "rest_after": 50}
             assert stored[-1].type == "clock.set"
             doc = msgspec.json.decode(await m.documents.game_document(created.id, None))
             seat = created.to_act[0]

@@ -248,7 +248,7 @@ def test_a_forged_bank_too_big_for_a_timestamp_is_found_without_crashing_the_aud
     clock_set = events[-1]
     seats = [msgspec.structs.replace(c, bank_ms=10**17) for c in clock_set.seats]
     # The fold takes the forged bank (the audit flags it); the next decision's arithmetic
-    # overflows a timestamp.
+    # would overflow a timestamp, but a bank never counts for more than its cap (issue 35).
     g.append(
         [*events[:-1], msgspec.structs.replace(clock_set, seats=seats)],
         seat,
@@ -266,8 +266,7 @@ def test_a_forged_bank_too_big_for_a_timestamp_is_found_without_crashing_the_aud
     )
     report, problems = g.audit()
     assert report["ok"] is False
-    assert problems[0] == "adjudication.mismatch"
-    assert "adjudication.error" in problems
+    assert problems == ["adjudication.mismatch", "adjudication.mismatch"]
 
 
 def test_a_move_whose_clock_is_dated_before_it_was_recorded_is_found() -> None:
