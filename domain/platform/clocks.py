@@ -381,13 +381,15 @@ RngAt = Callable[[int], Rng]
 
 
 class Played(msgspec.Struct):
-    """What a clock decision appends (typed events, in order) and the game state after them."""
+    """What a clock decision appends (typed events, in order) and the game state after them;
+    ``steps``: each command sent, with the state it was decided on."""
 
     events: list[Any]
     state: Any
+    steps: list[tuple[Any, Any]] = []
 
 
-def _play(
+def timeout_moves(
     rules: Any,
     state: Any,
     seat: int,
@@ -399,13 +401,16 @@ def _play(
     """Send ``commands(state)`` for ``seat`` until it is not to act (or the game ends, or
     ``limit`` commands were sent); the first event gets version ``version``."""
     events: list[Any] = []
+    steps: list[tuple[Any, Any]] = []
     for _ in range(limit):
         if rules.outcome(state) is not None or seat not in rules.to_act(state):
             break
-        produced = rules.decide(state, seat, commands(state), rng_at(version + len(events)))
+        command = commands(state)
+        steps.append((state, command))
+        produced = rules.decide(state, seat, command, rng_at(version + len(events)))
         events.extend(produced)
         state = rules.fold(produced, state)
-    return Played(events, state)
+    return Played(events, state, steps)
 
 
 def after_move(clock: Clock, rules: Any, state_after: Any, seat: int, now: datetime) -> ClockSet:
@@ -446,7 +451,7 @@ def expire(
     deadline = clock.seats[seat].deadline
     if deadline is None or now < deadline:
         raise ValueError(f"seat {seat}'s time has not run out")
-    played = _play(
+    played = timeout_moves(
         rules, state, seat, lambda s: timeout(s, seat), version + 1, rng_at, MAX_TIMEOUT_COMMANDS
     )
     events: list[Any] = [ClockExpired(seat, deadline, now), *played.events]

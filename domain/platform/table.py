@@ -174,6 +174,16 @@ class ClockDocument(msgspec.Struct, frozen=True, kw_only=True):
 
     terms: ClockTerms
     seats: list[SeatClockDocument]
+    idle: Annotated[
+        int, Meta(description="Expiries in a row with no player's move between them")
+    ] = 0
+    resting: Annotated[
+        bool,
+        Meta(
+            description="The game has come to rest: idle reached the terms' rest_after, every "
+            "clock is stopped until a player moves or comes back"
+        ),
+    ] = False
 
 
 class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True, omit_defaults=True):
@@ -248,6 +258,8 @@ def clock_document(clock: Clock) -> ClockDocument:
             )
             for i, c in enumerate(clock.seats)
         ],
+        idle=clock.idle,
+        resting=clock.resting,
     )
 
 

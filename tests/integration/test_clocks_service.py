@@ -86,7 +86,8 @@ def test_a_clock_is_stored_with_the_game_and_bad_terms_are_refused(fresh_databas
             created = await create(m, {"kind": "correspondence", "days": 2})
             stored = await events(m.store, created.id)
             # the operator's rest rule is kept in the terms (MANIFEST_CLOCK_REST_AFTER)
-            assert stored[0].data["clock"] == {"kind": "correspondence", "days": 2, "rest_after": 50}
+            terms = {"kind": "correspondence", "days": 2, "rest_after": 50}
+            assert stored[0].data["clock"] == terms
             assert stored[-1].type == "clock.set"
             doc = msgspec.json.decode(await m.documents.game_document(created.id, None))
             seat = created.to_act[0]
@@ -371,7 +372,10 @@ def test_dispute_files_and_the_offline_export_judge_the_clock(fresh_database: st
             checks = {c.check: c for c in dispute.checks}
             assert checks["clock"].ok, checks["clock"].detail
             assert "deadline" in checks["clock"].detail
-            assert "rules" not in checks  # the clock's own decision: no game command re-run
+            # the expiry's game events re-run with the timeout rules, as any command's are
+            assert set(checks) == {"version", "clock", "to_act", "rules", "listed_as_legal"}
+            assert all(c.ok for c in checks.values()), dispute.checks
+            assert "timeout rules" in checks["rules"].detail
             # the other seat's move after it, in time: its dispute file checks the clock too
             _, table = await m.tables.current(gid)
             mover = table.rules.to_act(table.state)[0]
