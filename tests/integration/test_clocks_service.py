@@ -564,6 +564,15 @@ def test_a_cosmetic_command_runs_no_clock_in_the_service(
                 body = CommandBody(command={"type": "choose_face", "face": face})
                 answer = await m.play.command(gid, token, body, None)
                 assert [e.type for e in answer.events] == ["face_chosen"]
+            # table talk and queries are no commands of the game: no clock event either
+            from service.application.bodies import MessageBody
+            from service.application.queries import QueryBody
+
+            token = created.seats[seat].token
+            await m.talk.message(gid, token, MessageBody(to="all", text="thinking"))
+            with contextlib.suppress(ApplicationError):  # answered or refused: nothing appended
+                await m.queries.query(gid, token, QueryBody(query={"type": "survey", "path": []}))
+            assert not any(e.type == "clock.set" for e in (await events(m.store, gid))[-4:])
             after = await m.store.deadlines.pending(gid)
             assert after is not None and after.due_at == before.due_at
             doc = msgspec.json.decode(await m.documents.game_document(gid, None))
