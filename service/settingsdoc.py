@@ -175,6 +175,13 @@ MEANINGS: dict[str, str] = {
         "heavy reads running at once in a process; more: 503 `service.unavailable` with "
         "`Retry-After`"
     ),
+    "MANIFEST_CLOCK_MAX_BANK": (
+        "the most seconds a Fischer bank may hold; kept in each new game's terms"
+    ),
+    "MANIFEST_CLOCK_REST_AFTER": (
+        "expiries in a row with no player's move after which a game's clocks stop until a"
+        " player moves or comes back"
+    ),
     "MANIFEST_CLOCK_TICK": (
         "seconds between an instance's claims of due turn-clock deadlines: a deadline fires at "
         'most this late (plus its own append), 0.01 to 60 (docs/api.md, "Clocks")'

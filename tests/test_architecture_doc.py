@@ -238,7 +238,7 @@ def test_the_readme_links_the_architecture_page() -> None:
 # --- every page: README.md and docs/ (issue 38) ----------------------------------------------
 _FILE = re.compile(r"\.(py|md|sql|json|yaml|yml|sh|js|html|css|svg|png|toml|txt|pem)$")
 _MODULE_RUN = re.compile(r"python3? -m ([a-z_][a-z0-9_.]*)")
-_SCRIPT = re.compile(r"(?<![\w/.])(scripts/[a-z][\w-]*|\.ci/run)\b")
+_SCRIPT = re.compile(r"(?<![\w/.])(scripts/[a-z][\w-]*(?:\.sh)?|\.ci/run)\b")
 _CLI = re.compile(r"(?<![\w-])manifest ([a-z][a-z-]+)")
 _CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 #: dotted words of our packages' names that are not code: problem codes
