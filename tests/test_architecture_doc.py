@@ -240,6 +240,7 @@ _FILE = re.compile(r"\.(py|md|sql|json|yaml|yml|sh|js|html|css|svg|png|toml|txt|
 _MODULE_RUN = re.compile(r"python3? -m ([a-z_][a-z0-9_.]*)")
 _SCRIPT = re.compile(r"(?<![\w/.])(scripts/[a-z][\w-]*(?:\.sh)?|\.ci/run)\b")
 _CLI = re.compile(r"(?<![\w-])manifest ([a-z][a-z-]+)")
+_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 _CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 #: dotted words of our packages' names that are not code: problem codes
 _NOT_CODE = {"service.unavailable"}
@@ -271,6 +272,10 @@ def page_problems(page: Path, text: str | None = None) -> list[str]:
             bases = [ROOT, page.parent, *(ROOT / "domain" / g for g in _game_dirs())]
             if not any((base / token).exists() for base in bases):
                 found.append(f"{token}: no such file or folder")
+    for link in _LINK.findall(text):
+        away = link.startswith(("http:", "https:", "mailto:"))
+        if not away and not (page.parent / link).exists():
+            found.append(f"link {link}: no such file")
     for module in _MODULE_RUN.findall(text):
         ours = module.split(".")[0] in (*TOPS, "bench", "examples", "tests")
         if ours and importlib.util.find_spec(module) is None:
@@ -300,7 +305,7 @@ def test_a_page_naming_what_is_not_there_fails() -> None:
         "`service/http/seats.py`, `shared/rules/x.txt`, `python -m bench.nothing`,"
         " `scripts/nothing`, `manifest frobnicate`, `service.http.app.no_such_thing`;"
         " `service.http.app.create_app`, `docs/api.md`, `python -m bench.seek`, `scripts/serve`,"
-        " `manifest verify-dispute`"
+        " `manifest verify-dispute`; [a](nowhere.md), [b](architecture.md), [c](#errors)"
     )
     problems = page_problems(ROOT / "docs" / "api.md", text)
-    assert len(problems) == 6, problems
+    assert len(problems) == 7, problems
