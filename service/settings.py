@@ -70,6 +70,7 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_QUOTA_HEAVY`` | ``120`` | replays (``GET …/replay``) per minute per address |
 | ``MANIFEST_HEAVY_PER_CLIENT`` | ``2`` | heavy reads one address runs at once per process |
 | ``MANIFEST_HEAVY_PER_PROCESS`` | ``4`` | heavy reads running at once per process |
+| ``MANIFEST_MAX_EVENTS_PER_COMMAND`` | ``200`` | game events one command may cause; more: 422 |
 """
 
 from __future__ import annotations
@@ -241,6 +242,8 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "clock_tick": ("MANIFEST_CLOCK_TICK", "1", _seconds(0.01, 60)),
     "clock_lease": ("MANIFEST_CLOCK_LEASE", "30", _seconds(0.1, 3600)),
     "clock_batch": ("MANIFEST_CLOCK_BATCH", "32", _int(1, 1000)),
+    # a decision's cost (issue 35): more events than this and the command is refused, unappended
+    "max_events_per_command": ("MANIFEST_MAX_EVENTS_PER_COMMAND", "200", _int(1, 100_000)),
 }
 
 
@@ -303,6 +306,7 @@ class Settings(msgspec.Struct, frozen=True):
     clock_tick: float = _default("clock_tick")
     clock_lease: float = _default("clock_lease")
     clock_batch: int = _default("clock_batch")
+    max_events_per_command: int = _default("max_events_per_command")
     signing_key_source: str = "database"
 
     @classmethod

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel import Rng
+from domain.kernel.folding import TooManyEvents, events_at_most
 from domain.platform.events import (
     LobbyCreated,
     SeedRevealed,
@@ -102,12 +103,25 @@ def fold_new(
     return new, pending, snapshots
 
 
-def rule(table: Table, seat: int, command: Any, seed: bytes, at: datetime | None = None) -> Ruling:
+def rule(
+    table: Table,
+    seat: int,
+    command: Any,
+    seed: bytes,
+    at: datetime | None = None,
+    max_events: int | None = None,
+) -> Ruling:
     """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError);
     in a game with a turn clock, at ``at`` (the time the events are recorded), with the clock
-    events (``domain.platform.referee.with_clock``)."""
+    events (``domain.platform.referee.with_clock``). A decision of more than ``max_events``
+    game events (``MANIFEST_MAX_EVENTS_PER_COMMAND``) is refused,
+    ``command.too_many_events``, stopped at the first event past the cap
+    (``domain.kernel.folding.events_at_most``): its cost is bounded as well."""
     rules = table.rules
-    events = rules.decide(table.state, seat, command, Rng(seed, table.version + 1))
+    with events_at_most(max_events):
+        events = rules.decide(table.state, seat, command, Rng(seed, table.version + 1))
+    if max_events is not None and len(events) > max_events:  # a decision without a Run
+        raise TooManyEvents(max_events)
     if table.clock is not None:
         if at is None:
             raise ValueError("a move in a game with a clock is decided at a time")
