@@ -10,7 +10,14 @@ writer (one per game at a time, the newest table wins), which writes the view fi
 replay snapshots after it, retrying ``retries`` times with a growing pause. A write that still
 fails stays *pending*: it is logged, counted (``manifest_projection_failures_total{stage}``),
 its age is the projection lag (``manifest_projection_lag_seconds``, and ``/readyz`` past
-``MANIFEST_PROJECTION_LAG``), and the catch-up worker repairs it on its next pass."""
+``MANIFEST_PROJECTION_LAG``), and the catch-up worker repairs it on its next pass.
+
+A game whose projection cannot be computed at all — its stream does not fold, or the table or
+a view cannot be encoded (a forged or legacy row: a number past what JSON encoding allows) — is
+a *poison message*: retrying cannot help, so it is logged, counted
+(``manifest_projection_poisoned_total``), kept in :attr:`Projector.poisoned` (which
+``/readyz`` reports without failing) and skipped, and the writer and the catch-up go on with
+the other games. It is tried again only once its stored version moves."""
 
 from __future__ import annotations
 
@@ -37,7 +44,14 @@ from projections.replay import fold_collecting
 from projections.store import ProjectionStore, tag_view
 from projections.views import Views, table_field
 
-__all__ = ["Projector", "state_fields", "state_views", "table_field", "table_fields"]
+__all__ = [
+    "Poison",
+    "Projector",
+    "state_fields",
+    "state_views",
+    "table_field",
+    "table_fields",
+]
 
 ReadEvents = Callable[[str, int], Awaitable[Sequence[StreamEvent]]]
 ListGames = Callable[[str | None, int], Awaitable[Sequence[tuple[str, int]]]]
@@ -57,11 +71,30 @@ LAG = Gauge(
     "Age of the oldest change this process committed that its projection does not show yet",
     multiprocess_mode="livemax",
 )
+POISONED = Counter(
+    "manifest_projection_poisoned_total",
+    "Games whose projection could not be computed (a stream that does not fold, a value that"
+    " cannot be encoded): logged and skipped, the others carried on with",
+)
 PENDING = Gauge(
     "manifest_projection_pending_games",
     "Games whose projection write is pending",
     multiprocess_mode="livesum",
 )
+
+#: Poisoned games remembered for ``/readyz`` (the counter counts them all).
+POISONED_KEPT = 100
+
+
+class Poison(Exception):
+    """The projection of ``game_id`` at ``version`` cannot be computed (not a store failure):
+    retrying cannot help."""
+
+    def __init__(self, game_id: str, version: int, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.game_id = game_id
+        self.version = version
+
 
 #: Writers kept waiting for the next game once theirs is written (a move then hands its game
 #: to one of them instead of starting a task of its own).
@@ -150,6 +183,8 @@ class Projector:
         self._idle: list[asyncio.Future[str]] = []
         #: why the last catch-up pass failed (None: it succeeded, or none ran yet)
         self.last_pass_error: str | None = None
+        #: poisoned games (id -> (the stored version tried, why)), the latest ``POISONED_KEPT``
+        self.poisoned: dict[str, tuple[int, str]] = {}
         LAG.set_function(self.lag)
         PENDING.set_function(lambda: len(self._pending))
 
@@ -218,6 +253,10 @@ class Projector:
                 entry.snapshots = {}
                 try:
                     await self.publish_table(table, snapshots, entry.known, lazy=entry.lazy)
+                except Poison as poison:
+                    self._poisoned(poison)
+                    self._pending.pop(game_id, None)  # retrying cannot help
+                    return
                 except Exception as error:
                     entry.snapshots = {**snapshots, **entry.snapshots}
                     failures += 1
@@ -243,6 +282,19 @@ class Projector:
         for game_id in idle:
             self._start_writer(game_id)
         return len(idle)
+
+    def _poisoned(self, poison: Poison) -> None:
+        POISONED.inc()
+        log.error(
+            "projection poisoned: skipped",
+            game=poison.game_id,
+            version=poison.version,
+            error=str(poison),
+        )
+        self.poisoned.pop(poison.game_id, None)
+        self.poisoned[poison.game_id] = (poison.version, str(poison))
+        while len(self.poisoned) > POISONED_KEPT:
+            del self.poisoned[next(iter(self.poisoned))]
 
     def _settle(self, game_id: str, version: int) -> None:
         entry = self._pending.get(game_id)
@@ -289,14 +341,19 @@ class Projector:
         it). ``lazy``: only the table and its :func:`state_views`, the other views left as
         they are (each carries its own version); else the whole record, every view built. Raises on
         any failure (counted by stage)."""
-        try:
+        try:  # pure: a failure here is the game's own (Poison), not the store's
             if lazy:
                 views = state_views(table, known or {})
-                self.views.keep_built(table, views)  # readers in this process need no Redis
                 fields = state_fields(table, views)
-                wrote = await self.store.advance(table.game_id, table.version, fields)
             else:
                 fields = table_fields(table, known)
+        except Exception as error:
+            raise Poison(table.game_id, table.version, error) from error
+        try:
+            if lazy:
+                self.views.keep_built(table, views)  # readers in this process need no Redis
+                wrote = await self.store.advance(table.game_id, table.version, fields)
+            else:
                 wrote = await self.store.write(table.game_id, table.version, fields)
         except Exception:
             FAILURES.labels(stage="view").inc()
@@ -313,17 +370,25 @@ class Projector:
         """Make the projection reflect every stored event; returns it (None: no such game)."""
         current = await self.load(game_id)
         after = 0 if current is None else current.version
-        events = await self.read_events(game_id, after)
+        try:
+            events = await self.read_events(game_id, after)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:  # a row unreadable
+            raise Poison(game_id, after, error) from error
         if not events:
             return current
-        table, snapshots = fold_collecting(current, events, game_id)
+        try:
+            table, snapshots = fold_collecting(current, events, game_id)
+        except Exception as error:  # a stream that does not fold
+            raise Poison(game_id, events[-1].version, error) from error
         await self.publish_table(table, snapshots)
         self._settle(game_id, table.version)
         return table
 
     async def repair(self, list_games: ListGames, page: int = 500) -> int:
         """One pass of the catch-up worker: every game whose projection lags the store is
-        caught up. Returns how many were repaired."""
+        caught up; a poisoned game is skipped (:class:`Poison`: logged, counted, kept in
+        :attr:`poisoned`), at the version it was poisoned at. Returns how many were
+        repaired."""
         repaired = 0
         cursor: str | None = None
         while True:
@@ -333,11 +398,18 @@ class Projector:
             stored = await self.store.versions([g for g, _ in games])
             for (game_id, version), have in zip(games, stored, strict=True):
                 if version > 0 and (have is None or have < version):
+                    known = self.poisoned.get(game_id)
+                    if known is not None and known[0] >= version:
+                        continue  # poisoned at this version: retrying cannot help
                     try:
                         await self.catch_up(game_id)
+                    except Poison as poison:
+                        self._poisoned(Poison(game_id, version, poison.__cause__ or poison))
+                        continue
                     except Exception:
                         FAILURES.labels(stage="catchup").inc()
                         raise
+                    self.poisoned.pop(game_id, None)
                     repaired += 1
             cursor = games[-1][0]
 

@@ -1,0 +1,138 @@
+"""A game whose projection cannot be computed is a poison message (issue 35): the catch-up
+logs it, counts it (``manifest_projection_poisoned_total``) and skips it, goes on repairing
+the games after it, and ``/readyz`` reports it without declaring the instance unready.
+
+The attack it stands for: an Empire Builder position with a 4,300-digit money was accepted,
+and a ``borrow`` of 1 made it 4,301 digits, which JSON encoding refuses: the catch-up stopped
+at that game on every pass, and ``/readyz`` answered 503 on every instance, after restarts too.
+Positions now refuse such money (``tests/domain/test_position_bounds.py``); the row planted
+here is what a forged or legacy row in the database is."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any
+
+import pytest
+
+from domain.platform.table import fold_stream
+from projections.projector import POISONED, Projector
+from projections.store import MemoryStore
+from service.application.bodies import CreateGame
+from service.audit.receipts import load_signer
+from service.bootstrap import compose
+from service.eventstore.migrate import migrate
+from service.http.readiness import readiness
+
+from .apihelp import pg, pool_of
+
+pytestmark = pytest.mark.integration
+
+GAMES = 6
+POSITION = {"players": [{"cards": [0, 1, 2]}, {"cards": [3, 4, 5]}]}
+
+
+def _poisoned_total() -> float:
+    return POISONED._value.get()  # type: ignore[attr-defined, no-any-return]
+
+
+async def _until(check: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        await asyncio.sleep(0.02)
+
+
+async def _plant(store: Any, game_id: str, type: str, data: str) -> int:
+    """Append an event row directly, as a forged or legacy row would be."""
+    pool = pool_of(store)
+    row = await pool.fetchrow("SELECT version, head FROM games WHERE id = $1::uuid", game_id)
+    version, head = int(row["version"]) + 1, bytes(row["head"])
+    forged = os.urandom(32)
+    await pool.execute(
+        "INSERT INTO events (game_id, version, type, data, seat, recorded_at, prev_hash, hash) "
+        "VALUES ($1::uuid, $2, $3, $4::text::jsonb, 0, now(), $5, $6)",
+        game_id, version, type, data, head, forged,
+    )  # fmt: skip
+    await pool.execute(
+        "UPDATE games SET version = $2, head = $3 WHERE id = $1::uuid", game_id, version, forged
+    )
+    return version
+
+
+async def _plant_poison(store: Any, game_id: str) -> int:
+    """Two ``borrowed`` events of 4,300 digits each (the most a JSON number may have here):
+    each reads and folds (every recorded event does), into money of 4,301 digits, which no
+    JSON encoder writes — the issue's game, whose position's money had 4,300 digits."""
+    borrowed = '{"type": "borrowed", "seat": 0, "amount": ' + "9" * 4300 + ', "owed": 0}'
+    await _plant(store, game_id, "borrowed", borrowed)
+    return await _plant(store, game_id, "borrowed", borrowed)
+
+
+def test_a_poison_game_is_skipped_by_the_catch_up_and_readiness_stays_up(
+    fresh_database: str,
+) -> None:
+    asyncio.run(_poison(fresh_database))
+
+
+async def _poison(dsn: str) -> None:
+    await migrate(dsn)
+    async with pg(dsn, size=6) as store:
+        signer = await load_signer(store.signing_keys)
+        first = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        manifest = compose(store, first, signer)
+        ids = []
+        for i in range(GAMES):
+            created = await manifest.lobby.create(
+                CreateGame(game="empire-builder", seats=2, players=[f"a{i}", f"b{i}"],
+                           position=POSITION)
+            )  # fmt: skip
+            ids.append(created.id)
+        ids.sort()  # the catch-up's order
+        poison = ids[1]  # games after it must still be repaired
+        poisoned_at = await _plant_poison(store, poison)
+
+        # A new instance (or a restart, or a flushed Redis): every projection is to be built.
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        instance = compose(store, projector, signer)
+        before = _poisoned_total()
+        repaired = await projector.repair(store.game_versions)
+        assert repaired == GAMES - 1
+        stored = dict(await store.game_versions(None, 100))
+        have = await projector.store.versions(ids)
+        assert {g: v for g, v in zip(ids, have, strict=True) if g != poison} == {
+            g: stored[g] for g in ids if g != poison
+        }
+        assert have[ids.index(poison)] is None
+        assert _poisoned_total() == before + 1
+        assert poison in projector.poisoned
+        assert projector.poisoned[poison][0] == poisoned_at
+        assert "ValueError" in projector.poisoned[poison][1]
+
+        # The worker's pass succeeds, so the instance stays ready; /readyz names the game.
+        stop = asyncio.Event()
+        worker = asyncio.create_task(projector.run_worker(store.game_versions, 0.05, stop))
+        try:
+            before_passes = _poisoned_total()
+            await asyncio.sleep(0.2)  # a few passes: the poisoned game is not folded again
+            assert projector.last_pass_error is None
+            assert _poisoned_total() == before_passes
+        finally:
+            stop.set()
+            await worker
+        ready, checks = await readiness(instance, max_lag=10)
+        assert ready, checks
+        assert checks["projections"]["ok"] is True
+        assert checks["projections"]["poisoned"] == 1
+        assert checks["projections"]["poisoned_games"] == [poison]
+
+        # After a commit, a table that cannot be encoded is dropped from the pending writes
+        # (it would hold the lag up for ever, and /readyz with it), not retried.
+        table = fold_stream(None, await store.read(poison), poison)
+        fresh = Projector(MemoryStore(), lambda g, after: store.read(g, after=after), backoff=0)
+        fresh.schedule(table, lazy=True)
+        await _until(lambda: poison in fresh.poisoned, 5, "the write path poisoned the game")
+        await _until(lambda: fresh.lag() == 0.0, 5, "the poisoned write left the pending set")
