@@ -106,7 +106,7 @@ def table_fields(table: Table, known: Mapping[str, bytes] | None = None) -> dict
     rebuild write these); ``known`` views (already computed by the caller for this same table)
     are used as they are."""
     known = known or {}
-    fields = {"table": encode_table(table)}
+    fields = {"table": known.get("table") or encode_table(table)}
     version = table.version
     for key in viewer_keys(table):
         name = f"doc:{key}"
@@ -125,7 +125,7 @@ def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
     now (whoever acts next reads them before anything else can change the game: building them
     here spares that read a build and a second Redis write). Every other view is built when
     first read."""
-    views = dict(known)
+    views = {name: body for name, body in known.items() if name != "table"}
     state = table.state
     if table.status == "active" and state is not None:
         for seat in table.rules.to_act(state):
@@ -135,10 +135,13 @@ def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
     return views
 
 
-def state_fields(table: Table, views: Mapping[str, bytes]) -> dict[str, bytes]:
-    """What the write path stores after a move: the table and its :func:`state_views`, each
-    view tagged with its version."""
-    fields = {"table": encode_table(table)}
+def state_fields(
+    table: Table, views: Mapping[str, bytes], encoded: bytes | None = None
+) -> dict[str, bytes]:
+    """What the write path stores after a move: the table (``encoded`` already, when the
+    ruling encoded it before the append) and its :func:`state_views`, each view tagged with
+    its version."""
+    fields = {"table": encoded or encode_table(table)}
     for name, body in views.items():
         fields[name] = tag_view(table.version, body)
     return fields
@@ -344,7 +347,7 @@ class Projector:
         try:  # pure: a failure here is the game's own (Poison), not the store's
             if lazy:
                 views = state_views(table, known or {})
-                fields = state_fields(table, views)
+                fields = state_fields(table, views, (known or {}).get("table"))
             else:
                 fields = table_fields(table, known)
         except Exception as error:

@@ -224,7 +224,7 @@ class Play:
             raise _Stale
         stored, response = appended
         self.tables.remember(new, stored[-1].hash)
-        known = {f"legal:{a.seat}": legal_bytes(ruling)}
+        known = {f"legal:{a.seat}": legal_bytes(ruling), "table": ruling.table_json}
         self.writes.project(new, ruling.snapshots, known, lazy=True)
         return _hints(response, new, a.seat, ruling.legal)
 

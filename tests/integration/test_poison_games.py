@@ -15,12 +15,15 @@ import os
 import time
 from typing import Any
 
+import msgspec
 import pytest
 
+from domain.empire_builder.board import MAP
 from domain.platform.table import fold_stream
 from projections.projector import POISONED, Projector
 from projections.store import MemoryStore
-from service.application.bodies import CreateGame
+from service.application.bodies import CommandBody, CreateGame
+from service.application.errors import RefusedByRules
 from service.audit.receipts import load_signer
 from service.bootstrap import compose
 from service.eventstore.migrate import migrate
@@ -136,3 +139,45 @@ async def _poison(dsn: str) -> None:
         fresh.schedule(table, lazy=True)
         await _until(lambda: poison in fresh.poisoned, 5, "the write path poisoned the game")
         await _until(lambda: fresh.lag() == 0.0, 5, "the poisoned write left the pending set")
+
+
+def test_a_command_whose_game_could_not_be_encoded_is_refused_and_not_recorded(
+    fresh_database: str,
+) -> None:
+    """The issue's second attack end to end, on a legacy stream (money of 4,300 digits, the
+    most a JSON number may have here, planted as a pre-bounds position would have left it): a
+    ``borrow`` of 1 would make 4,301 digits. It is refused, 422 ``command.unencodable``, and
+    nothing is appended — so the game's document, picture and replays keep being served."""
+    asyncio.run(_unencodable(fresh_database))
+
+
+async def _unencodable(dsn: str) -> None:
+    await migrate(dsn)
+    async with pg(dsn, size=6) as store:
+        signer = await load_signer(store.signing_keys)
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        manifest = compose(store, projector, signer)
+        train = MAP.cities["Chicago"].mileposts[0]
+        position = {"players": [{"cards": [0, 1, 2], "train": train},
+                                {"cards": [3, 4, 5], "train": train}],
+                    "turn_number": 4}  # fmt: skip
+        created = await manifest.lobby.create(
+            CreateGame(game="empire-builder", seats=2, players=["a", "b"], position=position)
+        )
+        gid, token = created.id, str(created.seats[0].token)
+        # Seat 0's money becomes 10**4300 - 1 (4,300 nines); its turn and seat 1's end.
+        amount = str(10**4300 - 1 - 60)
+        borrowed = f'{{"type": "borrowed", "seat": 0, "amount": {amount}, "owed": 0}}'
+        await _plant(store, gid, "borrowed", borrowed)
+        await _plant(store, gid, "turn_ended", '{"type": "turn_ended", "seat": 0}')
+        version = await _plant(store, gid, "turn_ended", '{"type": "turn_ended", "seat": 1}')
+        with pytest.raises(RefusedByRules) as refused:
+            await manifest.play.command(
+                gid, token, CommandBody(command={"type": "borrow", "amount": 1}), None
+            )
+        assert refused.value.code == "command.unencodable"
+        row = await store.get_game(gid)
+        assert row is not None and row.version == version  # nothing appended
+        assert len(await store.read(gid)) == version
+        document = msgspec.json.decode(await manifest.documents.game_document(gid, None))
+        assert document["version"] == version  # still served

@@ -18,7 +18,7 @@ from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder.board import MAP
 from domain.empire_builder.position import state_from_position
 from domain.kernel import RuleError, typed
-from domain.platform.table import Table
+from domain.platform.table import Table, encode_table
 from service.application.play import MAX_EVENTS_PER_COMMAND
 from service.application.ruling import rule
 from service.settings import Settings
@@ -68,3 +68,18 @@ def test_a_legacy_skip_of_150_000_is_refused_at_the_cap_and_quickly() -> None:
     assert table.state.players[1].skip == 150_000  # the table itself is untouched
     with pytest.raises(RuleError, match="more than 4 events"):
         rule(_legacy(skip=1), 0, command, SEED, max_events=4)
+
+
+def test_a_game_that_would_hold_an_unencodable_value_is_refused_before_the_append() -> None:
+    """The issue's second attack, on a legacy stream: money of 4,300 digits (the most JSON
+    numbers may have) and a ``borrow`` of 1 make 4,301, which no encoder writes. The ruling
+    encodes the table before the append, so the command is refused (422), nothing recorded."""
+    table = _legacy(skip=0, seats=2)
+    table.state.players[0].money = int("9" * 4300)
+    borrow = EMPIRE_BUILDER.decode_command({"type": "borrow", "amount": 1})
+    with pytest.raises(RuleError) as refused:
+        rule(table, 0, borrow, SEED, max_events=MAX_EVENTS_PER_COMMAND)
+    assert refused.value.code == "command.unencodable"
+    # and an ordinary move carries the table encoded once, for the projection to store as is
+    ruling = rule(_legacy(skip=0, seats=2), 0, borrow, SEED, max_events=MAX_EVENTS_PER_COMMAND)
+    assert ruling.table_json == encode_table(ruling.table)
