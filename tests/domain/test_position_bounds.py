@@ -8,6 +8,8 @@ and it sends, for every integer field, its bound plus one and minus one (and int
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -19,6 +21,7 @@ from domain.kernel.bounds import INT64_MAX, INT64_MIN, range_of
 from domain.registry import all_games
 
 GAMES = {g.id: g for g in all_games()}
+ROOT = Path(__file__).resolve().parents[2]
 
 #: A step into a value: a field name, a list index, or a dict key (the key itself).
 Step = tuple[str, Any]
@@ -153,3 +156,21 @@ def test_a_number_out_of_its_range_is_refused_naming_the_field(game_id: str) -> 
             doc_ok = msgspec.json.decode(msgspec.json.encode(skeleton))
             _set(doc_ok, path, hi, key)
             game.decode_position(doc_ok)  # the bound itself is inside
+
+
+def _doc_name(field: str) -> str:
+    """A field as the rules docs name it: ``players[].skip``, ``tokens{}`` (a map's values)."""
+    field = field.replace("[0]", "[]")
+    return re.sub(r"\[(\d+|'[^']*')\]", "{}", field)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_rules_doc_lists_every_bound(game_id: str) -> None:
+    """docs/rules/<game>.md, "Bounds": each field with its range, as the types have it."""
+    text = " ".join((ROOT / "docs" / "rules" / f"{game_id}.md").read_text().split())
+    missing = [
+        f"`{_doc_name(field)}` {lo:,}–{hi:,}"
+        for field, (lo, hi) in bounds_of(game_id).items()
+        if f"`{_doc_name(field)}` {lo:,}–{hi:,}" not in text
+    ]
+    assert not missing, f"docs/rules/{game_id}.md lacks {missing}"
