@@ -38,7 +38,7 @@ POSITION = {"players": [{"cards": [0, 1, 2]}, {"cards": [3, 4, 5]}]}
 
 
 def _poisoned_total() -> float:
-    return POISONED._value.get()  # type: ignore[attr-defined, no-any-return]
+    return POISONED._value.get()  # type: ignore[no-any-return]
 
 
 async def _until(check: Any, timeout: float, what: str) -> None:
