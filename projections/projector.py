@@ -10,14 +10,9 @@ writer (one per game at a time, the newest table wins), which writes the view fi
 replay snapshots after it, retrying ``retries`` times with a growing pause. A write that still
 fails stays *pending*: it is logged, counted (``manifest_projection_failures_total{stage}``),
 its age is the projection lag (``manifest_projection_lag_seconds``, and ``/readyz`` past
-``MANIFEST_PROJECTION_LAG``), and the catch-up worker repairs it on its next pass.
-
-A game whose projection cannot be computed at all — its stream does not fold, or the table or
-a view cannot be encoded (a forged or legacy row: a number past what JSON encoding allows) — is
-a *poison message*: retrying cannot help, so it is logged, counted
-(``manifest_projection_poisoned_total``), kept in :attr:`Projector.poisoned` (which
-``/readyz`` reports without failing) and skipped, and the writer and the catch-up go on with
-the other games. It is tried again only once its stored version moves."""
+``MANIFEST_PROJECTION_LAG``), and the catch-up worker repairs it on its next pass. A game
+whose projection cannot be computed at all is a poison message: logged, counted and skipped
+(:mod:`projections.poison`)."""
 
 from __future__ import annotations
 
@@ -40,18 +35,12 @@ from domain.platform.table import (
     legal_document,
     viewer_keys,
 )
+from projections.poison import Poison, Poisoned
 from projections.replay import fold_collecting
 from projections.store import ProjectionStore, tag_view
 from projections.views import Views, table_field
 
-__all__ = [
-    "Poison",
-    "Projector",
-    "state_fields",
-    "state_views",
-    "table_field",
-    "table_fields",
-]
+__all__ = ["Poison", "Projector", "state_fields", "state_views", "table_field", "table_fields"]
 
 ReadEvents = Callable[[str, int], Awaitable[Sequence[StreamEvent]]]
 ListGames = Callable[[str | None, int], Awaitable[Sequence[tuple[str, int]]]]
@@ -71,30 +60,11 @@ LAG = Gauge(
     "Age of the oldest change this process committed that its projection does not show yet",
     multiprocess_mode="livemax",
 )
-POISONED = Counter(
-    "manifest_projection_poisoned_total",
-    "Games whose projection could not be computed (a stream that does not fold, a value that"
-    " cannot be encoded): logged and skipped, the others carried on with",
-)
 PENDING = Gauge(
     "manifest_projection_pending_games",
     "Games whose projection write is pending",
     multiprocess_mode="livesum",
 )
-
-#: Poisoned games remembered for ``/readyz`` (the counter counts them all).
-POISONED_KEPT = 100
-
-
-class Poison(Exception):
-    """The projection of ``game_id`` at ``version`` cannot be computed (not a store failure):
-    retrying cannot help."""
-
-    def __init__(self, game_id: str, version: int, error: BaseException) -> None:
-        super().__init__(f"{type(error).__name__}: {error}")
-        self.game_id = game_id
-        self.version = version
-
 
 #: Writers kept waiting for the next game once theirs is written (a move then hands its game
 #: to one of them instead of starting a task of its own).
@@ -186,8 +156,8 @@ class Projector:
         self._idle: list[asyncio.Future[str]] = []
         #: why the last catch-up pass failed (None: it succeeded, or none ran yet)
         self.last_pass_error: str | None = None
-        #: poisoned games (id -> (the stored version tried, why)), the latest ``POISONED_KEPT``
-        self.poisoned: dict[str, tuple[int, str]] = {}
+        #: poison messages: games whose projection cannot be computed (:mod:`.poison`)
+        self.poisoned = Poisoned()
         LAG.set_function(self.lag)
         PENDING.set_function(lambda: len(self._pending))
 
@@ -257,7 +227,7 @@ class Projector:
                 try:
                     await self.publish_table(table, snapshots, entry.known, lazy=entry.lazy)
                 except Poison as poison:
-                    self._poisoned(poison)
+                    self.poisoned.note(poison)
                     self._pending.pop(game_id, None)  # retrying cannot help
                     return
                 except Exception as error:
@@ -285,19 +255,6 @@ class Projector:
         for game_id in idle:
             self._start_writer(game_id)
         return len(idle)
-
-    def _poisoned(self, poison: Poison) -> None:
-        POISONED.inc()
-        log.error(
-            "projection poisoned: skipped",
-            game=poison.game_id,
-            version=poison.version,
-            error=str(poison),
-        )
-        self.poisoned.pop(poison.game_id, None)
-        self.poisoned[poison.game_id] = (poison.version, str(poison))
-        while len(self.poisoned) > POISONED_KEPT:
-            del self.poisoned[next(iter(self.poisoned))]
 
     def _settle(self, game_id: str, version: int) -> None:
         entry = self._pending.get(game_id)
@@ -344,7 +301,7 @@ class Projector:
         it). ``lazy``: only the table and its :func:`state_views`, the other views left as
         they are (each carries its own version); else the whole record, every view built. Raises on
         any failure (counted by stage)."""
-        try:  # pure: a failure here is the game's own (Poison), not the store's
+        try:  # pure: a failure here is the game's own, not the store's
             if lazy:
                 views = state_views(table, known or {})
                 fields = state_fields(table, views, (known or {}).get("table"))
@@ -389,9 +346,7 @@ class Projector:
 
     async def repair(self, list_games: ListGames, page: int = 500) -> int:
         """One pass of the catch-up worker: every game whose projection lags the store is
-        caught up; a poisoned game is skipped (:class:`Poison`: logged, counted, kept in
-        :attr:`poisoned`), at the version it was poisoned at. Returns how many were
-        repaired."""
+        caught up, a poisoned one skipped (:mod:`.poison`). Returns how many were repaired."""
         repaired = 0
         cursor: str | None = None
         while True:
@@ -401,13 +356,12 @@ class Projector:
             stored = await self.store.versions([g for g, _ in games])
             for (game_id, version), have in zip(games, stored, strict=True):
                 if version > 0 and (have is None or have < version):
-                    known = self.poisoned.get(game_id)
-                    if known is not None and known[0] >= version:
-                        continue  # poisoned at this version: retrying cannot help
+                    if self.poisoned.known_at(game_id, version):
+                        continue  # retrying cannot help
                     try:
                         await self.catch_up(game_id)
                     except Poison as poison:
-                        self._poisoned(Poison(game_id, version, poison.__cause__ or poison))
+                        self.poisoned.note(Poison(game_id, version, poison.__cause__ or poison))
                         continue
                     except Exception:
                         FAILURES.labels(stage="catchup").inc()

@@ -20,7 +20,8 @@ import pytest
 
 from domain.empire_builder.board import MAP
 from domain.platform.table import fold_stream
-from projections.projector import POISONED, Projector
+from projections.poison import POISONED
+from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
 from service.application.errors import RefusedByRules
