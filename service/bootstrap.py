@@ -14,7 +14,7 @@ from infra.pool import BoundedPool
 from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
-from service.application.clocks import Clocks
+from service.application.clocks import ClockLimits, Clocks
 from service.application.documents import Documents
 from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
@@ -101,6 +101,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
             refusal_body_prefix=settings.refusal_body_prefix,
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
             max_events=settings.max_events_per_command,
+            clock_limits=ClockLimits(settings.clock_max_bank, settings.clock_rest_after),
         ),
         store,
         projections,
@@ -118,6 +119,7 @@ def compose(
     refusal_body_prefix: int = 1024,
     refusal_budget: Budget | None = None,
     max_events: int = MAX_EVENTS_PER_COMMAND,
+    clock_limits: ClockLimits | None = None,
 ) -> Manifest:
     """The application's services over an event store, a projector and a signer already built
     (by :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on
@@ -148,7 +150,7 @@ def compose(
         faults=faults,
         tables=tables,
         seats=seats,
-        lobby=Lobby(store, tables, seats, writes),
+        lobby=Lobby(store, tables, seats, writes, clock_limits=clock_limits),
         play=play,
         talk=Talk(store, tables, seats, writes, signer),
         documents=Documents(store, tables, seats, projector),
