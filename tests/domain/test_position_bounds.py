@@ -196,3 +196,14 @@ def test_every_position_a_game_reaches_is_inside_the_bounds(game_id: str) -> Non
             game.decode_position(msgspec.to_builtins(exported))
             checked += 1
         assert checked, f"{game_id} with {seats}: no position exported"
+
+
+def test_options_out_of_range_are_refused_at_creation_too() -> None:
+    """Empire Builder's terms are a position's ``options`` and a new game's: a turn limit of
+    10**30 (then encoded into ``lobby.created`` and every document) is ``options.invalid``."""
+    game = GAMES["empire-builder"]
+    with pytest.raises(CommandError) as refused:
+        game.decode_options({"turn_limit": 10**30})
+    assert refused.value.code == "options.invalid"
+    assert refused.value.details == {"field": "turn_limit"}
+    game.decode_options({"turn_limit": 100_000, "money_to_win": 1_000_000})
