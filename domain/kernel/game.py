@@ -36,6 +36,7 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from . import bounds
 from .errors import CommandError, RuleError
 from .grammar import Rule
 from .hidden import Secret
@@ -223,10 +224,22 @@ class Game(Generic[S, C, E, O, P]):
 
     def decode_options(self, raw: Mapping[str, Any] | bytes | str | None) -> O:
         options: O = self._decode({} if raw is None else raw, self.options_type, "options.invalid")
+        try:
+            bounds.check(options)
+        except bounds.OutOfRange as error:
+            raise CommandError("options.invalid", str(error), field=error.field) from None
         return options
 
     def decode_position(self, raw: Mapping[str, Any] | bytes | str) -> P:
+        """A typed position, or CommandError: ``position.out_of_range`` for a number outside
+        its field's documented range (:mod:`domain.kernel.bounds`), else ``position.invalid``."""
         position: P = self._decode(raw, self.position_type, "position.invalid")
+        try:
+            bounds.check(position)
+        except bounds.OutOfRange as error:
+            raise CommandError(
+                "position.out_of_range", str(error), field=error.field, **error.bound
+            ) from None
         return position
 
     def decode_event(self, raw: Mapping[str, Any] | bytes | str) -> E:
