@@ -225,6 +225,31 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
         await store.close()
 
 
+async def _replay(settings: Settings, game_id: str, lang: str, token: str | None) -> int:
+    """``manifest replay``: the game read aloud, one sentence a line (``version. sentence``),
+    as ``token``'s holder (none: a spectator; everyone once the game is over) reads it in
+    ``GET /replay?lang=``; the number of events told."""
+    from domain.kernel.messages import language
+    from service.application.history import History
+    from service.bootstrap import build_manifest
+
+    manifest, store, projections = await build_manifest(settings)
+    try:
+        history = History.of(manifest)
+        plan = await history.replay_plan(game_id, token, language(lang))
+        told = 0
+        async for raw in history.replay_lines(plan):
+            line = msgspec.json.decode(raw)
+            event = line["event"]
+            print(f"{event['version']}. {event['sentence']['text']}")
+            told += 1
+        sys.stdout.flush()
+        return told
+    finally:
+        await projections.close()
+        await store.close()
+
+
 def _read(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -292,6 +317,10 @@ def main(argv: list[str] | None = None) -> None:
     dump = sub.add_parser("export", help="write a game as a self-contained JSON file")
     dump.add_argument("game_id")
     dump.add_argument("-o", "--output", help="file to write (default: standard output)")
+    aloud = sub.add_parser("replay", help="read a stored game aloud, one sentence an event")
+    aloud.add_argument("game_id")
+    aloud.add_argument("--lang", default="en", help="the sentences' language: en or fr")
+    aloud.add_argument("--token", help="read as this seat's token (default: a spectator)")
     offline = sub.add_parser("verify", help="audit an exported file offline")
     offline.add_argument("file")
     dispute = sub.add_parser("verify-dispute", help="check a dispute file offline")
@@ -349,6 +378,9 @@ def _command(args: argparse.Namespace) -> None:
         _report(_verify_dispute(args.file, args.keys))
     elif args.command == "audit":
         _report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
+    elif args.command == "replay":
+        settings = resolve_database(Settings.from_env())
+        asyncio.run(_replay(settings, args.game_id, args.lang, args.token))
     elif args.command == "export":
         exported = asyncio.run(
             _history(resolve_database(Settings.from_env()), args.game_id, "export")

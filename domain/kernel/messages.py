@@ -117,6 +117,29 @@ def language(asked: str | None) -> str:
     return DEFAULT
 
 
+def negotiate(asked: str | None, accept_language: str | None) -> str:
+    """The language of a request: ``asked`` (a ``lang=`` parameter) if given, else the
+    ``Accept-Language`` header's most preferred language a catalogue has (its q-values
+    honoured), else English."""
+    if asked:
+        return language(asked)
+    best, best_q = DEFAULT, -1.0
+    for i, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        base = tag.strip().split("-")[0].lower()
+        if base in LANGUAGES and q > 0 and q - i * 1e-6 > best_q:
+            best, best_q = base, q - i * 1e-6  # equal q: the first listed
+    return best
+
+
 def placeholders(text: str) -> list[tuple[str, str | None]]:
     """The (path, kind) of every argument of a template form."""
     return [(m.group(1), m.group(2) or m.group(3)) for m in _PLACEHOLDER.finditer(text)]

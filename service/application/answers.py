@@ -16,6 +16,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from domain.kernel.grammar import Rule
+from domain.kernel.messages import Sentence
 
 #: One rule of a legal document's ``grammar`` (:mod:`domain.kernel.grammar`).
 GrammarRule = Rule
@@ -110,6 +111,9 @@ class EventDocument(msgspec.Struct, kw_only=True):
     openings: list[dict[str, Any]] | UnsetType = UNSET
     hash: str
     prev_hash: str
+    #: the event told as a sentence for the caller, in the asked language (docs/api.md,
+    #: "Sentences"); absent where an event document is not read by a person (recorded answers)
+    sentence: Sentence | UnsetType = UNSET
 
 
 #: The seat's legal commands, as the projection stored them (encoded once, sent as they are).
@@ -152,6 +156,8 @@ class ReplayView(msgspec.Struct):
     view: Any
     result: dict[str, Any] | None
     folded: int
+    #: event ``n`` told as a sentence for the caller (docs/api.md, "Sentences")
+    sentence: Sentence | UnsetType = UNSET
 
 
 class CommandDocument(msgspec.Struct):

@@ -13,6 +13,8 @@ import msgspec
 
 from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
+from domain.kernel.messages import DEFAULT
+from domain.platform.sentences import tell
 from domain.platform.table import Table, fold_stream, game_document
 from domain.registry import AnyGame
 from projections.projector import Projector
@@ -33,6 +35,7 @@ from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
 from service.application.seats import Seats
 from service.application.tables import Tables
+from service.application.told import templates_used, told
 from service.audit.adjudication import Progress
 from service.audit.audit import audit
 from service.audit.commitments import Keys, shown
@@ -63,6 +66,8 @@ class ReplayPlan(msgspec.Struct, frozen=True):
     finished: bool
     version: int
     head: bytes
+    #: the language its lines' sentences are told in
+    lang: str = DEFAULT
 
 
 def _has_private_talk(lines: list[bytes]) -> bool:
@@ -73,6 +78,10 @@ def _has_private_talk(lines: list[bytes]) -> bool:
             if data.get("to") != "all":
                 return True
     return False
+
+
+def _viewer(seat: int | None) -> Viewer:
+    return SPECTATOR if seat is None else seat_viewer(seat)
 
 
 class History:
@@ -132,8 +141,10 @@ class History:
         return row, seat, SPECTATOR if seat is None else seat_viewer(seat)
 
     # --- events and replay -------------------------------------------------------------------
-    async def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventsPage:
-        row, seat, _ = await self._caller(game_id, token)
+    async def events(
+        self, game_id: str, token: str | None, after: int, limit: int, lang: str = DEFAULT
+    ) -> EventsPage:
+        row, seat, viewer = await self._caller(game_id, token)
         limit = max(1, min(limit, MAX_PAGE))
         after = max(0, after)
         events = await self.store.read_history(
@@ -142,7 +153,11 @@ class History:
         table = await self._table_for_redaction(game_id)
         keys = await self.tables.keys(game_id)
         finished = row.status == "finished"
-        page = [event_for(table.rules, e, seat, finished, keys) for e in events]
+        page = [
+            told(event_for(table.rules, e, seat, finished, keys), table.rules, e, viewer, seat,
+                 table.names, lang)
+            for e in events
+        ]
         last = events[-1].version if events else after
         return EventsPage(events=page, next=last if last < row.version else None)
 
@@ -157,13 +172,17 @@ class History:
             _, table = await self.tables.current(game_id)
         return table
 
-    async def replay(self, game_id: str, token: str | None, n: int) -> ReplayView:
+    async def replay(
+        self, game_id: str, token: str | None, n: int, lang: str = DEFAULT
+    ) -> ReplayView:
         row, seat, viewer = await self._caller(game_id, token)
         if not 1 <= n <= row.version:
             detail = f"the game has events 1 to {row.version}, not {n}"
             raise NotFound("replay.no_such_event", detail)
         table, folded = await self.replayer.table_at(game_id, n)
         doc = game_document(table, key_of(seat), everything=viewer == AUDITOR)
+        (event,) = await self.store.read_history(game_id, after=n - 1, limit=1, through=n)
+        sentence = tell(table.rules, event.type, event.data, viewer, table.names, lang, seat)
         return ReplayView(
             version=n,
             status=doc.status,
@@ -171,9 +190,12 @@ class History:
             view=doc.view,
             result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
+            sentence=sentence,
         )
 
-    async def replay_plan(self, game_id: str, token: str | None) -> ReplayPlan:
+    async def replay_plan(
+        self, game_id: str, token: str | None, lang: str = DEFAULT
+    ) -> ReplayPlan:
         """What ``GET /replay`` of ``game_id`` is for this caller: checks the caller (401, 403,
         404) and names the state replayed, without reading a single event."""
         row, seat, viewer = await self._caller(game_id, token)
@@ -185,6 +207,7 @@ class History:
             finished=row.status == "finished",
             version=row.version,
             head=bytes(row.head),
+            lang=lang,
         )
 
     async def replay_lines(
@@ -215,13 +238,16 @@ class History:
                 break
             for event in events:
                 table = fold_stream(table, [event], game_id)
+                doc = event_for(table.rules, event, plan.seat, plan.everything, keys)
+                viewer = AUDITOR if plan.everything else _viewer(plan.seat)
                 line: dict[str, Any] = {
                     "version": event.version,
-                    "event": event_for(table.rules, event, plan.seat, plan.everything, keys),
+                    "event": told(
+                        doc, table.rules, event, viewer, plan.seat, table.names, plan.lang
+                    ),
                 }
                 if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:
-                    doc = game_document(table, plan.key, everything=plan.everything)
-                    line["view"] = doc.view
+                    line["view"] = game_document(table, plan.key, everything=plan.everything).view
                     folded += KEYFRAME_EVERY  # a view costs about as much as many folds
                 yield msgspec.json.encode(line) + b"\n"
                 folded += 1
@@ -340,6 +366,7 @@ def _export_file(
             progress(e.version, len(events))
     by_id = {e.command_id: e for e in out if e.command_id is not None}
     secret = secret_commands(events, rules, seat, finished)
+    used = {} if rules is None else templates_used(rules, {e.type for e in events})
     return ExportFile(
         format=EXPORT_FORMAT,
         game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
@@ -348,4 +375,5 @@ def _export_file(
         seed=seed if finished else None,
         openings=openings,
         withheld=withheld,
+        messages=used,
     )

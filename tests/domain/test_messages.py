@@ -23,6 +23,7 @@ from domain.kernel.messages import (
     Template,
     catalogue,
     language,
+    negotiate,
     package_of,
     parse_catalogue,
     placeholders,
@@ -265,6 +266,11 @@ def test_plural_forms_are_the_languages() -> None:
 
 
 def test_languages_and_unknown_seats() -> None:
+    assert negotiate("fr", "en") == "fr" and negotiate(None, None) == "en"
+    assert negotiate(None, "fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5") == "fr"
+    assert negotiate(None, "de, en;q=0.5, fr;q=0.9") == "fr"
+    assert negotiate(None, "de, fr;q=0") == "en" and negotiate(None, "fr;q=x, en") == "en"
+    assert negotiate(None, "en, fr") == "en"
     assert language("fr-CA") == "fr" and language("FR") == "fr" and language("fr_FR") == "fr"
     assert language("de") == "en" and language(None) == "en" and language("") == "en"
     rules = GAMES["jolly-cargo"]
