@@ -49,7 +49,7 @@ async def _events_replay_export(server: ServerProcess) -> None:
         rng = random.Random(3)
         for _ in range(4):
             r = await bot_step(client, game_id, tokens, rng)
-            assert r is not None and r.status_code == 200, r.text
+            assert r is not None and r.status_code == 200, r
 
         english = await _events(client, game_id, None)
         assert all(e["sentence"]["lang"] == "en" for e in english)
@@ -160,7 +160,7 @@ async def _stream(server: ServerProcess) -> None:
             assert first["event"] == "change"
             before = json.loads(first["data"])["version"]
             r = await bot_step(client, game_id, tokens, rng)
-            assert r is not None and r.status_code == 200, r.text
+            assert r is not None and r.status_code == 200, r
             version = r.json()["version"]
             change = await asyncio.wait_for(anext(messages), 10)
             assert change["event"] == "change"
