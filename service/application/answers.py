@@ -158,6 +158,8 @@ class ReplayView(msgspec.Struct):
     folded: int
     #: event ``n`` told as a sentence for the caller (docs/api.md, "Sentences")
     sentence: Sentence | UnsetType = UNSET
+    #: the seat the caller's token holds (null: a spectator), so a viewer can say whose view
+    seat: int | None | UnsetType = UNSET
 
 
 class CommandDocument(msgspec.Struct):

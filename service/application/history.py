@@ -191,6 +191,7 @@ class History:
             result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
             sentence=sentence,
+            seat=seat,
         )
 
     async def replay_plan(
