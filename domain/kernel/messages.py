@@ -29,12 +29,13 @@ from __future__ import annotations
 import gettext
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from io import BytesIO
 from typing import Any
 
 import msgspec
+from babel import Locale
 from babel.lists import format_list
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
@@ -140,9 +141,10 @@ def negotiate(asked: str | None, accept_language: str | None) -> str:
     return best
 
 
-def placeholders(text: str) -> list[tuple[str, str | None]]:
+@lru_cache(maxsize=2048)
+def placeholders(text: str) -> tuple[tuple[str, str | None], ...]:
     """The (path, kind) of every argument of a template form."""
-    return [(m.group(1), m.group(2) or m.group(3)) for m in _PLACEHOLDER.finditer(text)]
+    return tuple((m.group(1), m.group(2) or m.group(3)) for m in _PLACEHOLDER.finditer(text))
 
 
 _MISSING = object()
@@ -211,14 +213,19 @@ class Speaker:
 
     def __init__(self, package: str, lang: str) -> None:
         self.lang = language(lang)
+        self.locale = Locale.parse(self.lang)
         game = catalogue(package, self.lang)
         platform = catalogue("domain.platform", self.lang)
         self.templates = {**platform.by_id(), **game.by_id()}
         self.order = [*game.templates, *platform.templates]
         self.plural = gettext.c2py(game.plural_expr)
+        self._variants: dict[str, list[Template]] = {}
+        for template in self.order:
+            self._variants.setdefault(template.id.split("#")[0], []).append(template)
 
     def variants(self, template_id: str) -> list[Template]:
-        return [t for t in self.order if t.id == template_id or t.id.startswith(template_id + "#")]
+        """The templates of an event type (``id`` and ``id#…``), in the catalogue's order."""
+        return self._variants.get(template_id, [])
 
     def term(self, scope: str, value: Any) -> str:
         found = self.templates.get(f"{scope}.term.{value}")
@@ -234,21 +241,21 @@ class Speaker:
         if kind == "list":
             return self.join([self.term(scope, v) for v in value])
         if kind == "count":
-            return format_decimal(len(value), locale=self.lang)
+            return _number(len(value), self.lang)
         if kind == "num":
-            return format_decimal(value, locale=self.lang)
+            return _number(value, self.lang)
         if kind == "term":
             return self.term(scope, value)
         if kind == "if" or (kind is not None and kind.startswith("=")):
             return ""
         if isinstance(value, int) and not isinstance(value, bool):
-            return format_decimal(value, locale=self.lang)
+            return _number(value, self.lang)
         return str(value)
 
     def join(self, items: list[str]) -> str:
         if not items:
             return self.term(PLATFORM, "nothing")
-        return format_list(items, locale=self.lang)
+        return format_list(items, locale=self.locale)
 
     def player(self, seat: Any, names: Sequence[str | None]) -> str:
         if isinstance(seat, int) and 0 <= seat < len(names) and names[seat]:
@@ -282,6 +289,13 @@ class Speaker:
             text = re.sub(r"[ \t\n]+", " ", _PLACEHOLDER.sub(fill, form)).strip()
             return Sentence(template.id, self.lang, text, args)
         return Sentence(template_id, self.lang, event_type, {})
+
+
+@lru_cache(maxsize=4096)
+def _number(value: int | float, lang: str) -> str:
+    """``value`` the language's way (``1 000 000`` in French), once per value (Babel's
+    formatting is costly next to the rest of a sentence)."""
+    return format_decimal(value, locale=Locale.parse(lang))
 
 
 @cache
