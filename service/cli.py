@@ -48,6 +48,8 @@ from service.terminal import (
     EXIT_USAGE,
     Bar,
     Failure,
+    read_aloud,
+    report,
 )
 
 
@@ -225,31 +227,6 @@ async def _history(settings: Settings, game_id: str, what: str) -> Any:
         await store.close()
 
 
-async def _replay(settings: Settings, game_id: str, lang: str, token: str | None) -> int:
-    """``manifest replay``: the game read aloud, one sentence a line (``version. sentence``),
-    as ``token``'s holder (none: a spectator; everyone once the game is over) reads it in
-    ``GET /replay?lang=``; the number of events told."""
-    from domain.kernel.messages import language
-    from service.application.history import History
-    from service.bootstrap import build_manifest
-
-    manifest, store, projections = await build_manifest(settings)
-    try:
-        history = History.of(manifest)
-        plan = await history.replay_plan(game_id, token, language(lang))
-        told = 0
-        async for raw in history.replay_lines(plan):
-            line = msgspec.json.decode(raw)
-            event = line["event"]
-            print(f"{event['version']}. {event['sentence']['text']}")
-            told += 1
-        sys.stdout.flush()
-        return told
-    finally:
-        await projections.close()
-        await store.close()
-
-
 def _read(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -285,12 +262,6 @@ def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
     return verify_dispute(_json(path), _json(keys))
 
 
-def _report(report: dict[str, Any]) -> None:
-    sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n")
-    if not report["ok"]:
-        sys.exit(1)
-
-
 async def _all_games(manifest: Any) -> Any:
     cursor = None
     while True:
@@ -320,7 +291,6 @@ def main(argv: list[str] | None = None) -> None:
     aloud = sub.add_parser("replay", help="read a stored game aloud, one sentence an event")
     aloud.add_argument("game_id")
     aloud.add_argument("--lang", default="en", help="the sentences' language: en or fr")
-    aloud.add_argument("--token", help="read as this seat's token (default: a spectator)")
     offline = sub.add_parser("verify", help="audit an exported file offline")
     offline.add_argument("file")
     dispute = sub.add_parser("verify-dispute", help="check a dispute file offline")
@@ -373,14 +343,13 @@ def _command(args: argparse.Namespace) -> None:
     if args.command == "serve":
         serve(args)
     elif args.command == "verify":
-        _report(_verify(args.file))
+        report(_verify(args.file))
     elif args.command == "verify-dispute":
-        _report(_verify_dispute(args.file, args.keys))
+        report(_verify_dispute(args.file, args.keys))
     elif args.command == "audit":
-        _report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
+        report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
     elif args.command == "replay":
-        settings = resolve_database(Settings.from_env())
-        asyncio.run(_replay(settings, args.game_id, args.lang, args.token))
+        asyncio.run(read_aloud(resolve_database(Settings.from_env()), args.game_id, args.lang))
     elif args.command == "export":
         exported = asyncio.run(
             _history(resolve_database(Settings.from_env()), args.game_id, "export")

@@ -159,7 +159,7 @@ class ReplayView(msgspec.Struct):
     #: event ``n`` told as a sentence for the caller (docs/api.md, "Sentences")
     sentence: Sentence | UnsetType = UNSET
     #: the seat the caller's token holds (null: a spectator), so a viewer can say whose view
-    seat: int | None | UnsetType = UNSET
+    seat: int | UnsetType | None = UNSET
 
 
 class CommandDocument(msgspec.Struct):

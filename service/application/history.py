@@ -32,10 +32,15 @@ from service.application.disputes import dispute_file, disputed
 from service.application.documents import Documents
 from service.application.errors import NotFound
 from service.application.gameplay import Manifest
-from service.application.redaction import event_for, key_of, redacted_command, secret_commands
+from service.application.redaction import (
+    key_of,
+    redacted_command,
+    secret_commands,
+    templates_used,
+    told_event,
+)
 from service.application.seats import Seats
 from service.application.tables import Tables
-from service.application.told import templates_used, told
 from service.audit.adjudication import Progress
 from service.audit.audit import audit
 from service.audit.commitments import Keys, shown
@@ -80,8 +85,11 @@ def _has_private_talk(lines: list[bytes]) -> bool:
     return False
 
 
-def _viewer(seat: int | None) -> Viewer:
-    return SPECTATOR if seat is None else seat_viewer(seat)
+def _viewer(plan: ReplayPlan) -> Viewer:
+    """Who reads a replay's events: an auditor (everything shown), a spectator or a seat."""
+    if plan.everything:
+        return AUDITOR
+    return SPECTATOR if plan.seat is None else seat_viewer(plan.seat)
 
 
 class History:
@@ -153,11 +161,8 @@ class History:
         table = await self._table_for_redaction(game_id)
         keys = await self.tables.keys(game_id)
         finished = row.status == "finished"
-        page = [
-            told(event_for(table.rules, e, seat, finished, keys), table.rules, e, viewer, seat,
-                 table.names, lang)
-            for e in events
-        ]
+        reader = (viewer, table.names, lang)  # who reads the sentences, and in what language
+        page = [told_event(table.rules, e, seat, finished, keys, *reader) for e in events]
         last = events[-1].version if events else after
         return EventsPage(events=page, next=last if last < row.version else None)
 
@@ -181,8 +186,7 @@ class History:
             raise NotFound("replay.no_such_event", detail)
         table, folded = await self.replayer.table_at(game_id, n)
         doc = game_document(table, key_of(seat), everything=viewer == AUDITOR)
-        (event,) = await self.store.read_history(game_id, after=n - 1, limit=1, through=n)
-        sentence = tell(table.rules, event.type, event.data, viewer, table.names, lang, seat)
+        (e,) = await self.store.read_history(game_id, after=n - 1, limit=1, through=n)
         return ReplayView(
             version=n,
             status=doc.status,
@@ -190,13 +194,11 @@ class History:
             view=doc.view,
             result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
-            sentence=sentence,
+            sentence=tell(table.rules, e.type, e.data, viewer, table.names, lang, seat),
             seat=seat,
         )
 
-    async def replay_plan(
-        self, game_id: str, token: str | None, lang: str = DEFAULT
-    ) -> ReplayPlan:
+    async def replay_plan(self, game_id: str, token: str | None, lang: str = DEFAULT) -> ReplayPlan:
         """What ``GET /replay`` of ``game_id`` is for this caller: checks the caller (401, 403,
         404) and names the state replayed, without reading a single event."""
         row, seat, viewer = await self._caller(game_id, token)
@@ -239,12 +241,11 @@ class History:
                 break
             for event in events:
                 table = fold_stream(table, [event], game_id)
-                doc = event_for(table.rules, event, plan.seat, plan.everything, keys)
-                viewer = AUDITOR if plan.everything else _viewer(plan.seat)
+                reader = (_viewer(plan), table.names, plan.lang)
                 line: dict[str, Any] = {
                     "version": event.version,
-                    "event": told(
-                        doc, table.rules, event, viewer, plan.seat, table.names, plan.lang
+                    "event": told_event(
+                        table.rules, event, plan.seat, plan.everything, keys, *reader
                     ),
                 }
                 if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:

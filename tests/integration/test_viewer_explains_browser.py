@@ -116,26 +116,39 @@ def test_a_position_has_a_url_a_header_sentences_marks_and_a_legend(
     # an event that names a place: its pieces marked on the board
     marked = None
     for e in reversed(events):
-        if e["type"] in ("worker_placed", "post_placed", "tile_played", "track_built",
-                         "crate_placed", "train_placed", "workers_moved"):
+        if e["type"] in (
+            "worker_placed",
+            "post_placed",
+            "tile_played",
+            "track_built",
+            "crate_placed",
+            "train_placed",
+            "workers_moved",
+        ):
             marked = e["version"]
             break
     assert marked is not None, [e["type"] for e in events]
     page.goto(f"{server.url}/viewer/#/games/{created.id}/{marked}")
     board_at(page, marked)
     assert int(page.get_attribute("#board", "data-changed") or "0") > 0
-    assert page.locator("#board svg .changed").count() > 0
+    assert page.locator("#board .change-mark").count() > 0
+    # the picture itself is the server's, untouched (the marks lie over it)
+    assert page.locator("#board svg .change-mark").count() == 0
     shot(page, f"position-{game}-{lang}")
-    assert page.inner_text("#viewer-seat") == {"fr": "vu en spectateur", "en": "viewed as a spectator"}[lang]
+    spectator = {"fr": "vu en spectateur", "en": "viewed as a spectator"}[lang]
+    assert page.inner_text("#viewer-seat") == spectator
 
     # a seat's token: the viewer says which seat it shows
     page.goto(f"{server.url}/viewer/#/games/{created.id}?token={created.seats[1].token}")
     ready(page, "game")
     page.wait_for_function("document.getElementById('viewer-seat').dataset.seat === '1'")
-    assert page.inner_text("#viewer-seat") == {
-        "fr": "vu depuis la place 1 (bob)",
-        "en": "viewed as seat 1 (bob)",
-    }[lang]
+    assert (
+        page.inner_text("#viewer-seat")
+        == {
+            "fr": "vu depuis la place 1 (bob)",
+            "en": "viewed as seat 1 (bob)",
+        }[lang]
+    )
     assert not page.errors  # type: ignore[attr-defined]
 
 

@@ -117,14 +117,30 @@ export function places(event) {
   return out;
 }
 
-// Mark (class "changed") the board's pieces at the event's places; the number marked.
+// Mark the board's pieces at the event's places: a frame over each (a div.change-mark laid
+// over the picture, which itself stays the server's SVG, untouched); the number marked.
 export function markChanges(board, event) {
+  for (const old of board.querySelectorAll(".change-mark")) old.remove();
+  const svg = board.querySelector("svg");
   let marked = 0;
+  if (!svg) return marked;
+  const origin = board.getBoundingClientRect();
   for (const [attr, value] of places(event)) {
-    const q = `[${attr}="${CSS.escape(value)}"]`;
-    const extra = attr === "data-milepost" ? `, [data-from="${value}"], [data-to="${value}"]` : "";
-    for (const el of board.querySelectorAll(`svg ${q}${extra}`)) {
-      el.classList.add("changed");
+    const v = CSS.escape(value);
+    const q = attr === "data-milepost"
+      ? `[data-milepost="${v}"], [data-from="${v}"], [data-to="${v}"]`
+      : `[${attr}="${v}"]`;
+    for (const el of svg.querySelectorAll(q)) {
+      const box = el.getBoundingClientRect();
+      if (!box.width && !box.height) continue;
+      const mark = document.createElement("div");
+      mark.className = "change-mark";
+      mark.dataset.place = `${attr.slice(5)}=${value}`;
+      mark.style.left = `${box.left - origin.left - 3}px`;
+      mark.style.top = `${box.top - origin.top - 3}px`;
+      mark.style.width = `${box.width + 6}px`;
+      mark.style.height = `${box.height + 6}px`;
+      board.append(mark);
       marked += 1;
     }
   }
