@@ -17,6 +17,7 @@ from msgspec import UNSET, UnsetType
 
 from domain.kernel.grammar import Rule
 from domain.kernel.messages import Sentence
+from domain.platform.table import ClockDocument
 
 #: One rule of a legal document's ``grammar`` (:mod:`domain.kernel.grammar`).
 GrammarRule = Rule
@@ -102,15 +103,22 @@ class Receipt(msgspec.Struct, kw_only=True):
 
 
 class EventDocument(msgspec.Struct, kw_only=True):
+    """An event as a caller reads it, with every byte its chain link covers (the game id is
+    the URL's): docs/receipts-and-audit.md, "Check the chain yourself"."""
+
     version: int
     type: str
     seat: int | None
+    #: recorded_at as the hash covers it: UTC, 6 fractional digits, ``Z``
     at: str
     data: Any
     #: (path, salt) of each hidden value put back in ``data`` in the clear
     openings: list[dict[str, Any]] | UnsetType = UNSET
     hash: str
     prev_hash: str
+    #: the id of the command (or table-talk message) that made it, null for the server's own
+    #: (set-up, clock, bot); absent only in an answer recorded before issue 35
+    command: str | UnsetType | None = UNSET
     #: the event told as a sentence for the caller, in the asked language (docs/api.md,
     #: "Sentences"); absent where an event document is not read by a person (recorded answers)
     sentence: Sentence | UnsetType = UNSET
@@ -146,9 +154,10 @@ class EventsPage(msgspec.Struct):
     next: int | None
 
 
-class ReplayView(msgspec.Struct):
+class ReplayView(msgspec.Struct, omit_defaults=True):
     """``GET /v1/games/{id}/replay/{n}``: the caller's view after event ``n``; ``folded``:
-    how many events were folded onto a snapshot to answer."""
+    how many events were folded onto a snapshot to answer; ``clock``: every seat's clock
+    after event ``n``, in a game with a turn clock (absent in one without)."""
 
     version: int
     status: str
@@ -156,6 +165,7 @@ class ReplayView(msgspec.Struct):
     view: Any
     result: dict[str, Any] | None
     folded: int
+    clock: ClockDocument | None = None
     #: event ``n`` told as a sentence for the caller (docs/api.md, "Sentences")
     sentence: Sentence | UnsetType = UNSET
     #: the seat the caller's token holds (null: a spectator), so a viewer can say whose view

@@ -14,7 +14,6 @@ import msgspec
 from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
 from domain.kernel.messages import DEFAULT
-from domain.platform.sentences import tell
 from domain.platform.table import Table, fold_stream, game_document
 from domain.registry import AnyGame
 from projections.projector import Projector
@@ -36,11 +35,14 @@ from service.application.redaction import (
     key_of,
     redacted_command,
     secret_commands,
+    sentence_at,
     templates_used,
-    told_event,
 )
-from service.application.seats import Seats
-from service.application.tables import Tables
+from service.application.redaction import (
+    told_event as told,
+)
+from service.application.seats import Grant, Seats
+from service.application.tables import Tables, check_game_id
 from service.audit.adjudication import Progress
 from service.audit.audit import audit
 from service.audit.commitments import Keys, shown
@@ -161,8 +163,7 @@ class History:
         table = await self._table_for_redaction(game_id)
         keys = await self.tables.keys(game_id)
         finished = row.status == "finished"
-        reader = (viewer, table.names, lang)  # who reads the sentences, and in what language
-        page = [told_event(table.rules, e, seat, finished, keys, *reader) for e in events]
+        page = [told(table, e, seat, finished, keys, viewer, lang) for e in events]
         last = events[-1].version if events else after
         return EventsPage(events=page, next=last if last < row.version else None)
 
@@ -177,16 +178,13 @@ class History:
             _, table = await self.tables.current(game_id)
         return table
 
-    async def replay(
-        self, game_id: str, token: str | None, n: int, lang: str = DEFAULT
-    ) -> ReplayView:
+    async def replay(self, game_id: str, token: str | None, n: int, lang: str = "en") -> ReplayView:
         row, seat, viewer = await self._caller(game_id, token)
         if not 1 <= n <= row.version:
             detail = f"the game has events 1 to {row.version}, not {n}"
             raise NotFound("replay.no_such_event", detail)
         table, folded = await self.replayer.table_at(game_id, n)
         doc = game_document(table, key_of(seat), everything=viewer == AUDITOR)
-        (e,) = await self.store.read_history(game_id, after=n - 1, limit=1, through=n)
         return ReplayView(
             version=n,
             status=doc.status,
@@ -194,7 +192,8 @@ class History:
             view=doc.view,
             result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
-            sentence=tell(table.rules, e.type, e.data, viewer, table.names, lang, seat),
+            clock=doc.clock,
+            sentence=await sentence_at(self.store, table, n, viewer, seat, lang),
             seat=seat,
         )
 
@@ -232,6 +231,7 @@ class History:
             table, _ = await self.replayer.table_at(game_id, start - 1)
         after = start - 1
         folded = 0
+        who = _viewer(plan)  # who reads the lines' sentences
         while after < last:
             # read KEYFRAME_EVERY at a time: decoding the rows is one slice of work too
             events = await self.store.read_history(
@@ -241,15 +241,15 @@ class History:
                 break
             for event in events:
                 table = fold_stream(table, [event], game_id)
-                reader = (_viewer(plan), table.names, plan.lang)
                 line: dict[str, Any] = {
                     "version": event.version,
-                    "event": told_event(
-                        table.rules, event, plan.seat, plan.everything, keys, *reader
-                    ),
+                    "event": told(table, event, plan.seat, plan.everything, keys, who, plan.lang),
                 }
                 if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:
-                    line["view"] = game_document(table, plan.key, everything=plan.everything).view
+                    doc = game_document(table, plan.key, everything=plan.everything)
+                    line["view"] = doc.view
+                    if doc.clock is not None:  # a clocked game's keyframes carry the clock
+                        line["clock"] = doc.clock
                     folded += KEYFRAME_EVERY  # a view costs about as much as many folds
                 yield msgspec.json.encode(line) + b"\n"
                 folded += 1
@@ -276,7 +276,9 @@ class History:
         """The game's row, events, commands and seed as of one moment (``store.snapshot``): a
         document built from them shows an accepted command only with its events, so what they
         hide its body hides too. The rules and keys read besides never change once the game
-        exists, so they agree with any snapshot."""
+        exists, so they agree with any snapshot. A game id in another spelling than the one the
+        server issues names no game, for the CLI as for the API (``check_game_id``)."""
+        check_game_id(game_id)
         snapshot = await self.store.snapshot(game_id)
         if snapshot is None:
             raise NotFound("game.not_found", f"no game {game_id}")
@@ -338,9 +340,10 @@ class History:
         )
 
     # --- live --------------------------------------------------------------------------------
-    def changes(self, game_id: str, token: str | None) -> AsyncGenerator[bytes, None]:
-        """The caller's game document now, then after every change (:mod:`.changes`)."""
-        return self.live.changes(game_id, token)
+    def changes(self, grant: Grant) -> AsyncGenerator[bytes, None]:
+        """The grant's game document now, then after every change while the grant holds
+        (:mod:`.changes`)."""
+        return self.live.changes(grant)
 
 
 def _export_file(

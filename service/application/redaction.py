@@ -13,14 +13,16 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from domain.kernel import Viewer
-from domain.kernel.messages import LANGUAGES, PLATFORM, Template, catalogue, package_of
+from domain.kernel.messages import LANGUAGES, PLATFORM, Sentence, Template, catalogue, package_of
 from domain.platform.sentences import tell
+from domain.platform.table import Table
 from domain.registry import AnyGame
 from service.application.answers import CommandDocument, EventDocument
 from service.application.ruling import event_json
 from service.audit.commitments import MESSAGE, Keys, shown, withholds
 from service.eventstore.chain import format_at
 from service.eventstore.records import CommandRecord, StoredEvent
+from service.eventstore.store import EventStore
 
 
 def key_of(seat: int | None) -> str:
@@ -57,9 +59,10 @@ def redacted_command(
 ) -> CommandRecord:
     """A recorded command as ``seat`` may read it. A private message's text is what the
     caller reads in its event (its commitment, unless the caller was party to it); a refused
-    command's body (or its stored prefix, hash and size) and error detail are its seat's alone
-    while the game is live (the detail
-    may describe the seat's hand, the body may be a guess at it); so is the body of an accepted
+    command's body (or its stored prefix, hash and size), error code and detail are its seat's
+    alone while the game is live (the code and detail may describe the seat's hand — Cargo
+    Empire's ``rule.cards_not_in_hand`` —, the body may be a guess at it); so is the body of an
+    accepted
     command whose events hold a value hidden from ``seat`` (in ``secret``: the body may name
     it, as Curious Cargo's ``keep_card`` names the card kept; what is public of it is in its
     events)."""
@@ -79,9 +82,15 @@ def redacted_command(
         return msgspec.structs.replace(c, body={**c.body, "text": text})
     if (c.outcome != "accepted" or c.id in secret) and not finished:
         # a refused body's prefix, hash and size go with it (a guess at a hand is a small
-        # space: its hash would name it); whether it was cut stays
+        # space: its hash would name it); whether it was cut stays, and that it was refused
         return msgspec.structs.replace(
-            c, body=None, error_detail=None, body_prefix=None, body_sha256=None, body_size=None
+            c,
+            body=None,
+            error_code=None,
+            error_detail=None,
+            body_prefix=None,
+            body_sha256=None,
+            body_size=None,
         )
     return c
 
@@ -139,15 +148,23 @@ def templates_used(rules: AnyGame, types: Iterable[str]) -> dict[str, list[Templ
 
 
 def told_event(
-    rules: AnyGame,
+    table: Table,
     event: StoredEvent,
     seat: int | None,
     finished: bool,
     keys: Keys,
     viewer: Viewer,
-    names: Sequence[str | None],
     lang: str,
 ) -> EventDocument:
-    """``event`` as ``seat`` reads it (:func:`event_for`), told in ``lang`` (:func:`told`)."""
-    doc = event_for(rules, event, seat, finished, keys)
-    return told(doc, rules, event, viewer, seat, names, lang)
+    """``event`` as ``seat`` reads it (:func:`event_for`), told in ``lang`` to ``viewer``, its
+    seats called by ``table``'s names (:func:`told`)."""
+    doc = event_for(table.rules, event, seat, finished, keys)
+    return told(doc, table.rules, event, viewer, seat, table.names, lang)
+
+
+async def sentence_at(
+    store: EventStore, table: Table, n: int, viewer: Viewer, seat: int | None, lang: str
+) -> Sentence:
+    """Event ``n`` of ``table``'s game told in ``lang`` to ``viewer`` (``seat``'s token)."""
+    (e,) = await store.read_history(table.game_id, after=n - 1, limit=1, through=n)
+    return tell(table.rules, e.type, e.data, viewer, table.names, lang, seat)

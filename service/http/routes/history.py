@@ -18,8 +18,10 @@ from litestar.params import FromPath, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from projections.store import StoreUnavailable
+from service.application.errors import Unauthorized
 from service.application.history import History
 from service.application.kept import replay_etag
+from service.application.seats import Grant
 from service.http.bulkhead import HeavyReads, not_modified, ranged
 from service.http.schemas import EventsPage, ReplayView
 from service.http.services import language_of, token_of
@@ -104,12 +106,14 @@ async def get_stream(
     # the events told as sentences too, to a client that names a language (an older client
     # reading every message as a ``change`` is sent the changes alone, as before)
     telling = lang is not None or "accept-language" in request.headers
-    seat = await history.seats.viewer(game_id, token)  # 401/403 before streaming
+    grant = await history.seats.grant(game_id, token)  # 401/403 before streaming
     await history.documents.game_document(game_id, token)  # 404 before streaming
-    slot = streams.caps.acquire(request.scope, token, seat)  # 429 / 503 past a cap
-    docs = history.changes(game_id, token)
+    slot = streams.caps.acquire(request.scope, token, grant.seat)  # 429 / 503 past a cap
+    docs = history.changes(grant)  # ends once the grant no longer holds (its seat's token)
     try:
-        first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts
+        first = await anext(docs, None)  # subscribed (Redis failing: 503) before the 200 starts
+        if first is None:  # the seat was taken back between the token's check and the read
+            raise Unauthorized("auth.invalid_token", "the token is not a seat token")
     except BaseException:
         slot.release()
         await docs.aclose()
@@ -133,6 +137,8 @@ async def get_stream(
                 # keeps proxies' idle timeouts from cutting the stream, and makes a write
                 # that fails on a client that vanished, so its slot comes back.
                 while not (await asyncio.wait({pending}, timeout=streams.keepalive))[0]:
+                    if not await _still(history, grant):  # revoked with no change heard
+                        return
                     yield ServerSentEventMessage(data=None, comment="keep-alive")
                 try:
                     doc = pending.result()
@@ -173,7 +179,7 @@ async def _sentences(
     history: History, game_id: str, token: str | None, after: int, version: int, lang: str
 ) -> str | None:
     """A stream's ``sentences`` message: the events after ``after`` through ``version`` told
-    as the caller reads them (docs/api.md, "Live changes"); None when they cannot be read now
+    as the caller reads them (docs/api.md, "Sentences"); None when they cannot be read now
     (the next change tells its own)."""
     try:
         page = await history.events(game_id, token, after, min(version - after, 100), lang)
@@ -182,6 +188,17 @@ async def _sentences(
         return None
     told = [{"version": e.version, "sentence": e.sentence} for e in page.events]
     return msgspec.json.encode({"version": version, "sentences": told}).decode()
+
+
+async def _still(history: History, grant: Grant) -> bool:
+    """Does a quiet stream's grant still hold? A lookup that fails (PostgreSQL away) ends
+    the stream with one log line, as a failed re-read does."""
+    try:
+        return await history.live.still(grant)
+    except Exception as error:
+        reason = f"{type(error).__name__}: {error}"
+        log.warning("live stream ended", game=grant.game_id, reason=reason)
+        return False
 
 
 ROUTES: list[Any] = [get_events, get_replay_at, get_replay, get_stream]
