@@ -48,6 +48,8 @@ from service.terminal import (
     EXIT_USAGE,
     Bar,
     Failure,
+    read_aloud,
+    report,
 )
 
 
@@ -258,12 +260,6 @@ def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
     return verify_dispute(_json(path), _json(keys))
 
 
-def _report(report: dict[str, Any]) -> None:
-    sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n")
-    if not report["ok"]:
-        sys.exit(1)
-
-
 async def _all_games(manifest: Any) -> Any:
     cursor = None
     while True:
@@ -276,7 +272,7 @@ async def _all_games(manifest: Any) -> Any:
         cursor = page[-1][0]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="manifest", description=(__doc__ or "").split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("serve", help="run the HTTP API")
@@ -290,17 +286,16 @@ def build_parser() -> argparse.ArgumentParser:
     dump = sub.add_parser("export", help="write a game as a self-contained JSON file")
     dump.add_argument("game_id")
     dump.add_argument("-o", "--output", help="file to write (default: standard output)")
+    aloud = sub.add_parser("replay", help="read a stored game aloud, one sentence an event")
+    aloud.add_argument("game_id")
+    aloud.add_argument("--lang", default="en", help="the sentences' language: en or fr")
     offline = sub.add_parser("verify", help="audit an exported file offline")
     offline.add_argument("file")
     dispute = sub.add_parser("verify-dispute", help="check a dispute file offline")
     dispute.add_argument("file")
     dispute.add_argument("--keys", required=True, help="the server's GET /v1/keys answer")
     parser.epilog = "exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items())
-    return parser
-
-
-def main(argv: list[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    args = parser.parse_args(argv)
     try:
         _run(args)
     except Failure as failure:
@@ -346,11 +341,13 @@ def _command(args: argparse.Namespace) -> None:
     if args.command == "serve":
         serve(args)
     elif args.command == "verify":
-        _report(_verify(args.file))
+        report(_verify(args.file))
     elif args.command == "verify-dispute":
-        _report(_verify_dispute(args.file, args.keys))
+        report(_verify_dispute(args.file, args.keys))
     elif args.command == "audit":
-        _report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
+        report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
+    elif args.command == "replay":
+        asyncio.run(read_aloud(resolve_database(Settings.from_env()), args.game_id, args.lang))
     elif args.command == "export":
         exported = asyncio.run(
             _history(resolve_database(Settings.from_env()), args.game_id, "export")

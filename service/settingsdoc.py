@@ -67,6 +67,10 @@ MEANINGS: dict[str, str] = {
         "most game commands appended by one statement (a loop turn's worth); `1` sends each alone"
         " (`service/eventstore/batched.py`)"
     ),
+    "MANIFEST_MAX_EVENTS_PER_COMMAND": (
+        "game events one command may cause; past it the command is refused, 422"
+        " `command.too_many_events`, nothing appended"
+    ),
     "MANIFEST_GAME_WRITERS": (
         "writes (commands, messages) to one game in flight per process; more are 503 at once"
     ),

@@ -15,8 +15,9 @@
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import importlib
+import io
 import re
 from pathlib import Path
 
@@ -242,10 +243,22 @@ _SCRIPT = re.compile(r"(?<![\w/.])(scripts/[a-z][\w-]*(?:\.sh)?|\.ci/run)\b")
 _CLI = re.compile(r"(?<![\w-])manifest ([a-z][a-z-]+)")
 _LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 _CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
-#: dotted words of our packages' names that are not code: problem codes
-_NOT_CODE = {"service.unavailable"}
+#: dotted words that start as our packages do but are not code: a problem code, a /readyz field
+_NOT_CODE = {"service.unavailable", "projections.poisoned_games"}
 #: where a page's relative path may start: the repository root, or the page's own folder
 _PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def _subcommands() -> set[str]:
+    """``manifest``'s subcommands, as its ``--help`` lists them (``{serve,migrate,...}``)."""
+    from service import cli
+
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), contextlib.suppress(SystemExit):
+        cli.main(["--help"])
+    listed = re.search(r"\{([a-z,-]+)\}", shown.getvalue())
+    assert listed is not None, shown.getvalue()
+    return set(listed.group(1).split(","))
 
 
 def page_problems(page: Path, text: str | None = None) -> list[str]:
@@ -253,8 +266,6 @@ def page_problems(page: Path, text: str | None = None) -> list[str]:
     names of our packages, paths in backticks (files by their extension, folders by a trailing
     ``/``), ``python -m`` modules, scripts, and ``manifest`` subcommands (in code)."""
     import importlib.util
-
-    from service import cli
 
     text = page.read_text() if text is None else text
     found: list[str | None] = []
@@ -283,12 +294,7 @@ def page_problems(page: Path, text: str | None = None) -> list[str]:
     for script in _SCRIPT.findall(text):
         if not (ROOT / script).is_file():
             found.append(f"{script}: no such script")
-    commands = {
-        name
-        for action in cli.build_parser()._actions
-        if isinstance(action, argparse._SubParsersAction)
-        for name in action.choices
-    }
+    commands = _subcommands()
     for sub in _CLI.findall(" ".join(_CODE.findall(text))):
         if sub not in commands and sub not in ("command", "listening"):
             found.append(f"manifest {sub}: no such subcommand")
