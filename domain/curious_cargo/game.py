@@ -55,7 +55,7 @@ def _edition(edition: int) -> GameRecord:
         position_type=Position,
         start=rules.start,
         start_from_position=rules.start_from_position,
-        decide=rules.decide,
+        decide_rules=rules.decide,
         evolve=folder(edition),
         legal=legal,
         grammar=grammar,

@@ -130,19 +130,21 @@ def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
 
 
 # --- decide ----------------------------------------------------------------------------------
+def out_of_turn(state: State, seat: int, command: cmd.Command) -> bool:
+    """Any seat may choose its face (cosmetic) at any time, and a seat not to act that names a
+    lost load is told it has none (``rule.no_lost_load``)."""
+    return isinstance(command, (cmd.ChooseFace, cmd.LoseLoad))
+
+
 def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E]:
-    if not 0 <= seat < state.seats:
-        raise RuleError("rule.no_such_seat", f"this game has seats 0 to {state.seats - 1}")
-    if state.phase == "finished":
-        raise RuleError("rule.game_over", "the game is over")
+    """``command`` by ``seat`` (the kernel has checked the seat is the game's, the game is not
+    over and the seat is to act, or sends a command of :func:`out_of_turn`)."""
     if isinstance(command, cmd.ChooseFace):
         if command.face not in FACES:
             raise RuleError("rule.no_such_face", f"faces are {', '.join(FACES)}")
         return [ev.FaceChosen(seat, command.face)]
     if seat in state.pending or isinstance(command, cmd.LoseLoad):
         return [_lose_load(state, seat, command)]
-    if state.current() != seat:
-        raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
     p = state.players[seat]
     if isinstance(command, cmd.PlaceTrain):
         return _place_train(state, seat, command)

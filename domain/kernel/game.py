@@ -74,6 +74,11 @@ def nothing_hidden(value: Any) -> list[Secret]:
     return []
 
 
+def never(state: Any, seat: int, command: Any) -> bool:
+    """No seat acts out of turn."""
+    return False
+
+
 def no_picture(view: Any, players: Players, load: str | None = None) -> str | None:
     """No picture of a view."""
     return None
@@ -128,8 +133,10 @@ class Game(Generic[S, C, E, O, P]):
     start: Callable[[O, int, Rng], list[E]]
     #: The opening events of a game that starts from ``position``.
     start_from_position: Callable[[P, Rng], list[E]]
-    #: The events ``command`` by ``seat`` causes, or a RuleError saying why it is illegal.
-    decide: Callable[[S, int, C, Rng], list[E]]
+    #: The events ``command`` by ``seat`` causes, or a RuleError saying why it is illegal; called
+    #: through :meth:`decide`, after the checks every game shares (the seat is one of the game's,
+    #: the game is not over, the seat is to act), so a game writes none of them.
+    decide_rules: Callable[[S, int, C, Rng], list[E]]
     #: Fold one event into the state (``None`` before the first event).
     evolve: Callable[[S | None, E], S]
 
@@ -140,6 +147,10 @@ class Game(Generic[S, C, E, O, P]):
     legal: Callable[[S, int], list[C]]
     #: The seats whose command the game is waiting for.
     to_act: Callable[[S], list[int]]
+    #: Whether ``seat``, not in ``to_act``, may still send ``command`` (the game then accepts
+    #: or refuses it itself): Empire Builder's cosmetic ``choose_face``, the Jolly CARGO mover
+    #: told to wait for a placement. Default: never (``rule.not_your_turn``).
+    out_of_turn: Callable[[S, int, C], bool] = never
     #: Scores, winners and details once the game is finished, else None.
     outcome: Callable[[S], Outcome | None]
     #: How many seats the game of a state has.
@@ -181,6 +192,27 @@ class Game(Generic[S, C, E, O, P]):
             raise ValueError(f"{self.title} pictures mark no load {load!r}")
         marked: str | None = self.draw(view, players, load)
         return marked
+
+    # --- deciding ---------------------------------------------------------------------------
+    def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
+        """The events ``command`` by ``seat`` causes, or a RuleError: the common rules checked
+        here once, for every game (:meth:`check`), then the game's ``decide_rules``."""
+        self.check(state, seat, command)
+        return self.decide_rules(state, seat, command, rng)
+
+    def check(self, state: S, seat: int, command: C) -> None:
+        """The rules every game shares, in this order: a seat the game does not have is
+        ``rule.no_such_seat``, a finished game ``rule.game_over``, a seat the game is not
+        waiting for ``rule.not_your_turn`` (unless the game's ``out_of_turn`` lets it send
+        ``command``)."""
+        seats = self.seats(state)
+        if not 0 <= seat < seats:
+            raise RuleError("rule.no_such_seat", f"this game has seats 0 to {seats - 1}")
+        if self.outcome(state) is not None:
+            raise RuleError("rule.game_over", "the game is over")
+        waiting = self.to_act(state)
+        if seat not in waiting and not self.out_of_turn(state, seat, command):
+            raise RuleError("rule.not_your_turn", f"seat {seat} is not to act now", to_act=waiting)
 
     # --- queries ----------------------------------------------------------------------------
     def ask(self, state: S, viewer: Viewer, query: Any) -> dict[str, Any]:
