@@ -15,6 +15,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
+from .timeout import TIMEOUT
 from .views import CargoEmpireView, EventView, event_view, hidden, hidden_position, view
 
 
@@ -74,4 +75,5 @@ CARGO_EMPIRE: Game[State, Command, ev.E, Options, Position] = Game(
     draw=svg,
     view_type=CargoEmpireView,
     event_view_type=EventView,
+    timeout=TIMEOUT,
 )

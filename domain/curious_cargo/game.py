@@ -17,6 +17,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import EDITION, State
 from .svg import svg
+from .timeout import TIMEOUT
 from .views import CuriousCargoView, EventView, event_view, hidden, hidden_position, view
 
 
@@ -71,6 +72,7 @@ def _edition(edition: int) -> GameRecord:
         draw=svg,
         view_type=CuriousCargoView,
         event_view_type=EventView,
+        timeout=TIMEOUT,
     )
 
 

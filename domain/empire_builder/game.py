@@ -17,6 +17,7 @@ from .position import Position, position_of
 from .queries import Query, ask
 from .render import svg
 from .state import State
+from .timeout import TIMEOUT
 from .views import EmpireBuilderView, EventView, event_view, view
 
 
@@ -72,6 +73,7 @@ EMPIRE_BUILDER: Game[State, Command, ev.E, Options, Position] = Game(
     draw=svg,
     view_type=EmpireBuilderView,
     event_view_type=EventView,
+    timeout=TIMEOUT,
     picture_loads=frozenset(LOADS),
     answer=ask,
 )

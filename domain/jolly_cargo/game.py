@@ -14,6 +14,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
+from .timeout import TIMEOUT
 from .views import EventView, JollyCargoView, event_view, hidden, view
 
 
@@ -71,4 +72,5 @@ JOLLY_CARGO: Game[State, Command, ev.E, Options, Position] = Game(
     draw=svg,
     view_type=JollyCargoView,
     event_view_type=EventView,
+    timeout=TIMEOUT,
 )

@@ -14,7 +14,7 @@ the audit checks them after the end (:mod:`domain.kernel.hidden` has the rules a
 ``event_view`` redacts, and declares every path its ``hidden`` returns).
 """
 
-from .bots import Bot, BotGameStalled, best_by_trial, play_bot_game, play_random_game
+from .bots import BotGameStalled, best_by_trial, play_bot_game, play_random_game
 from .copying import copier
 from .errors import CommandError, RuleError, UnknownGame, invalid_position
 from .folding import Folder, Run
@@ -22,6 +22,7 @@ from .game import Game, Outcome
 from .hidden import Secret
 from .localgame import LocalGame, Record
 from .rng import Rng, seed_commitment
+from .timeouts import Bot, Timeout
 from .typed import decoder, typed
 from .viewers import (
     AUDITOR,
@@ -54,6 +55,7 @@ __all__ = [
     "SeatViewer",
     "Secret",
     "SpectatorViewer",
+    "Timeout",
     "UnknownGame",
     "Viewer",
     "best_by_trial",

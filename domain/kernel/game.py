@@ -41,6 +41,7 @@ from .grammar import Rule
 from .hidden import Secret
 from .rng import Rng
 from .svg import NO_NAMES, Players
+from .timeouts import Bot, FirstLegal, Timeout, minimal
 from .typed import decoder, typed
 from .viewers import Viewer, seat_of
 
@@ -178,6 +179,23 @@ class Game(Generic[S, C, E, O, P]):
     #: The answer to a query once the asker is known to be a spectator, an auditor or a seat of
     #: the game (``ask`` checks that); None: the game answers no queries.
     answer: Callable[[S, Viewer, Any], dict[str, Any]] | None = None
+
+    #: What a turn clock's expiry sends for a seat, and the bot that sits in
+    #: (:mod:`domain.kernel.timeouts`); default: the first legal command, by the first-legal bot.
+    timeout: Timeout = field(default_factory=Timeout)
+
+    # --- the clock's moves ------------------------------------------------------------------
+    def expiry_command(self, state: S, seat: int) -> C:
+        """The command an expiry sends for ``seat`` (repeated until its turn ends): the
+        game's minimal legal one (:func:`domain.kernel.timeouts.minimal`)."""
+        command: C = minimal(self, state, seat)
+        return command
+
+    def sitting_in(self, seat: int, version: int) -> Bot:
+        """The bot that sits in for ``seat`` for its move at ``version``."""
+        if self.timeout.bot is None:
+            return FirstLegal(self.legal)
+        return self.timeout.bot(seat, version)
 
     # --- the picture ------------------------------------------------------------------------
     def svg(self, view: Any, players: Players = NO_NAMES, load: str | None = None) -> str | None:
