@@ -24,9 +24,9 @@ from .board import (
     LOADS,
     MAP,
     MAP_HASH,
+    SPEND_LIMIT,
     START_MONEY,
     SUPPLIES,
-    TURN_LIMIT,
     UPGRADE_COST,
     edge_ends,
     edge_key,
@@ -224,8 +224,8 @@ def _upgrade(state: State, seat: int, c: cmd.Upgrade) -> ev.E:
         raise RuleError("rule.not_start_of_turn", "a train is upgraded at the start of a turn")
     if (p.speed if c.kind == "speed" else p.capacity) > (9 if c.kind == "speed" else 2):
         raise RuleError("rule.already_upgraded", f"your train already has the {c.kind} upgrade")
-    if state.turn.spent + UPGRADE_COST > TURN_LIMIT:
-        raise RuleError("rule.turn_limit", f"at most ${TURN_LIMIT}M is spent in a turn")
+    if state.turn.spent + UPGRADE_COST > SPEND_LIMIT:
+        raise RuleError("rule.turn_limit", f"at most ${SPEND_LIMIT}M is spent in a turn")
     if p.money < UPGRADE_COST:
         raise RuleError("rule.no_money", f"an upgrade costs ${UPGRADE_COST}M; you have"
                         f" ${p.money}M")
@@ -297,10 +297,10 @@ def step_problem(
             return ("rule.city_sections",
                     f"you have built {CITY_SECTIONS} sections into {name} already")
     price = MAP.entry_cost(a, b)
-    if state.turn.spent + cost + price > TURN_LIMIT:
+    if state.turn.spent + cost + price > SPEND_LIMIT:
         return ("rule.turn_limit",
-                f"this section costs ${price}M; ${TURN_LIMIT - state.turn.spent - cost}M of the"
-                f" ${TURN_LIMIT}M a turn is left")
+                f"this section costs ${price}M; ${SPEND_LIMIT - state.turn.spent - cost}M of the"
+                f" ${SPEND_LIMIT}M a turn is left")
     if state.players[seat].money < cost + price:
         left = state.players[seat].money - cost
         return "rule.no_money", f"this section costs ${price}M; you have ${left}M"

@@ -53,10 +53,10 @@ class Timeout:
 
 def minimal(game: Game[Any, Any, Any, Any, Any], state: Any, seat: int) -> Any:
     """The game's own minimal legal command for ``seat``: the first listed legal command of
-    the first type of ``game.timeout.prefer`` that the rules accept, else the first legal
+    the first type the game's ``timeout`` prefers that the rules accept, else the first legal
     command, else the sitting-in bot's choice."""
     listed = game.legal(state, seat)
-    for kind in game.timeout.prefer:
+    for kind in game.presentation.timeout.prefer:
         for command in listed:
             if command.__struct_config__.tag == kind:
                 try:

@@ -75,3 +75,17 @@ def test_the_check_sees_an_import_of_a_game(tmp_path: Path) -> None:
         "    from .. import empire_builder\n"
     )
     assert games_imported(bad, ("domain", "platform")) == PACKAGES
+
+
+def test_the_records_have_the_member_counts_the_architecture_page_gives() -> None:
+    """docs/architecture.md gives the decider's and the presentation's member counts: a member
+    added to either record without the page saying so fails here."""
+    import dataclasses
+
+    from domain.kernel import Decider, Presentation
+
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    decider, presentation = len(dataclasses.fields(Decider)), len(dataclasses.fields(Presentation))
+    assert decider <= 8
+    assert f"`domain.kernel.game.Decider`, **{decider} members**" in page
+    assert f"`domain.kernel.game.Presentation`, **{presentation} members**" in page
