@@ -42,7 +42,8 @@ set is an explicit opt-in for development and tests. A configured key always win
 
 Limits against hostile clients (issue 10; see ``docs/api.md``, "Limits"). Quotas are requests
 per minute per client (the bearer token, else the client address), counted in each process;
-``0`` turns a quota off.
+a quota counted per token also has a ceiling per address (``…_PER_ADDRESS``, all the address's
+tokens together); ``0`` turns a quota or a ceiling off.
 
 | variable | default | meaning |
 |---|---|---|
@@ -53,6 +54,10 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_QUOTA_COMMANDS`` | ``1200`` | commands per minute per token |
 | ``MANIFEST_QUOTA_MESSAGES`` | ``60`` | table-talk messages per minute per token |
 | ``MANIFEST_QUOTA_QUERIES`` | ``120`` | queries (survey, plan…) per minute per token |
+| ``MANIFEST_QUOTA_COMMANDS_PER_ADDRESS`` | ``4800`` | commands per minute per address, all tokens |
+| ``MANIFEST_QUOTA_MESSAGES_PER_ADDRESS`` | ``120`` | messages per minute per address, all tokens |
+| ``MANIFEST_QUOTA_QUERIES_PER_ADDRESS`` | ``480`` | queries per minute per address, all tokens |
+| ``MANIFEST_QUOTA_STREAMS_PER_ADDRESS`` | ``480`` | streams opened per minute per address |
 | ``MANIFEST_QUOTA_AUDIT`` | ``60`` | audits and dispute files per minute per client address |
 | ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
 | ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
@@ -215,6 +220,12 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "quota_commands": ("MANIFEST_QUOTA_COMMANDS", "1200", _int(0, 10**9)),
     "quota_messages": ("MANIFEST_QUOTA_MESSAGES", "60", _int(0, 10**9)),
     "quota_queries": ("MANIFEST_QUOTA_QUERIES", "120", _int(0, 10**9)),
+    # every quota counted per token also has a ceiling per client address (seat tokens are not
+    # scarce: a created game hands its creator one per seat); issue 35
+    "quota_commands_per_address": ("MANIFEST_QUOTA_COMMANDS_PER_ADDRESS", "4800", _int(0, 10**9)),
+    "quota_messages_per_address": ("MANIFEST_QUOTA_MESSAGES_PER_ADDRESS", "120", _int(0, 10**9)),
+    "quota_queries_per_address": ("MANIFEST_QUOTA_QUERIES_PER_ADDRESS", "480", _int(0, 10**9)),
+    "quota_streams_per_address": ("MANIFEST_QUOTA_STREAMS_PER_ADDRESS", "480", _int(0, 10**9)),
     "quota_audit": ("MANIFEST_QUOTA_AUDIT", "60", _int(0, 10**9)),
     "quota_reads": ("MANIFEST_QUOTA_READS", "12000", _int(0, 10**9)),
     "rejected_cap": ("MANIFEST_REJECTED_CAP", "1000", _int(0, 10**9)),
@@ -283,6 +294,10 @@ class Settings(msgspec.Struct, frozen=True):
     quota_commands: int = _default("quota_commands")
     quota_messages: int = _default("quota_messages")
     quota_queries: int = _default("quota_queries")
+    quota_commands_per_address: int = _default("quota_commands_per_address")
+    quota_messages_per_address: int = _default("quota_messages_per_address")
+    quota_queries_per_address: int = _default("quota_queries_per_address")
+    quota_streams_per_address: int = _default("quota_streams_per_address")
     quota_audit: int = _default("quota_audit")
     quota_reads: int = _default("quota_reads")
     rejected_cap: int = _default("rejected_cap")

@@ -28,6 +28,7 @@ from projections.replay import fold_collecting
 from service.application.answers import EventDocument, Receipt, RecordedAnswer
 from service.audit.commitments import Keys, public_of, shown
 from service.audit.receipts import Signer
+from service.eventstore.chain import canonical_uuid, format_at
 from service.eventstore.records import StoredEvent
 
 _encoder = msgspec.json.Encoder()
@@ -146,11 +147,12 @@ def event_json(
         version=event.version,
         type=event.type,
         seat=event.seat,
-        at=event.recorded_at.isoformat().replace("+00:00", "Z"),
+        at=format_at(event.recorded_at),  # the hashed spelling (isoformat drops a .000000)
         data=data,
         openings=openings or [],
         hash=event.hash.hex(),
         prev_hash=event.prev_hash.hex(),
+        command=None if event.command_id is None else canonical_uuid(event.command_id),
     )
 
 
