@@ -20,6 +20,7 @@ from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
 from service.application.lobby import Lobby
 from service.application.play import Play
+from service.application.players import Players
 from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
@@ -100,6 +101,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
             rejected_cap=settings.rejected_cap,
             refusal_body_prefix=settings.refusal_body_prefix,
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
+            player_keys_max=settings.player_keys_max,
         ),
         store,
         projections,
@@ -116,6 +118,7 @@ def compose(
     rejected_cap: int = 1000,
     refusal_body_prefix: int = 1024,
     refusal_budget: Budget | None = None,
+    player_keys_max: int = 20,
 ) -> Manifest:
     """The application's services over an event store, a projector and a signer already built
     (by :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on
@@ -151,6 +154,7 @@ def compose(
         documents=Documents(store, tables, seats, projector),
         queries=Queries(store, tables, seats),
         clocks=Clocks(store, tables, seats, writes, play, signer),
+        players=Players(store, tables, seats, player_keys_max),
     )
 
 

@@ -252,6 +252,8 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "clock_tick": ("MANIFEST_CLOCK_TICK", "1", _seconds(0.01, 60)),
     "clock_lease": ("MANIFEST_CLOCK_LEASE", "30", _seconds(0.1, 3600)),
     "clock_batch": ("MANIFEST_CLOCK_BATCH", "32", _int(1, 1000)),
+    # players (docs/api.md, "Players"): most live (unrevoked) keys one player holds at once
+    "player_keys_max": ("MANIFEST_PLAYER_KEYS_MAX", "20", _int(1, 10**4)),
 }
 
 
@@ -313,6 +315,7 @@ class Settings(msgspec.Struct, frozen=True):
     stream_heartbeat: float = _default("stream_heartbeat")
     stream_keepalive: float = _default("stream_keepalive")
     quota_heavy: int = _default("quota_heavy")
+    player_keys_max: int = _default("player_keys_max")
     heavy_per_client: int = _default("heavy_per_client")
     heavy_per_process: int = _default("heavy_per_process")
     clock_tick: float = _default("clock_tick")

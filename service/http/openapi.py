@@ -118,6 +118,11 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
     ),
     ("get", "/v1/games/{game_id}/stream"): (200, "text/event-stream", None, "optional", _TOKEN),
     ("get", "/v1/keys"): (200, JSON, None, None, ()),
+    ("post", "/v1/players"): (201, JSON, None, None, ()),
+    ("post", "/v1/me/keys"): (201, JSON, None, "required", (401, 403, 409, 422)),
+    ("get", "/v1/me/keys"): (200, JSON, None, "required", (401, 403)),
+    ("delete", "/v1/me/keys/{key_id}"): (200, JSON, None, "required", (401, 403, 404)),
+    ("get", "/v1/me/games"): (200, JSON, None, "required", (401, 403)),
     ("get", "/v1/rules/{game}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
     # 422: ``load`` names no load of the game (picture.unknown_load)
     ("get", "/v1/games/{game_id}/board.svg"): (200, SVG, None, "optional", (*_TOKEN, 406, 422)),

@@ -23,7 +23,11 @@ HOST_ONLY = {("post", "/v1/games/{game_id}/start"), ("delete", "/v1/games/{game_
 
 
 def _seat_only() -> list[tuple[str, str]]:
-    ops = {op for op, (*_, security, _x) in openapi.OPERATIONS.items() if security == "required"}
+    ops = {
+        op
+        for op, (*_, security, _x) in openapi.OPERATIONS.items()
+        if security == "required" and "{game_id}" in op[1]  # /v1/me/*: a player key's
+    }
     return sorted(ops - HOST_ONLY)
 
 
