@@ -102,6 +102,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
             refusal_body_prefix=settings.refusal_body_prefix,
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
             player_keys_max=settings.player_keys_max,
+            my_games_max=settings.my_games_max,
         ),
         store,
         projections,
@@ -119,6 +120,7 @@ def compose(
     refusal_body_prefix: int = 1024,
     refusal_budget: Budget | None = None,
     player_keys_max: int = 20,
+    my_games_max: int = 500,
 ) -> Manifest:
     """The application's services over an event store, a projector and a signer already built
     (by :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on
@@ -154,7 +156,7 @@ def compose(
         documents=Documents(store, tables, seats, projector),
         queries=Queries(store, tables, seats),
         clocks=Clocks(store, tables, seats, writes, play, signer),
-        players=Players(store, tables, seats, player_keys_max),
+        players=Players(store, tables, seats, player_keys_max, my_games_max),
     )
 
 

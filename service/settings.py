@@ -254,6 +254,8 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "clock_batch": ("MANIFEST_CLOCK_BATCH", "32", _int(1, 1000)),
     # players (docs/api.md, "Players"): most live (unrevoked) keys one player holds at once
     "player_keys_max": ("MANIFEST_PLAYER_KEYS_MAX", "20", _int(1, 10**4)),
+    # ... and how many of a player's games (the most recently changed) "my games" orders
+    "my_games_max": ("MANIFEST_MY_GAMES_MAX", "500", _int(1, 10**5)),
 }
 
 
@@ -316,6 +318,7 @@ class Settings(msgspec.Struct, frozen=True):
     stream_keepalive: float = _default("stream_keepalive")
     quota_heavy: int = _default("quota_heavy")
     player_keys_max: int = _default("player_keys_max")
+    my_games_max: int = _default("my_games_max")
     heavy_per_client: int = _default("heavy_per_client")
     heavy_per_process: int = _default("heavy_per_process")
     clock_tick: float = _default("clock_tick")

@@ -20,9 +20,6 @@ from service.application.tokens import PLAYER_PREFIX, SCOPES, new_token, token_h
 from service.eventstore.players import PlayerGame, PlayerKey, TooManyKeys
 from service.eventstore.store import EventStore
 
-#: Most games "my games" orders (the most recently changed of the player's seats).
-MY_GAMES_READ = 500
-
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
     name: str
@@ -117,12 +114,16 @@ def _urgency(game: MyGame) -> tuple[int, str, str]:
 
 
 class Players:
-    def __init__(self, store: EventStore, tables: Tables, seats: Seats, keys_max: int) -> None:
+    def __init__(
+        self, store: EventStore, tables: Tables, seats: Seats, keys_max: int, games_max: int
+    ) -> None:
         self.store = store
         self.tables = tables
         self.seats = seats
         #: Most live keys a player holds at once (MANIFEST_PLAYER_KEYS_MAX).
         self.keys_max = keys_max
+        #: Most of a player's games (the most recently changed) ordered (MANIFEST_MY_GAMES_MAX).
+        self.games_max = games_max
 
     async def create(self, req: NewPlayer) -> CreatedPlayer:
         name = player_name(req.name)
@@ -172,7 +173,7 @@ class Players:
         before (the games after it in this order)."""
         holder = await self.seats.player(token, "read")
         after = None if cursor is None else _cursor(cursor)
-        rows = await self.store.players.games(holder.player_id, status, MY_GAMES_READ)
+        rows = await self.store.players.games(holder.player_id, status, self.games_max)
         games = sorted([await self._mine(r) for r in rows], key=_urgency)
         if after is not None:
             games = [g for g in games if _urgency(g) > after]

@@ -7,6 +7,7 @@ a ``read``-only key sending a command, another player's key revoked); "my games"
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import uuid
 from collections.abc import Iterator
@@ -310,3 +311,60 @@ def test_my_games_most_urgent_first_with_a_status_filter_and_a_cursor(
         assert_problem(r, 400, "request.bad_cursor")
         r = client.get("/v1/me/games", params={"status": "won"}, headers=auth(ann["key"]))
         assert_problem(r, 400, "request.bad_status")
+
+
+def test_a_stream_read_with_a_revoked_key_ends_at_the_next_change(server: ServerProcess) -> None:
+    """The game stream re-checks its grant after every change (issue 35's mechanism): a
+    stream opened with a player key ends, sending nothing more, once the key is revoked; a
+    stream of the player's other key goes on and hears the change."""
+    asyncio.run(_revoked_stream(server))
+
+
+async def _revoked_stream(server: ServerProcess) -> None:
+    from .test_stream_grants import _rest_of
+    from .test_streams import Stream, open_stream
+
+    with server.client() as sync:
+        ann, bob = _player(sync, "Ann"), _player(sync, "Bob")
+        spare = _key(sync, ann["key"], ["read"])
+        created = _game(sync, ann["key"], seats=2)
+        gid = created["id"]
+        _join(sync, created, bob["key"])
+    async with server.async_client() as client, contextlib.AsyncExitStack() as keep:
+        revoked = await open_stream(keep, client, gid, spare["key"])
+        kept = await open_stream(keep, client, gid, ann["key"])
+        assert isinstance(revoked, Stream) and isinstance(kept, Stream)
+        r = await client.delete(f"/v1/me/keys/{spare['id']}", headers=auth(ann["key"]))
+        assert r.status_code == 200, r.text
+        doc = (await client.get(f"/v1/games/{gid}", headers=auth(ann["key"]))).json()
+        actor = ann["key"] if 0 in doc["to_act"] else bob["key"]
+        legal = (await client.get(f"/v1/games/{gid}/legal", headers=auth(actor))).json()
+        r = await client.post(
+            f"/v1/games/{gid}/commands",
+            json={"command": legal["commands"][0], "expected_version": legal["version"]},
+            headers=auth(actor),
+        )
+        assert r.status_code == 200, r.text
+        assert await _rest_of(revoked) == []
+        assert (await kept.next())["version"] > legal["version"]
+        r = await client.get(f"/v1/games/{gid}/stream", headers=auth(spare["key"]))
+        assert_problem(r, 401, "player.key_revoked")
+
+
+def test_my_games_order_the_soonest_deadline_first_among_games_to_act(
+    server: ServerProcess,
+) -> None:
+    """Three one-seat games the player is to act in: a turn clock of an hour, a
+    correspondence clock of 30 days, no clock — listed in that order, each with its deadline."""
+    with server.client() as client:
+        ann = _player(client, "Ann")
+        clocks = [{"kind": "correspondence", "days": 30}, None, {"kind": "turn", "seconds": 3600}]
+        ids = [
+            _game(client, ann["key"], seats=1, **({} if c is None else {"clock": c}))["id"]
+            for c in clocks
+        ]
+        mine = client.get("/v1/me/games", headers=auth(ann["key"])).json()["games"]
+        assert [g["id"] for g in mine] == [ids[2], ids[0], ids[1]]
+        assert all(g["to_act"] for g in mine), mine
+        assert mine[0]["deadline"] < mine[1]["deadline"] and mine[2]["deadline"] is None
+        assert mine[0]["last_event"] == "clock.set", mine[0]

@@ -122,6 +122,14 @@ STATUS_BEFORE_TYPED_ERRORS: dict[str, set[int]] = {
     # issue 35 (docs/api.md "Authentication")
     "auth.not_seat": {403},  # this game's host token where only a seat's may act
     "auth.malformed": {401},  # an Authorization header that is not Bearer <token>
+    # issue 39 (docs/api.md "Players")
+    "player.key_revoked": {401},  # a revoked player key, on any instance at once
+    "player.scope_missing": {403},  # a player key without the scope this needs
+    "player.not_seated": {403},  # a player key in a game where its player has no seat
+    "player.not_your_key": {403},  # revoking a key of another player
+    "player.no_such_key": {404},
+    "player.bad_scopes": {422},  # no scope, an unknown one, or one twice
+    "player.too_many_keys": {409},  # past MANIFEST_PLAYER_KEYS_MAX live keys
 }
 
 
