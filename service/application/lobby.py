@@ -48,6 +48,7 @@ from service.application.tokens import (
 )
 from service.application.writes import Writes
 from service.audit.commitments import CANONICAL, Keys
+from service.eventstore.players import KeyHolder
 from service.eventstore.store import EventStore, Locked, SeatTaken
 
 
@@ -85,15 +86,8 @@ class Lobby:
     async def create(self, req: CreateGame, token: str | None = None) -> CreatedGame:
         """A new game; created with a player key (``token``), its creator takes the seat
         ``req.seat`` names (else the first), bound to the player (docs/api.md, "Players")."""
-        creator = None
-        if token is not None and token.startswith(PLAYER_PREFIX):
-            creator = await self.seats.player(token, "play")
-            if req.players is not None:
-                raise RefusedByRules(
-                    "lobby.bad_players", "with a player key, name no players: the others join"
-                )
-        elif req.seat is not None:
-            raise RefusedByRules("lobby.no_such_seat", "seat names a player key's seat")
+        creator = await _player_of(self.seats, token)
+        _check_creator(creator, req)
         try:
             rules = get_game(req.game)
         except UnknownGame:
@@ -113,11 +107,8 @@ class Lobby:
         players = None if req.players is None else _names(req.players, req.seats)
         invited = _invited(req.invited, players)
         mine = 0 if req.seat is None else req.seat
-        if creator is not None:
-            if mine >= req.seats:
-                raise RefusedByRules("lobby.no_such_seat", f"seats are 0 to {req.seats - 1}")
-            if invited is not None and not any(alike(creator.name, n) for n in invited):
-                raise RefusedByRules("lobby.bad_players", "invite the creator's name too")
+        if creator and invited and not any(alike(creator.name, n) for n in invited):
+            raise RefusedByRules("lobby.bad_players", "invite the creator's name too")
         seed = new_seed()
         message_key = new_seed() if self.canonical >= CANONICAL else None
         # Dry run of the set-up, so bad options or positions never leave a game behind.
@@ -208,20 +199,11 @@ class Lobby:
     async def join(self, game_id: str, req: JoinGame, token: str | None = None) -> Joined:
         """Take a seat with the invite code; with a player key (``token``) the seat is bound
         to the player and takes its name (a ``name`` sent must be alike it)."""
-        player = None
-        if token is not None and token.startswith(PLAYER_PREFIX):
-            player = await self.seats.player(token, "play")
+        player = await _player_of(self.seats, token)
         row = await self.tables.row(game_id)
         if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
             raise Forbidden("lobby.bad_invite", "the invite code does not match this game")
-        if player is not None:
-            if req.name is not None and not alike(player_name(req.name), player.name):
-                raise BadRequest("lobby.bad_name", "with a player key, the name is the player's")
-            name = player.name
-        elif req.name is None:
-            raise BadRequest("lobby.bad_name", "send a name (or join with a player key)")
-        else:
-            name = player_name(req.name)
+        name = _joiner_name(player, req.name)
         token = new_token(SEAT_PREFIX)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
@@ -329,6 +311,41 @@ class Lobby:
             for r in rows
         ]
         return GameList(games=games, next=nxt)
+
+
+async def _player_of(seats: Seats, token: str | None) -> KeyHolder | None:
+    """The player a lobby request is made by (a player key holding ``play``), if any; other
+    tokens are not read here (the lobby takes none)."""
+    if token is None or not token.startswith(PLAYER_PREFIX):
+        return None
+    return await seats.player(token, "play")
+
+
+def _check_creator(creator: KeyHolder | None, req: CreateGame) -> None:
+    """A creator with a player key takes a seat in range and names no players; ``seat`` is a
+    player key's alone."""
+    if creator is None:
+        if req.seat is not None:
+            raise RefusedByRules("lobby.no_such_seat", "seat names a player key's seat")
+        return
+    if req.players is not None:
+        raise RefusedByRules(
+            "lobby.bad_players", "with a player key, name no players: the others join"
+        )
+    if req.seat is not None and req.seat >= req.seats:
+        raise RefusedByRules("lobby.no_such_seat", f"seats are 0 to {req.seats - 1}")
+
+
+def _joiner_name(player: KeyHolder | None, sent: str | None) -> str:
+    """The name a seat is joined under: the player's (a name sent must be alike it), else
+    the name sent, which is needed then."""
+    if player is not None:
+        if sent is not None and not alike(player_name(sent), player.name):
+            raise BadRequest("lobby.bad_name", "with a player key, the name is the player's")
+        return player.name
+    if sent is None:
+        raise BadRequest("lobby.bad_name", "send a name (or join with a player key)")
+    return player_name(sent)
 
 
 def _cursor(text: str) -> tuple[datetime, str]:

@@ -266,6 +266,21 @@ def test_joining_with_a_player_key(server: ServerProcess) -> None:
             assert_problem(r, 422, code_)
         r = client.post("/v1/games", json={"game": GAME, "seats": 2, "seat": 1})
         assert_problem(r, 422, "lobby.no_such_seat")
+        # an invited list must hold the creator's own name
+        r = client.post(
+            "/v1/games",
+            json={"game": GAME, "seats": 2, "invited": ["Bob"]},
+            headers=auth(ann["key"]),
+        )
+        assert_problem(r, 422, "lobby.bad_players")
+        invited = _game(client, ann["key"], invited=["ann", "Bob"])  # alike: case aside
+        assert invited["seats"][0]["name"] == "Ann"
+        r = client.post(
+            f"/v1/games/{invited['id']}/join",
+            json={"invite_code": invited["invite_code"], "name": "Cy"},
+        )
+        assert_problem(r, 403, "lobby.not_invited")
+        assert _join(client, invited, bob["key"])["status"] == "active"
 
 
 def test_my_games_most_urgent_first_with_a_status_filter_and_a_cursor(
