@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, delete, get, post
+from litestar import Request, Response, delete, get, post, route
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
@@ -19,6 +19,7 @@ from service.application.players import (
     NewKey,
     NewPlayer,
 )
+from service.http.errors import allowed_methods
 from service.http.services import token_of
 from service.problems import Problem
 
@@ -66,4 +67,14 @@ async def my_games(
     return await manifest.players.games(token_of(request), status, limit, cursor)
 
 
-ROUTES: list[Any] = [create_player, create_key, list_keys, revoke_key, my_games]
+@route("/v1/me/keys", http_method=["OPTIONS"], include_in_schema=False, status_code=204)
+async def keys_options(request: Request[Any, Any, Any]) -> Response[None]:
+    """As ``lobby.games_options``: /v1/me/keys has two handlers (make, list), so the true
+    ``Allow`` is this one's."""
+    return Response(
+        content=None, status_code=204, headers={"allow": ", ".join(allowed_methods(request))}
+    )
+
+
+#: ``keys_options`` first (it must precede the others on its path).
+ROUTES: list[Any] = [keys_options, create_player, create_key, list_keys, revoke_key, my_games]
