@@ -171,6 +171,7 @@ class History:
             view=doc.view,
             result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
+            clock=doc.clock,
         )
 
     async def replay_plan(self, game_id: str, token: str | None) -> ReplayPlan:
@@ -222,6 +223,8 @@ class History:
                 if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:
                     doc = game_document(table, plan.key, everything=plan.everything)
                     line["view"] = doc.view
+                    if doc.clock is not None:  # a clocked game's keyframes carry the clock
+                        line["clock"] = doc.clock
                     folded += KEYFRAME_EVERY  # a view costs about as much as many folds
                 yield msgspec.json.encode(line) + b"\n"
                 folded += 1
