@@ -89,7 +89,7 @@ class Lobby:
     async def create(self, req: CreateGame, token: str | None = None) -> CreatedGame:
         """A new game; created with a player key (``token``), its creator takes the seat
         ``req.seat`` names (else the first), bound to the player (docs/api.md, "Players")."""
-        creator = await _player_of(self.seats, token)
+        creator = None if token is None else await _player_of(self.seats, token)
         _check_creator(creator, req)
         try:
             rules = get_game(req.game)
@@ -202,7 +202,7 @@ class Lobby:
     async def join(self, game_id: str, req: JoinGame, token: str | None = None) -> Joined:
         """Take a seat with the invite code; with a player key (``token``) the seat is bound
         to the player and takes its name (a ``name`` sent must be alike it)."""
-        player = await _player_of(self.seats, token)
+        player = None if token is None else await _player_of(self.seats, token)
         row = await self.tables.row(game_id)
         if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
             raise Forbidden("lobby.bad_invite", "the invite code does not match this game")
@@ -316,10 +316,10 @@ class Lobby:
         return GameList(games=games, next=nxt)
 
 
-async def _player_of(seats: Seats, token: str | None) -> KeyHolder | None:
+async def _player_of(seats: Seats, token: str) -> KeyHolder | None:
     """The player a lobby request is made by (a player key holding ``play``), if any; other
     tokens are not read here (the lobby takes none)."""
-    if token is None or not token.startswith(PLAYER_PREFIX):
+    if not token.startswith(PLAYER_PREFIX):
         return None
     return await seats.player(token, "play")
 
