@@ -123,12 +123,16 @@ class PlayerRows:
         """For a player key and a game, in one query: None when there is no such key, else
         (the seat of the game bound to the key's player or None, whether the key is revoked,
         its scopes)."""
+        try:
+            gid: uuid.UUID | None = uuid.UUID(game_id)
+        except ValueError:  # no game has such an id: the key is still looked up
+            gid = None
         r = await self._pool.fetchrow(
             "SELECT k.revoked_at IS NOT NULL AS revoked, k.scopes, s.seat FROM player_keys k "
             "LEFT JOIN seat_tokens s ON s.player_id = k.player_id AND s.game_id = $2 "
             "WHERE k.key_hash = $1",
             key_hash,
-            uuid.UUID(game_id),
+            gid,
         )
         return None if r is None else (r["seat"], r["revoked"], list(r["scopes"]))
 

@@ -383,3 +383,26 @@ def test_my_games_order_the_soonest_deadline_first_among_games_to_act(
         assert all(g["to_act"] for g in mine), mine
         assert mine[0]["deadline"] < mine[1]["deadline"] and mine[2]["deadline"] is None
         assert mine[0]["last_event"] == "clock.set", mine[0]
+
+
+def test_a_player_key_in_a_game_id_no_game_has_is_not_seated(fresh_database: str) -> None:
+    """Below the HTTP edge (which refuses a malformed game id first) ``Seats`` still answers a
+    player key with a game id that is no UUID as a game it has no seat in, never a crash."""
+    from service.application.errors import Forbidden
+    from service.application.seats import Seats
+    from service.application.tokens import PLAYER_PREFIX, new_token, token_hash
+    from service.eventstore.migrate import migrate
+
+    from .apihelp import pg
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with pg(fresh_database) as store:
+            key = new_token(PLAYER_PREFIX)
+            await store.players.create("Ann", token_hash(key), ["read", "play", "keys"])
+            for game_id in ("not-a-uuid", str(uuid.uuid4())):
+                with pytest.raises(Forbidden) as refused:
+                    await Seats(store).seat_for(game_id, key)
+                assert refused.value.code == "player.not_seated"
+
+    asyncio.run(run())
