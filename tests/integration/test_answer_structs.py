@@ -47,7 +47,7 @@ RECORDED = ["version", "events", "head", "receipt"]
 COMMAND = [*RECORDED, "to_act", "legal"]
 MESSAGE = ["version", "head", "receipt"]
 PAGE = ["events", "next"]
-REPLAY = ["version", "status", "to_act", "view", "result", "folded"]
+REPLAY = ["version", "status", "to_act", "view", "result", "folded", "sentence", "seat"]
 QUERY = ["version", "answer"]
 DISPUTE = [
     "game", "version", "command", "state_before", "checks", "events", "chain", "inclusion",
