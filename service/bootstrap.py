@@ -19,7 +19,8 @@ from service.application.documents import Documents
 from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
 from service.application.lobby import Lobby
-from service.application.play import Play
+from service.application.play import MAX_EVENTS_PER_COMMAND, Play
+from service.application.players import Players
 from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
@@ -100,7 +101,10 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
             rejected_cap=settings.rejected_cap,
             refusal_body_prefix=settings.refusal_body_prefix,
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
+            max_events=settings.max_events_per_command,
             clock_limits=ClockLimits(settings.clock_max_bank, settings.clock_rest_after),
+            player_keys_max=settings.player_keys_max,
+            my_games_max=settings.my_games_max,
         ),
         store,
         projections,
@@ -117,7 +121,10 @@ def compose(
     rejected_cap: int = 1000,
     refusal_body_prefix: int = 1024,
     refusal_budget: Budget | None = None,
+    max_events: int = MAX_EVENTS_PER_COMMAND,
     clock_limits: ClockLimits | None = None,
+    player_keys_max: int = 20,
+    my_games_max: int = 500,
 ) -> Manifest:
     """The application's services over an event store, a projector and a signer already built
     (by :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on
@@ -139,6 +146,7 @@ def compose(
         rejected_cap=rejected_cap,
         refusal_body_prefix=refusal_body_prefix,
         refusal_budget=refusal_budget,
+        max_events=max_events,
     )
     return Manifest(
         store=store,
@@ -153,6 +161,7 @@ def compose(
         documents=Documents(store, tables, seats, projector),
         queries=Queries(store, tables, seats),
         clocks=Clocks(store, tables, seats, writes, play, signer),
+        players=Players(store, tables, seats, player_keys_max, my_games_max),
     )
 
 
