@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 
 from infra.pool import BoundedPool
+from ledger.receipts import Signer
 from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
@@ -25,7 +26,7 @@ from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.talk import Talk
 from service.application.writes import Writes
-from service.audit.receipts import Signer, load_signer
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 from service.eventstore.primary import PrimaryConnector
 from service.eventstore.rejections import Budget

@@ -10,12 +10,12 @@ they were. A field that an answer recorded by an older server may lack (``Receip
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
 
 from domain.kernel.grammar import Rule
+from ledger.answers import EventDocument, Receipt
 
 #: One rule of a legal document's ``grammar`` (:mod:`domain.kernel.grammar`).
 GrammarRule = Rule
@@ -89,46 +89,6 @@ class QueryAnswer(msgspec.Struct):
 
     version: int
     answer: dict[str, Any]
-
-
-class Receipt(msgspec.Struct, kw_only=True):
-    game: str
-    version: int
-    head: str
-    #: the signing key's id (``GET /v1/keys``); absent from answers recorded before keys had ids
-    key_id: str | UnsetType | None = UNSET
-    signature: str
-
-
-class EventDocument(msgspec.Struct, kw_only=True):
-    version: int
-    type: str
-    seat: int | None
-    at: str
-    data: Any
-    #: (path, salt) of each hidden value put back in ``data`` in the clear
-    openings: list[dict[str, Any]] | UnsetType = UNSET
-    hash: str
-    prev_hash: str
-
-
-#: The seat's legal commands, as the projection stored them (encoded once, sent as they are).
-LegalCommands = Annotated[
-    msgspec.Raw,
-    msgspec.Meta(extra_json_schema={"type": "array", "items": {"type": "object"}}),
-]
-
-
-class CommandAnswer(msgspec.Struct):
-    """``POST /v1/games/{id}/commands``: the events as the seat may read them, the new head
-    and its receipt; who acts now and the seat's legal commands."""
-
-    version: int
-    events: list[EventDocument]
-    head: str
-    receipt: Receipt
-    to_act: list[int]
-    legal: LegalCommands
 
 
 class MessageAnswer(msgspec.Struct):
@@ -237,18 +197,3 @@ class DisputeFile(msgspec.Struct):
     inclusion: Inclusion
     receipt: Receipt
     rejected_before: list[CommandDocument]
-
-
-class RecordedAnswer(msgspec.Struct):
-    """The part of a command's answer recorded with it (``commands.response``) and sent again
-    for a repeated ``Idempotency-Key``: its events as the seat may read them, the new head and
-    its receipt."""
-
-    version: int
-    events: list[EventDocument]
-    head: str
-    receipt: Receipt
-
-    def answer(self, to_act: list[int], legal: msgspec.Raw) -> CommandAnswer:
-        """The whole answer: this, and who acts now and the seat's legal commands."""
-        return CommandAnswer(self.version, self.events, self.head, self.receipt, to_act, legal)

@@ -32,14 +32,16 @@ from prometheus_client import Counter, Histogram
 from domain.platform import clocks, referee
 from domain.platform.clocks import ClockTerms, ClockTermsInvalid, check_terms
 from domain.platform.table import Table
-from service.application.answers import MessageAnswer, Receipt
+from ledger.answers import Receipt
+from ledger.receipts import Signer
+from ledger.records import NewEvent
+from ledger.ruling import Ruling, accepted_answer, rule_events
+from service.application.answers import MessageAnswer
 from service.application.errors import Conflict, RefusedByRules
-from service.application.ruling import Ruling, accepted_answer, rule_events
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
-from service.audit.receipts import Signer
-from service.eventstore.records import AcceptedCommand, NewEvent
+from service.eventstore.records import AcceptedCommand
 from service.eventstore.store import EventStore
 
 if TYPE_CHECKING:

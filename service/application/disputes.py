@@ -13,14 +13,12 @@ from domain.kernel import Rng, RuleError
 from domain.platform.events import is_platform
 from domain.platform.table import Table, game_document
 from domain.registry import AnyGame
-from service.application.answers import (
-    ChainProof,
-    Check,
-    DisputeFile,
-    Inclusion,
-    Receipt,
-    StateBefore,
-)
+from ledger import clocking
+from ledger.answers import Receipt
+from ledger.chain import canonical_of, link
+from ledger.commitments import Keys, withholds
+from ledger.records import CommandRecord, StoredEvent
+from service.application.answers import ChainProof, Check, DisputeFile, Inclusion, StateBefore
 from service.application.redaction import (
     command_json,
     event_for,
@@ -28,10 +26,6 @@ from service.application.redaction import (
     redacted_command,
     secret_commands,
 )
-from service.audit import clocking
-from service.audit.commitments import Keys, withholds
-from service.eventstore.chain import canonical_of, link
-from service.eventstore.records import CommandRecord, StoredEvent
 
 
 class Disputed(msgspec.Struct, frozen=True):

@@ -38,6 +38,7 @@ folded from PostgreSQL instead, and repaired.
 
 from __future__ import annotations
 
+from ledger.receipts import Signer
 from projections.projector import Projector
 from service.application.clocks import Clocks
 from service.application.documents import Documents
@@ -48,7 +49,6 @@ from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.talk import Talk
-from service.audit.receipts import Signer
 from service.eventstore.store import EventStore
 
 

@@ -6,25 +6,30 @@ nothing but replay snapshots."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 import msgspec
 
 from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
-from domain.platform.table import Table, fold_stream, game_document
+from domain.platform.table import SNAPSHOT_EVERY, Table, fold_stream, game_document
 from domain.registry import AnyGame
+from infra.lru import LRU
+from ledger.adjudication import Progress
+from ledger.answers import Receipt
+from ledger.audit import audit
+from ledger.commitments import Keys, shown
+from ledger.evidence import Evidence
+from ledger.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
+from ledger.merkle import Tree, leaf_hash
+from ledger.receipts import Signer
+from ledger.records import CommandRecord, StoredEvent
+from ledger.treeheads import inclusion
 from projections.projector import Projector
-from projections.replay import SNAPSHOT_EVERY, Replayer
+from projections.replay import Replayer
 from projections.store import StoreUnavailable
-from service.application.answers import (
-    DisputeFile,
-    EventsPage,
-    Inclusion,
-    Receipt,
-    ReplayView,
-)
+from service.application.answers import DisputeFile, EventsPage, Inclusion, ReplayView
 from service.application.changes import LiveChanges
 from service.application.disputes import dispute_file, disputed
 from service.application.documents import Documents
@@ -33,14 +38,7 @@ from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
 from service.application.seats import Seats
 from service.application.tables import Tables
-from service.audit.adjudication import Progress
-from service.audit.audit import audit
-from service.audit.commitments import Keys, shown
-from service.audit.evidence import Evidence
-from service.audit.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
-from service.audit.receipts import Signer
-from service.audit.treeheads import TreeCache, inclusion
-from service.eventstore.records import CommandRecord, GameRow, StoredEvent
+from service.eventstore.records import GameRow
 from service.eventstore.store import EventStore
 
 MAX_PAGE = 1000
@@ -50,6 +48,37 @@ MAX_PAGE = 1000
 KEYFRAME_EVERY = SNAPSHOT_EVERY
 #: events folded (a view counts as KEYFRAME_EVERY) between two turns given to the event loop
 YIELD_EVERY = 16
+
+
+#: Trees kept per process (about 100 bytes per event each): the most recently disputed games.
+CACHED_GAMES = 64
+#: Trees of fewer leaves are rebuilt on each request rather than cached (well under 1 ms).
+CACHE_FROM = 256
+
+
+class TreeCache:
+    """Each recently disputed game's Merkle tree, extended as the game grows."""
+
+    def __init__(self, games: int = CACHED_GAMES) -> None:
+        self._trees: LRU[str, Tree] = LRU(games)
+
+    def tree(self, game_id: str, hashes: Sequence[bytes]) -> Tree:
+        """The tree over ``hashes`` (the game's chain hashes, in version order)."""
+        if len(hashes) < CACHE_FROM:
+            return Tree(hashes)
+        cached = self._trees.get(game_id)
+        # Each chain hash binds every event before it: the same last leaf, the same prefix.
+        if (
+            cached is not None
+            and 0 < cached.size <= len(hashes)
+            and cached.levels[0][cached.size - 1] == leaf_hash(hashes[cached.size - 1])
+        ):
+            cached.extend(hashes[cached.size :])
+            return cached
+        tree = Tree(hashes)
+        if cached is None or cached.size <= tree.size:  # keep a longer one (this read is older)
+            self._trees.put(game_id, tree)
+        return tree
 
 
 class ReplayPlan(msgspec.Struct, frozen=True):
@@ -289,7 +318,7 @@ class History:
         keys = await self.tables.keys(game_id)
         live = row.status != "finished"
         tree = self.trees.tree(game_id, [bytes(e.hash) for e in events])
-        # event n's O(log n) inclusion proof under a signed tree head (service.audit.treeheads)
+        # event n's O(log n) inclusion proof under a signed tree head (ledger.treeheads)
         proof = inclusion(self.signer, game_id, tree, n, bytes(events[-1].hash))
         receipt = Receipt(**self.signer.receipt(game_id, row.version, row.head.hex()))
         # pure, and over the whole game's events and commands: in a thread, as the audit

@@ -32,9 +32,9 @@ from collections.abc import Awaitable, Callable
 
 from prometheus_client import Counter
 
+from ledger.exportfile import encode_export
 from service.application.errors import NotFound
 from service.application.history import History, ReplayPlan
-from service.audit.exportfile import encode_export
 from service.eventstore import kept
 
 KEPT = Counter(

@@ -22,6 +22,7 @@ from domain.platform.events import (
 )
 from domain.platform.table import Table, game_document
 from domain.registry import AnyGame, current_edition, get_game
+from ledger.commitments import CANONICAL, Keys
 from service.application.answers import (
     CreatedGame,
     GameList,
@@ -46,7 +47,6 @@ from service.application.tokens import (
     token_hash,
 )
 from service.application.writes import Writes
-from service.audit.commitments import CANONICAL, Keys
 from service.eventstore.store import EventStore, Locked, SeatTaken
 
 
@@ -77,7 +77,7 @@ class Lobby:
         self.tables = tables
         self.seats = seats
         self.writes = writes
-        #: The canonical form new games are created in (``service.eventstore.chain``; 1 only to
+        #: The canonical form new games are created in (``ledger.chain``; 1 only to
         #: test that games created before commitments still verify).
         self.canonical = canonical
 

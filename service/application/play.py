@@ -15,21 +15,18 @@ import msgspec
 
 from domain.kernel import CommandError, RuleError
 from domain.platform.table import Table, legal_document
-from service.application.answers import CommandAnswer, RecordedAnswer
+from ledger.answers import CommandAnswer, RecordedAnswer
+from ledger.receipts import Signer
+from ledger.records import CommandRecord, NewEvent, StoredEvent
+from ledger.ruling import accepted_answer, legal_bytes, rule
 from service.application.bodies import CommandBody
 from service.application.clocks import clock_refusal
 from service.application.errors import ApplicationError, Conflict, RefusedByRules, Repeated
-from service.application.ruling import (
-    accepted_answer,
-    legal_bytes,
-    rule,
-)
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
-from service.audit.receipts import Signer
 from service.eventstore import rejections
-from service.eventstore.records import AcceptedCommand, CommandRecord, NewEvent, StoredEvent
+from service.eventstore.records import AcceptedCommand
 from service.eventstore.store import DuplicateCommand, EventStore
 from service.observability import COMMANDS, REFUSALS_UNSTORED
 

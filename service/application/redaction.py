@@ -9,11 +9,12 @@ from __future__ import annotations
 import msgspec
 
 from domain.registry import AnyGame
-from service.application.answers import CommandDocument, EventDocument
-from service.application.ruling import event_json
-from service.audit.commitments import MESSAGE, Keys, shown, withholds
-from service.eventstore.chain import format_at
-from service.eventstore.records import CommandRecord, StoredEvent
+from ledger.answers import EventDocument
+from ledger.chain import format_at
+from ledger.commitments import MESSAGE, Keys, shown, withholds
+from ledger.records import CommandRecord, StoredEvent
+from ledger.ruling import event_json
+from service.application.answers import CommandDocument
 
 
 def key_of(seat: int | None) -> str:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from domain.platform.table import Table, fold_stream
 from infra.lru import LRU
+from ledger.chain import CANONICAL_UUID
+from ledger.commitments import Keys
 from service.application.errors import NotFound
 from service.application.freshness import Stored, table_answers
-from service.audit.commitments import Keys
-from service.eventstore.chain import CANONICAL_UUID
 from service.eventstore.records import GameRow
 from service.eventstore.store import EventStore, Locked
 

@@ -1,6 +1,6 @@
 """Table talk: a seat's message to all or to some seats, appended under the game's row lock and
 recorded like a command (so an audit ties the event to what was sent). Private messages are
-hidden values: only their addressees can open them (:mod:`service.audit.commitments`)."""
+hidden values: only their addressees can open them (:mod:`ledger.commitments`)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ import msgspec
 from domain.platform.events import (
     TableMessage,
 )
-from service.application.answers import MessageAnswer, Receipt
+from ledger.answers import Receipt
+from ledger.receipts import Signer
+from service.application.answers import MessageAnswer
 from service.application.bodies import MAX_MESSAGE, MessageBody
 from service.application.errors import RefusedByRules
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
-from service.audit.receipts import Signer
 from service.eventstore.store import EventStore
 
 

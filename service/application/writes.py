@@ -14,14 +14,13 @@ import msgspec
 import structlog
 
 from domain.platform.events import LobbyJoined
-from domain.platform.table import Table
+from domain.platform.table import Table, fold_collecting
+from ledger.records import NewEvent
+from ledger.ruling import Pending, fold_new, lobby_pending
 from projections.projector import Projector
-from projections.replay import fold_collecting
 from service.application.errors import ApplicationError
 from service.application.faults import Admission, Faults
-from service.application.ruling import Pending, fold_new, lobby_pending
 from service.application.tables import Tables
-from service.eventstore.records import NewEvent
 from service.eventstore.store import Locked
 from service.observability import COMMANDS
 

@@ -23,11 +23,12 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
+from ledger.chain import chain_events, utc_micro
+from ledger.records import NewEvent, StoredEvent
 from service.eventstore import pgrows as db
 from service.eventstore.appending import APPEND_COMMAND, CommandAppend
 from service.eventstore.batched import Appends
-from service.eventstore.chain import chain_events, utc_micro
-from service.eventstore.records import AcceptedCommand, DuplicateCommand, NewEvent, StoredEvent
+from service.eventstore.records import AcceptedCommand, DuplicateCommand
 
 
 class _Float(Exception):

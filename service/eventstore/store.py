@@ -8,7 +8,7 @@ stale gets :class:`VersionConflict`; the primary key ``(game_id, version)`` back
 unique violation is reported as :class:`VersionConflict` too), so an event is never lost or
 duplicated silently. Events are immutable (a trigger rejects UPDATE/DELETE/TRUNCATE).
 
-Hash chain (see :mod:`service.eventstore.chain` for the exact construction)::
+Hash chain (see :mod:`ledger.chain` for the exact construction)::
 
     canonical(event) = msgspec.json.encode(
         {"at": "YYYY-MM-DDTHH:MM:SS.ffffffZ", "command": uuid|null, "data": ...,
@@ -33,7 +33,7 @@ PostgreSQL's ``jsonb`` before hashing, so the data read back hashes to the store
 signing keys (:mod:`service.eventstore.keys`). Every append path writes one description of an
 append with named SQL parameters (:mod:`service.eventstore.appending`).
 Further modules: :mod:`service.eventstore.records` (Structs, errors),
-:mod:`service.eventstore.chain` (hashing), :mod:`service.eventstore.pgrows` (SQL and row
+:mod:`ledger.chain` (hashing), :mod:`service.eventstore.pgrows` (SQL and row
 decoding), :mod:`service.eventstore.locked` (:class:`Locked`).
 
 JSON columns are sent and read as text (``$n::text::jsonb`` / ``col::text``) and coded with
@@ -46,8 +46,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from ledger.chain import ZERO_HASH, canonical, verify_chain
+from ledger.records import CommandRecord, NewEvent, StoredEvent
 from service.eventstore import pgrows as db
-from service.eventstore.chain import ZERO_HASH, canonical, verify_chain
 from service.eventstore.commandlog import CommandLog
 from service.eventstore.games import GameRows
 from service.eventstore.locked import Locked
@@ -56,13 +57,10 @@ from service.eventstore.reads import REPLICA_RETRY_S, EventReads
 from service.eventstore.records import (
     AcceptedCommand,
     AppendResult,
-    CommandRecord,
     DuplicateCommand,
     GameNotFound,
     GameRow,
-    NewEvent,
     SeatTaken,
-    StoredEvent,
     VersionConflict,
 )
 

@@ -15,14 +15,14 @@ from typing import Any
 import msgspec
 import pytest
 
+from ledger.answers import RecordedAnswer
 from projections.projector import Projector
 from projections.store import MemoryStore
-from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
 from service.application.history import History
 from service.application.queries import QueryBody
-from service.audit.receipts import load_signer, published_keys
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer, published_keys
 from service.eventstore.migrate import migrate
 from service.http import schemas
 from service.http.routes import system

@@ -16,15 +16,15 @@ import pytest
 from redis.asyncio import Redis
 
 from domain.platform.table import fold_stream
+from ledger.answers import RecordedAnswer
+from ledger.chain import verify_chain
 from projections.projector import Projector, table_fields
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore
-from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
-from service.eventstore.chain import verify_chain
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 
 from .apihelp import (

@@ -17,11 +17,12 @@ import asyncpg  # type: ignore[import-untyped]
 import pytest
 from prometheus_client import REGISTRY
 
+from ledger.chain import verify_chain
+from ledger.records import StoredEvent
 from service.eventstore.batched import Appends
-from service.eventstore.chain import verify_chain
 from service.eventstore.migrate import migrate
 from service.eventstore.optimistic import append_command
-from service.eventstore.records import AcceptedCommand, DuplicateCommand, StoredEvent
+from service.eventstore.records import AcceptedCommand, DuplicateCommand
 from service.eventstore.store import EventStore, NewEvent
 
 from .test_store import new_game

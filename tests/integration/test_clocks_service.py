@@ -16,6 +16,8 @@ import pytest
 
 from domain.platform.clocks import ClockTerms
 from domain.platform.timeouts import timeout_of
+from ledger.audit import verify_export
+from ledger.exportfile import decode_export, encode_export
 from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
@@ -23,11 +25,9 @@ from service.application.clocks import ClockFirer
 from service.application.errors import ApplicationError, Conflict
 from service.application.gameplay import Manifest
 from service.application.history import History
-from service.audit.audit import verify_export
-from service.audit.exportfile import decode_export, encode_export
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
 from service.eventstore.deadlines import Claim
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 from service.eventstore.store import EventStore
 

@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.eventstore.chain import verify_chain
+from ledger.chain import verify_chain
 from service.eventstore.migrate import DEFAULT_DIR, migrate
 from service.eventstore.store import AcceptedCommand, EventStore, NewEvent
 

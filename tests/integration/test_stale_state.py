@@ -18,8 +18,8 @@ from service.application.errors import ApplicationError
 from service.application.gameplay import Manifest
 from service.application.play import _Stale
 from service.application.queries import QueryBody
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 from service.http.problemmap import problem_of
 

@@ -13,8 +13,8 @@ from projections.store import MemoryStore
 from service.application.bodies import CreateGame, JoinGame
 from service.application.errors import ApplicationError
 from service.application.history import History
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 
 from .apihelp import GAME, RANDOM_CRATES, pg

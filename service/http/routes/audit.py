@@ -11,7 +11,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from service.application.gameplay import Manifest
-from service.audit.receipts import published_keys
+from service.eventstore.keys import published_keys
 from service.http.bulkhead import HeavyReads, not_modified
 from service.http.schemas import DisputeFile, Keys
 from service.http.services import token_of

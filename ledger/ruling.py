@@ -23,12 +23,11 @@ from domain.platform.events import (
     message_secrets,
 )
 from domain.platform.referee import with_clock
-from domain.platform.table import Table, legal_document
-from projections.replay import fold_collecting
-from service.application.answers import EventDocument, Receipt, RecordedAnswer
-from service.audit.commitments import Keys, public_of, shown
-from service.audit.receipts import Signer
-from service.eventstore.records import StoredEvent
+from domain.platform.table import Table, fold_collecting, legal_document
+from ledger.answers import EventDocument, Receipt, RecordedAnswer
+from ledger.commitments import Keys, public_of, shown
+from ledger.receipts import Signer
+from ledger.records import StoredEvent
 
 _encoder = msgspec.json.Encoder()
 
@@ -39,7 +38,7 @@ class Pending(msgspec.Struct):
     version: int
     type: str
     data: Any
-    #: The chained form when the event has hidden values (``service.audit.commitments.public_of``).
+    #: The chained form when the event has hidden values (``ledger.commitments.public_of``).
     public: Any = None
 
 
