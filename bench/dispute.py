@@ -67,7 +67,6 @@ async def _run(dsn: str, redis: str, events: int, n: int, repeat: int) -> None:
         version = created.version
         while version < events:
             version = await _command(manifest, game_id, tokens, rng)
-        store = manifest.store
 
         async def cold() -> Any:
             return await History.of(manifest).dispute(game_id, n)

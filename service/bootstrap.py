@@ -85,9 +85,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
         retries=settings.projection_retries,
     )
     try:
-        signer = await load_signer(
-            store.signing_keys, settings.signing_key, source=settings.signing_key_source
-        )
+        signer = await load_signer(store, settings.signing_key, source=settings.signing_key_source)
     except BaseException:
         await store.close()
         raise

@@ -38,7 +38,6 @@ HISTORY_READS = Counter(
 )
 
 
-
 def configure_logging(level: str = "info") -> None:
     structlog.configure(
         processors=[

@@ -117,6 +117,17 @@ def test_the_ledger_imports_nothing_of_ours_but_domain() -> None:
     assert found and all(not wrong for wrong in found.values()), found
 
 
+def test_the_application_knows_the_event_log_only_by_its_port() -> None:
+    """Issue 36: the application depends on :class:`service.eventstore.port.EventLog` (and the
+    store's records and typed errors), never on a concrete log — PostgreSQL's or memory's."""
+    concrete = ["service.eventstore.store", "service.eventstore.memory"]
+    found = {
+        _module(p): sorted(n for n in _imports(p) if _under(n, concrete))
+        for p in sorted((ROOT / "service" / "application").rglob("*.py"))
+    }
+    assert all(not wrong for wrong in found.values()), found
+
+
 def test_the_event_store_never_imports_the_application() -> None:
     """Issue 36: the store never calls back into the application (lazy imports included)."""
     found = {
@@ -315,7 +326,7 @@ def test_a_status_code_below_the_edge_is_caught() -> None:
 # --- the event store's pools (issue 27) ------------------------------------------------------
 # Nothing outside service/eventstore touches a pool: the application, the ledger, the HTTP
 # edge, the CLI and the benchmarks go through EventStore's methods and the ports it owns
-# (refusals, kept, signing_keys). Read from the source with ast:
+# (refusals, kept documents, deadlines, signing keys). Read from the source with ast:
 # - no attribute ``pool`` / ``_pool`` / ``read_pool`` is read or set (on a store or anything
 #   else), in service/ and bench/;
 # - in service/, no asyncpg statement method (fetch, fetchval, fetchrow, executemany) is

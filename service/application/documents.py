@@ -27,7 +27,7 @@ from service.application.freshness import (
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.tokens import HOST_PREFIX
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
 
 log = structlog.get_logger("manifest")
 
@@ -35,9 +35,7 @@ log = structlog.get_logger("manifest")
 class Documents:
     """The current game as a viewer sees it, and a seat's legal commands."""
 
-    def __init__(
-        self, store: EventStore, tables: Tables, seats: Seats, projector: Projector
-    ) -> None:
+    def __init__(self, store: EventLog, tables: Tables, seats: Seats, projector: Projector) -> None:
         self.store = store
         self.tables = tables
         self.seats = seats

@@ -49,7 +49,7 @@ from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.talk import Talk
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
 
 
 class Manifest:
@@ -59,7 +59,7 @@ class Manifest:
     def __init__(
         self,
         *,
-        store: EventStore,
+        store: EventLog,
         projector: Projector,
         signer: Signer,
         faults: Faults,

@@ -38,8 +38,8 @@ from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
 from service.application.seats import Seats
 from service.application.tables import Tables
+from service.eventstore.port import EventLog
 from service.eventstore.records import GameRow
-from service.eventstore.store import EventStore
 
 MAX_PAGE = 1000
 #: A replay line carries the view after its event every KEYFRAME_EVERY events (and on the
@@ -109,7 +109,7 @@ class History:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventLog,
         tables: Tables,
         seats: Seats,
         documents: Documents,

@@ -47,7 +47,8 @@ from service.application.tokens import (
     token_hash,
 )
 from service.application.writes import Writes
-from service.eventstore.store import EventStore, Locked, SeatTaken
+from service.eventstore.port import EventLog, LockedGame
+from service.eventstore.records import SeatTaken
 
 
 def _names(values: list[str], seats: int) -> list[str]:
@@ -67,7 +68,7 @@ class Lobby:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventLog,
         tables: Tables,
         seats: Seats,
         writes: Writes,
@@ -164,7 +165,7 @@ class Lobby:
             view=game_document(table, "spectator").view if started else None,
         )
 
-    async def _open_table(self, locked: Locked) -> Table:
+    async def _open_table(self, locked: LockedGame) -> Table:
         """The locked game's table, which must still be open (a lobby action): else 409."""
         table = await self.tables.at_lock(locked)
         if table.status != "open":
@@ -247,7 +248,7 @@ class Lobby:
         self.writes.project(table, snapshots)
         return Started(id=game_id, status=table.status, version=table.version)
 
-    async def _start(self, locked: Locked, table: Table, snapshots: dict[int, bytes]) -> Table:
+    async def _start(self, locked: LockedGame, table: Table, snapshots: dict[int, bytes]) -> Table:
         rules = table.rules
         seed = await self.tables.seed(table.game_id)
         created = await locked.read(after=0, limit=1)

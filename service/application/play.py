@@ -26,8 +26,8 @@ from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
 from service.eventstore import rejections
-from service.eventstore.records import AcceptedCommand
-from service.eventstore.store import DuplicateCommand, EventStore
+from service.eventstore.port import EventLog
+from service.eventstore.records import AcceptedCommand, DuplicateCommand
 from service.observability import COMMANDS, REFUSALS_UNSTORED
 
 #: Decisions of one command before it is refused as ``version.contention`` (the game kept
@@ -70,7 +70,7 @@ class Play:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventLog,
         tables: Tables,
         seats: Seats,
         writes: Writes,
@@ -233,10 +233,10 @@ class Play:
             + rejections.ROW_BYTES
         )
         if a.client is not None and not self.refusal_budget.take(a.client, cost):
-            self.store.refusals.over_budget(a.game_id, a.seat)
+            self.store.refusal_over_budget(a.game_id, a.seat)
             REFUSALS_UNSTORED.labels("budget").inc()
             raise refused
-        if not await self.store.refusals.admit(a.game_id, a.seat, self.rejected_cap):
+        if not await self.store.admit_refusal(a.game_id, a.seat, self.rejected_cap):
             REFUSALS_UNSTORED.labels("cap").inc()
             raise refused
         try:

@@ -19,14 +19,14 @@ from service.application.errors import RefusedByRules
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
 
 
 class Talk:
     """Table talk: appended under the game's row lock, recorded like a command."""
 
     def __init__(
-        self, store: EventStore, tables: Tables, seats: Seats, writes: Writes, signer: Signer
+        self, store: EventLog, tables: Tables, seats: Seats, writes: Writes, signer: Signer
     ) -> None:
         self.store = store
         self.tables = tables

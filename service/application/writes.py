@@ -21,7 +21,7 @@ from projections.projector import Projector
 from service.application.errors import ApplicationError
 from service.application.faults import Admission, Faults
 from service.application.tables import Tables
-from service.eventstore.store import Locked
+from service.eventstore.port import LockedGame
 from service.observability import COMMANDS
 
 log = structlog.get_logger("manifest")
@@ -60,7 +60,7 @@ class Writes:
 
     async def append(
         self,
-        locked: Locked,
+        locked: LockedGame,
         events: list[Any],
         snapshots: dict[int, bytes],
         *,

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ledger.chain import format_at
 from ledger.receipts import KEY_ID, Signer, SigningKeyMissing, from_pem, public_document
+from service.eventstore.pooled import Pooled
+
+if TYPE_CHECKING:
+    from service.eventstore.port import EventLog
 
 
-class SigningKeys:
-    def __init__(self, pool: Any) -> None:
-        self._pool = pool
-
+class SigningKeys(Pooled):
     async def server_key(self, key_id: str, private_pem: bytes, public_raw: bytes) -> bytes:
         """The stored server key's private PEM under ``key_id``: ``private_pem`` (with its
         ``public_raw``) stored now if none was, else the one stored first by any instance."""
@@ -37,7 +38,7 @@ class SigningKeys:
             )
         return bytes(stored)
 
-    async def record_used(self, key_id: str, public_raw: bytes) -> None:
+    async def record_key_used(self, key_id: str, public_raw: bytes) -> None:
         """Record that the key ``key_id`` signs (its first use is kept)."""
         await self._pool.execute(
             "INSERT INTO signing_keys (key_id, public_key) VALUES ($1, $2) ON CONFLICT DO NOTHING",
@@ -45,7 +46,7 @@ class SigningKeys:
             public_raw,
         )
 
-    async def used(self) -> list[tuple[bytes, datetime]]:
+    async def keys_used(self) -> list[tuple[bytes, datetime]]:
         """Every key ever used, as (raw public key, first used), newest first."""
         rows = await self._pool.fetch(
             "SELECT public_key, first_used FROM signing_keys ORDER BY first_used DESC, key_id"
@@ -81,7 +82,7 @@ def check_source(configured: str | None, source: str) -> None:
 
 
 async def load_signer(
-    keys: SigningKeys, configured: str | None = None, *, source: str = "database"
+    keys: EventLog, configured: str | None = None, *, source: str = "database"
 ) -> Signer:
     """The configured key, else (source ``database`` only) the stored one, else a new one
     stored for every instance. Its public key is recorded in ``signing_keys``."""
@@ -92,7 +93,7 @@ async def load_signer(
         fresh = Signer(Ed25519PrivateKey.generate())
         stored = await keys.server_key(KEY_ID, fresh.private_pem(), fresh.public_raw)
         signer = Signer(from_pem(stored))
-    await keys.record_used(signer.key_id, signer.public_raw)
+    await keys.record_key_used(signer.key_id, signer.public_raw)
     return signer
 
 
@@ -105,10 +106,10 @@ class PublicKey(msgspec.Struct):
     first_used: str | None
 
 
-async def published_keys(keys: SigningKeys, current: Signer) -> list[PublicKey]:
+async def published_keys(keys: EventLog, current: Signer) -> list[PublicKey]:
     """``GET /v1/keys``: the key this instance signs with, then every other key ever used
     (newest first) — receipts and tree heads name theirs by ``key_id``."""
-    used = dict(await keys.used())
+    used = dict(await keys.keys_used())
     first = used.get(current.public_raw)
     documents = [public_document(current.public_raw, "current", _at(first))]
     documents += [

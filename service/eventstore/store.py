@@ -50,7 +50,10 @@ from ledger.chain import ZERO_HASH, canonical, verify_chain
 from ledger.records import CommandRecord, NewEvent, StoredEvent
 from service.eventstore import pgrows as db
 from service.eventstore.commandlog import CommandLog
+from service.eventstore.deadlines import Deadlines
 from service.eventstore.games import GameRows
+from service.eventstore.kept import KeptDocuments
+from service.eventstore.keys import SigningKeys
 from service.eventstore.locked import Locked
 from service.eventstore.optimistic import append_command
 from service.eventstore.reads import REPLICA_RETRY_S, EventReads
@@ -63,6 +66,7 @@ from service.eventstore.records import (
     SeatTaken,
     VersionConflict,
 )
+from service.eventstore.rejections import Refusals
 
 __all__ = [
     "REPLICA_RETRY_S",
@@ -84,11 +88,12 @@ __all__ = [
 ]
 
 
-class EventStore(GameRows, EventReads, CommandLog):
-    """Games, their events, commands, secrets and seat tokens, on an ``asyncpg.Pool``
+class EventStore(GameRows, EventReads, CommandLog, Refusals, KeptDocuments, Deadlines, SigningKeys):
+    """Games, their events, commands, secrets and seat tokens, refusals past those recorded,
+    kept documents, turn clocks' deadlines and signing keys, on an ``asyncpg.Pool``
     (``EventStore(pool, clock=..., read_pool=...)``: :class:`service.eventstore.pooled.Pooled`).
-    The port of everything above it to PostgreSQL: its methods and the ports it owns
-    (``refusals``, ``kept``, ``signing_keys``) are the only way to the pools.
+    The PostgreSQL implementation of :class:`service.eventstore.port.EventLog`: its methods are
+    the only way to the pools.
     """
 
     async def append_command(

@@ -306,7 +306,7 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
         # is written by the racing catch-up tasks alone.
         memory = MemoryStore()
         app_projector = Projector(memory, lambda g, after: store.read(g, after=after))
-        manifest = compose(store, app_projector, await load_signer(store.signing_keys))
+        manifest = compose(store, app_projector, await load_signer(store))
         created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
@@ -405,7 +405,7 @@ async def _rolled_back(dsn: str) -> None:
 
     await migrate(dsn)
     async with pg(dsn, size=8) as store:
-        signer = await load_signer(store.signing_keys)
+        signer = await load_signer(store)
 
         def instance() -> Manifest:
             projector = Projector(MemoryStore(), lambda g, a: store.read(g, after=a))

@@ -43,7 +43,7 @@ async def instance(dsn: str) -> AsyncIterator[Manifest]:
     """One service instance: its own pool, caches and projections."""
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        yield compose(store, projector, await load_signer(store.signing_keys))
+        yield compose(store, projector, await load_signer(store))
 
 
 async def create(manifest: Manifest, clock: dict[str, Any]) -> Any:
@@ -91,14 +91,14 @@ def test_a_clock_is_stored_with_the_game_and_bad_terms_are_refused(fresh_databas
             seat = created.to_act[0]
             clock = doc["clock"]["seats"][seat]
             assert clock["running"] is True
-            deadline = await m.store.deadlines.pending(created.id)
+            deadline = await m.store.pending_deadline(created.id)
             assert deadline is not None and deadline.version == stored[-1].version
             assert deadline.due_at.isoformat().replace("+00:00", "Z") == clock["deadline"]
             # a game without a clock: no clock part, no deadline, no clock event
             plain = await m.lobby.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
             doc = msgspec.json.decode(await m.documents.game_document(plain.id, None))
             assert "clock" not in doc
-            assert await m.store.deadlines.pending(plain.id) is None
+            assert await m.store.pending_deadline(plain.id) is None
             assert not any(e.type.startswith("clock.") for e in await events(m.store, plain.id))
 
     asyncio.run(run())
@@ -120,7 +120,7 @@ def test_the_instance_holding_a_deadline_dies_and_another_fires_it_once(
             async def claimed() -> bool:
                 now = datetime.now(UTC)
                 claims.extend(
-                    await a.store.deadlines.claim(now, now + timedelta(seconds=4), "A", 8)
+                    await a.store.claim_deadlines(now, now + timedelta(seconds=4), "A", 8)
                 )
                 return bool(claims)
 
@@ -128,7 +128,7 @@ def test_the_instance_holding_a_deadline_dies_and_another_fires_it_once(
             assert [c.game_id for c in claims] == [gid]
             # Another live instance cannot take it while A's lease lasts.
             now = datetime.now(UTC)
-            assert await a.store.deadlines.claim(now, now, "B", 8) == []
+            assert await a.store.claim_deadlines(now, now, "B", 8) == []
             held = await pool_of(a.store).fetchrow(
                 "SELECT claimed_by FROM deadlines WHERE game_id = $1::uuid", gid
             )
@@ -291,7 +291,7 @@ def test_one_seat_stops_answering_and_the_game_still_ends(fresh_database: str) -
             types = [e.type for e in stored]
             assert types.count("clock.expired") == 1
             assert "clock.sat_in" in types and "clock.bot" in types
-            assert await m.store.deadlines.pending(gid) is None  # nothing left to fire
+            assert await m.store.pending_deadline(gid) is None  # nothing left to fire
             report = await audited(m, gid)
             assert report["problems"] == []
             assert report["adjudication"]["ok"] is True
@@ -413,7 +413,7 @@ def test_a_game_that_fails_to_fire_keeps_its_claim_and_the_others_still_fire(
             )
             assert held["claimed_by"] == "one"  # not claimed again at every tick
             now = datetime.now(UTC)
-            again = await m.store.deadlines.claim(now, now, "two", 8)
+            again = await m.store.claim_deadlines(now, now, "two", 8)
             assert broken not in [c.game_id for c in again]
             assert not any(e.type == "clock.expired" for e in await events(m.store, broken))
 

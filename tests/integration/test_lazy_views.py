@@ -94,7 +94,7 @@ async def game(
 ) -> AsyncIterator[Game]:
     await migrate(dsn)
     async with pg(dsn) as events:
-        signer = await load_signer(events.signing_keys)
+        signer = await load_signer(events)
         manifests = [
             compose(events, Projector(store, lambda g, after: events.read(g, after=after)), signer)
             for _ in range(processes)

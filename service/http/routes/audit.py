@@ -66,7 +66,7 @@ async def get_export(
 
 @get("/v1/keys", summary="The server's public key(s) for checking receipts")
 async def keys(manifest: NamedDependency[Manifest]) -> Keys:
-    return Keys(keys=await published_keys(manifest.store.signing_keys, manifest.signer))
+    return Keys(keys=await published_keys(manifest.store, manifest.signer))
 
 
 ROUTES: list[Any] = [get_audit, get_dispute, get_export, keys]
