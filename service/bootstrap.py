@@ -27,7 +27,9 @@ from service.application.tables import Tables
 from service.application.talk import Talk
 from service.application.writes import Writes
 from service.eventstore.keys import load_signer
+from service.eventstore.memory import MemoryLog
 from service.eventstore.migrate import migrate
+from service.eventstore.port import EventLog
 from service.eventstore.primary import PrimaryConnector
 from service.eventstore.rejections import Budget
 from service.eventstore.store import EventStore
@@ -106,7 +108,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
 
 
 def compose(
-    store: EventStore,
+    store: EventLog,
     projector: Projector,
     signer: Signer,
     *,
@@ -151,6 +153,15 @@ def compose(
         queries=Queries(store, tables, seats),
         clocks=Clocks(store, tables, seats, writes, play, signer),
     )
+
+
+async def in_memory(**options: Any) -> Manifest:
+    """The application over an event log in memory (:class:`service.eventstore.memory.MemoryLog`)
+    and projections in memory, with a generated signing key: no PostgreSQL, no Redis — for
+    tests and tools. ``options``: those of :func:`compose`."""
+    log = MemoryLog()
+    projector = Projector(MemoryStore(), lambda game_id, after: log.read(game_id, after=after))
+    return compose(log, projector, await load_signer(log), **options)
 
 
 async def _keep_session(connection: Any) -> None:

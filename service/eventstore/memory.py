@@ -188,7 +188,8 @@ class MemoryLog(MemorySide):
                 game.row.id, command.version, command.head, events, command.seat,
                 command.command_id, utc_micro(command.at),
             )  # fmt: skip
-            response = jsonb_order(msgspec.to_builtins(respond(stored)))
+            answer = respond(stored)
+            response = jsonb_order(msgspec.to_builtins(answer))
             self._insert_command(
                 game,
                 {
@@ -205,7 +206,7 @@ class MemoryLog(MemorySide):
                 },
             )
             self._store(game, stored, status=command.status, result=jsonb_order(command.result))
-            return stored, response
+            return stored, answer
 
     # ------------------------------------------------------------------ commands
     def _insert_command(self, game: GameState, command: NewCommand) -> None:
