@@ -25,9 +25,10 @@ from domain.platform.events import (
 from domain.platform.referee import with_clock
 from domain.platform.table import Table, fold_collecting, legal_document
 from ledger.answers import EventDocument, Receipt, RecordedAnswer
+from ledger.chain import chain_events, utc_micro
 from ledger.commitments import Keys, public_of, shown
 from ledger.receipts import Signer
-from ledger.records import StoredEvent
+from ledger.records import NewEvent, StoredEvent
 
 _encoder = msgspec.json.Encoder()
 
@@ -128,6 +129,17 @@ def rule_events(table: Table, seat: int, events: list[Any], seed: bytes) -> Ruli
         legal=msgspec.Raw(_encoder.encode(document.commands)),
         legal_document=_encoder.encode(document),
     )
+
+
+def chained(
+    ruling: Ruling, head: bytes, seat: int, command_id: str, at: datetime
+) -> list[StoredEvent]:
+    """The ruling's events as they will be stored: recorded at ``at`` (to the microsecond,
+    UTC) and chained after ``head``, the hash of the event before the first."""
+    events = [NewEvent(p.type, p.data, p.public) for p in ruling.pending]
+    version = ruling.pending[0].version - 1
+    game_id = ruling.table.game_id
+    return chain_events(game_id, version, head, events, seat, command_id, utc_micro(at))
 
 
 def legal_bytes(ruling: Ruling) -> bytes:

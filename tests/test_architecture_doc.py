@@ -152,6 +152,13 @@ def test_a_command_goes_through_every_stage() -> None:
         assert f"`{stage}`" in section, f"the command's path does not name {stage}"
 
 
+def test_the_paths_are_short() -> None:
+    """Issue 36: a command's path in at most 8 hops, a read's in at most 5."""
+    text = DOC.read_text()
+    assert len(_hops(_section(text, "A command's path"))) <= 8
+    assert len(_hops(_section(text, "A read's path"))) <= 5
+
+
 def test_the_read_tiers_are_freshness_tiers() -> None:
     """As many tiers as :class:`service.application.freshness.Tier` has, then folding."""
     section = _section(DOC.read_text(), "A read's path")

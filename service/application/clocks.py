@@ -34,8 +34,7 @@ from domain.platform.clocks import ClockTerms, ClockTermsInvalid, check_terms
 from domain.platform.table import Table
 from ledger.answers import Receipt
 from ledger.receipts import Signer
-from ledger.records import NewEvent
-from ledger.ruling import Ruling, accepted_answer, rule_events
+from ledger.ruling import Ruling, accepted_answer, chained, rule_events
 from service.application.answers import MessageAnswer
 from service.application.errors import Conflict, RefusedByRules
 from service.application.seats import Seats
@@ -167,28 +166,28 @@ class Clocks:
         when the game moved first: decide again on the fresh state."""
         new = ruling.table
         keys = self.tables.known_keys(table.game_id)
+        command_id = str(uuid.uuid4())
+        stored = chained(ruling, head, seat, command_id, at)
         appended = await self.store.append_command(
             AcceptedCommand(
                 game_id=table.game_id,
                 version=table.version,
                 head=head,
-                events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
+                stored=stored,
                 seat=seat,
-                command_id=str(uuid.uuid4()),
-                at=at,
+                command_id=command_id,
                 status=new.status if new.status != table.status else None,
                 result=ruling.result,
                 idempotency_key=None,
                 command_type=str(command.get("type", ""))[:64],
                 body={"command": command},
                 received_at=at,
-            ),
-            respond=lambda stored: accepted_answer(self.signer, new, seat, stored, keys),
+                response=accepted_answer(self.signer, new, seat, stored, keys),
+            )
         )
-        if appended is None:
+        if not appended:
             self.tables.forget(table.game_id)
             return False
-        stored, _ = appended
         self.tables.remember(new, stored[-1].hash)
         self.writes.project(new, ruling.snapshots)
         return True

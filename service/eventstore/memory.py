@@ -23,8 +23,8 @@ from typing import Any, Unpack
 
 import msgspec
 
-from ledger.chain import ZERO_HASH, canonical_uuid, chain_events, utc_micro
-from ledger.records import CommandRecord, NewEvent, StoredEvent
+from ledger.chain import ZERO_HASH, canonical_uuid, utc_micro
+from ledger.records import CommandRecord, StoredEvent
 from service.eventstore.memoryparts import GameState, MemoryLocked, MemorySide, jsonb_order
 from service.eventstore.records import (
     AcceptedCommand,
@@ -172,24 +172,13 @@ class MemoryLog(MemorySide):
             if event.type == "clock.set":
                 self._clock_set(game.row.id, event)
 
-    async def append_command(
-        self, command: AcceptedCommand, respond: Callable[[list[StoredEvent]], Any]
-    ) -> tuple[list[StoredEvent], Any] | None:
+    async def append_command(self, command: AcceptedCommand) -> bool:
         game = self._game(command.game_id)
-        lock = self._locks.setdefault(game.row.id, asyncio.Lock())
-        async with lock:
+        async with self._locks.setdefault(game.row.id, asyncio.Lock()):
             game = self._game(command.game_id)
             if (game.row.version, game.row.head) != (command.version, command.head):
-                return None
-            events = [
-                NewEvent(e.type, jsonb_order(e.data), jsonb_order(e.public)) for e in command.events
-            ]
-            stored = chain_events(
-                game.row.id, command.version, command.head, events, command.seat,
-                command.command_id, utc_micro(command.at),
-            )  # fmt: skip
-            answer = respond(stored)
-            response = jsonb_order(msgspec.to_builtins(answer))
+                return False
+            stored = command.stored
             self._insert_command(
                 game,
                 {
@@ -201,12 +190,16 @@ class MemoryLog(MemorySide):
                     "outcome": "accepted",
                     "first_version": stored[0].version,
                     "last_version": stored[-1].version,
-                    "response": response,
+                    "response": msgspec.to_builtins(command.response),
                     "received_at": command.received_at,
                 },
             )
-            self._store(game, stored, status=command.status, result=jsonb_order(command.result))
-            return stored, answer
+            kept = [
+                msgspec.structs.replace(e, data=jsonb_order(e.data), public=jsonb_order(e.public))
+                for e in stored
+            ]
+            self._store(game, kept, status=command.status, result=jsonb_order(command.result))
+            return True
 
     # ------------------------------------------------------------------ commands
     def _insert_command(self, game: GameState, command: NewCommand) -> None:

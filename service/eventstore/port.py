@@ -9,7 +9,6 @@ store's records and typed errors (:mod:`service.eventstore.records`), never on a
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any, Protocol, Unpack
@@ -103,9 +102,7 @@ class EventLog(Protocol):
         self, game_id: GameId, *, through: int, after: int = 0, limit: int | None = None
     ) -> list[StoredEvent]: ...
     async def snapshot(self, game_id: GameId) -> Snapshot | None: ...
-    async def append_command(
-        self, command: AcceptedCommand, respond: Callable[[list[StoredEvent]], Any]
-    ) -> tuple[list[StoredEvent], Any] | None: ...
+    async def append_command(self, command: AcceptedCommand) -> bool: ...
     async def fingerprint(self, game_id: str) -> bytes | None: ...
 
     # commands

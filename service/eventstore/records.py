@@ -7,7 +7,7 @@ from typing import Any, NotRequired, TypedDict
 
 import msgspec
 
-from ledger.records import CommandRecord, NewEvent, StoredEvent
+from ledger.records import CommandRecord, StoredEvent
 
 
 class GameRow(msgspec.Struct, frozen=True):
@@ -79,23 +79,25 @@ class NewCommand(TypedDict):
 
 
 class AcceptedCommand(msgspec.Struct, frozen=True, kw_only=True):
-    """A game command accepted on the game at (``version``, ``head``), with the events it
-    makes: what :meth:`EventStore.append_command` appends and records in one statement.
+    """A game command accepted on the game at (``version``, ``head``): its events already
+    chained after that head (:func:`ledger.chain.chain_events`) and the answer recorded with it
+    (signed before the append: ``response``, any msgspec-encodable value) — what
+    :meth:`EventStore.append_command` appends and records in one statement, computing nothing.
     ``status``/``result`` replace the game's when not None."""
 
     game_id: str
     version: int
     head: bytes
-    events: list[NewEvent]
+    stored: list[StoredEvent]
     seat: int
     command_id: str
-    at: datetime
     status: str | None
     result: Any
     idempotency_key: str | None
     command_type: str
     body: Any
     received_at: datetime
+    response: Any
 
 
 class AppendResult(msgspec.Struct, frozen=True):

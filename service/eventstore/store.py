@@ -43,8 +43,6 @@ msgspec, so the store works whatever JSON codecs the pool's connections have.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from typing import Any
 
 from ledger.chain import ZERO_HASH, canonical, verify_chain
 from ledger.records import CommandRecord, NewEvent, StoredEvent
@@ -96,16 +94,14 @@ class EventStore(GameRows, EventReads, CommandLog, Refusals, KeptDocuments, Dead
     the only way to the pools.
     """
 
-    async def append_command(
-        self, command: AcceptedCommand, respond: Callable[[list[StoredEvent]], Any]
-    ) -> tuple[list[StoredEvent], Any] | None:
-        """Append an accepted game command's events and record it, in one statement (with the
-        others of its loop turn when there are: :mod:`service.eventstore.batched`). The stored
-        events and the response ``respond(stored)`` recorded with them; None when the game is
-        no longer at the command's (``version``, ``head``): decide again. Raises
-        :class:`DuplicateCommand` when its Idempotency-Key is already recorded (nothing
-        written). See :mod:`service.eventstore.optimistic`."""
-        return await append_command(self._pool, command, respond, self.appends)
+    async def append_command(self, command: AcceptedCommand) -> bool:
+        """Append an accepted game command's chained events and record it with its answer, in
+        one statement (with the others of its loop turn when there are:
+        :mod:`service.eventstore.batched`): True; False when the game is no longer at the
+        command's (``version``, ``head``): decide again. Raises :class:`DuplicateCommand` when
+        its Idempotency-Key is already recorded (nothing written). See
+        :mod:`service.eventstore.optimistic`."""
+        return await append_command(self._pool, command, self.appends)
 
     async def fingerprint(self, game_id: str) -> bytes | None:
         """A SHA-256 of the row versions of everything a game's audit reads (its row, secrets,

@@ -16,7 +16,6 @@ import pytest
 from redis.asyncio import Redis
 
 from domain.platform.table import fold_stream
-from ledger.answers import RecordedAnswer
 from ledger.chain import verify_chain
 from projections.projector import Projector, table_fields
 from projections.redis_store import RedisStore
@@ -383,19 +382,23 @@ def test_rolled_back_append_never_poisons_the_table_cache(fresh_database: str) -
 
 
 class _FailOnce:
-    """A play service's recorded answer, made to fail once (inside the append, before the
-    commit) when ``fail`` is set."""
+    """A play service's event log whose append fails once (the statement sent, its
+    transaction rolled back) when ``fail`` is set; everything else is the shared store's."""
 
     def __init__(self, manifest: Manifest) -> None:
         self.fail = False
-        self.accepted = manifest.play._accepted
-        manifest.play._accepted = self  # type: ignore[method-assign]
+        self.store = manifest.play.store
+        manifest.play.store = self  # type: ignore[assignment]
 
-    def __call__(self, table: Any, seat: int, stored: list[Any]) -> RecordedAnswer:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def append_command(self, command: Any) -> bool:
         if self.fail:
             self.fail = False
             raise RuntimeError("lost after the append, before the commit")
-        return self.accepted(table, seat, stored)
+        appended: bool = await self.store.append_command(command)
+        return appended
 
 
 async def _rolled_back(dsn: str) -> None:

@@ -119,7 +119,11 @@ def test_a_resent_idempotency_key_is_answered_again_and_appends_nothing() -> Non
         body = CommandBody(command=command, expected_version=version)
         first = await m.play.command(created.id, token, body, "key-1")
         again = await m.play.command(created.id, token, body, "key-1")
-        assert msgspec.json.encode(again) == msgspec.json.encode(first)
+        # the same document (its objects' keys in the order jsonb reads them back, as with
+        # PostgreSQL: the recorded answer is read back from the store)
+        assert msgspec.json.decode(msgspec.json.encode(again)) == msgspec.json.decode(
+            msgspec.json.encode(first)
+        )
         assert len(await m.store.read(created.id)) == first.version
         accepted = [c for c in await m.store.commands(created.id) if c.outcome == "accepted"]
         assert [c.idempotency_key for c in accepted] == ["key-1"]

@@ -19,7 +19,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from ledger.chain import ZERO_HASH, verify_chain
+from ledger.chain import ZERO_HASH, chain_events, utc_micro, verify_chain
 from ledger.records import NewEvent, StoredEvent
 from service.eventstore.memory import MemoryLog
 from service.eventstore.migrate import migrate
@@ -79,21 +79,26 @@ async def new_game(log: EventLog, seats: int = 2) -> GameRow:
 def accepted(
     row: GameRow, version: int, head: bytes, *datas: Any, key: str | None = None
 ) -> AcceptedCommand:
-    now = datetime.now(UTC)
+    """A command's events chained after (``version``, ``head``) and its answer, as the
+    application hands them to the log (:mod:`ledger` before the append)."""
+    now = utc_micro(datetime.now(UTC))
+    command_id = str(uuid.uuid4())
+    events = [NewEvent("noted", d) for d in datas]
+    stored = chain_events(row.id, version, head, events, 0, command_id, now)
     return AcceptedCommand(
         game_id=row.id,
         version=version,
         head=head,
-        events=[NewEvent("noted", d) for d in datas],
+        stored=stored,
         seat=0,
-        command_id=str(uuid.uuid4()),
-        at=now,
+        command_id=command_id,
         status=None,
         result=None,
         idempotency_key=key,
         command_type="note",
         body={"command": {"type": "note"}},
         received_at=now,
+        response=_answer(stored),
     )
 
 
@@ -117,8 +122,7 @@ def test_versions_are_dense_and_the_chain_verifies(opened: Opener) -> None:
         assert await log.version_head(row.id) == (0, ZERO_HASH)
         await _lobby_append(log, row.id, {"n": 1}, {"n": 2})
         version, head = await log.version_head(row.id) or (0, b"")
-        done = await log.append_command(accepted(row, version, head, {"n": 3}), _answer)
-        assert done is not None
+        assert await log.append_command(accepted(row, version, head, {"n": 3}))
         await _lobby_append(log, row.id, {"b": 1, "a": {"z": 1, "yy": 2}})
         events = await log.read(row.id)
         assert [e.version for e in events] == [1, 2, 3, 4]
@@ -139,17 +143,16 @@ def test_exactly_one_of_two_concurrent_appends_wins(opened: Opener) -> None:
             accepted(row, 0, ZERO_HASH, {"by": "a"}),
             accepted(row, 0, ZERO_HASH, {"by": "b"}),
         )
-        results = await asyncio.gather(
-            log.append_command(first, _answer), log.append_command(second, _answer)
-        )
-        winners = [r for r in results if r is not None]
-        assert len(winners) == 1
-        stored, response = winners[0]
-        assert [e.data for e in await log.read(row.id)] == [stored[0].data]
-        assert response == {"version": 1, "head": stored[0].hash.hex()}
+        results = await asyncio.gather(log.append_command(first), log.append_command(second))
+        assert sorted(results) == [False, True]
+        winner = first if results[0] else second
+        assert await log.read(row.id) == winner.stored
+        recorded = await log.commands(row.id)
+        assert [c.id for c in recorded] == [winner.command_id]
+        assert recorded[0].response == {"version": 1, "head": winner.stored[0].hash.hex()}
         # the loser, decided again on the new head, is appended after it
-        again = accepted(row, 1, stored[0].hash, {"by": "loser"})
-        assert await log.append_command(again, _answer) is not None
+        again = accepted(row, 1, winner.stored[0].hash, {"by": "loser"})
+        assert await log.append_command(again)
         assert [e.version for e in await log.read(row.id)] == [1, 2]
 
     run(opened, test)
@@ -158,15 +161,16 @@ def test_exactly_one_of_two_concurrent_appends_wins(opened: Opener) -> None:
 def test_an_idempotent_resend_appends_nothing(opened: Opener) -> None:
     async def test(log: EventLog) -> None:
         row = await new_game(log)
-        done = await log.append_command(accepted(row, 0, ZERO_HASH, {"n": 1}, key="k1"), _answer)
-        assert done is not None
-        head = done[0][-1].hash
+        done = accepted(row, 0, ZERO_HASH, {"n": 1}, key="k1")
+        assert await log.append_command(done)
+        head = done.stored[-1].hash
         with pytest.raises(DuplicateCommand):
-            await log.append_command(accepted(row, 1, head, {"n": 2}, key="k1"), _answer)
+            await log.append_command(accepted(row, 1, head, {"n": 2}, key="k1"))
         assert await log.version_head(row.id) == (1, head)
         found = await log.find_command(row.id, 0, "k1")
         assert found is not None and found.outcome == "accepted"
-        assert found.response == done[1] and (found.first_version, found.last_version) == (1, 1)
+        assert found.response == done.response
+        assert (found.first_version, found.last_version) == (1, 1)
         assert await log.find_command(row.id, 1, "k1") is None  # keys are per seat
         # a refusal under a key taken is refused too: nothing recorded twice
         with pytest.raises(DuplicateCommand):
