@@ -128,6 +128,23 @@ def test_the_application_knows_the_event_log_only_by_its_port() -> None:
     assert all(not wrong for wrong in found.values()), found
 
 
+#: The one application module that imports ``projections`` (issue 36).
+PROJECTION_ADAPTER = "service.application.projection"
+
+
+def test_only_the_projection_adapter_imports_projections() -> None:
+    """The application asks the projections through :mod:`service.application.projection`;
+    no other module of it imports :mod:`projections` (lazy imports included)."""
+    found = {
+        _module(p): sorted(n for n in _imports(p) if _under(n, ["projections"]))
+        for p in sorted((ROOT / "service" / "application").rglob("*.py"))
+        if _module(p) != PROJECTION_ADAPTER
+    }
+    assert all(not wrong for wrong in found.values()), found
+    adapter = ROOT / "service" / "application" / "projection.py"
+    assert any(_under(n, ["projections"]) for n in _imports(adapter))
+
+
 def test_the_event_store_never_imports_the_application() -> None:
     """Issue 36: the store never calls back into the application (lazy imports included)."""
     found = {

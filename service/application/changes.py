@@ -10,13 +10,13 @@ from collections.abc import AsyncGenerator
 
 import msgspec
 
-from projections.store import ProjectionStore
 from service.application.documents import Documents
+from service.application.projection import Projection
 from service.application.seats import Seats
 
 
 class LiveChanges:
-    def __init__(self, seats: Seats, documents: Documents, projections: ProjectionStore) -> None:
+    def __init__(self, seats: Seats, documents: Documents, projections: Projection) -> None:
         self.seats = seats
         self.documents = documents
         self.projections = projections
@@ -32,7 +32,7 @@ class LiveChanges:
         seat = await self.seats.viewer(game_id, token)
         field = "doc:spectator" if seat is None else f"doc:seat:{seat}"
         sent = -1
-        versions = self.projections.subscribe(game_id)
+        versions = self.projections.store.subscribe(game_id)
         try:
             async for version in versions:
                 if version is not None and version <= sent:

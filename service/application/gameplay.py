@@ -39,12 +39,12 @@ folded from PostgreSQL instead, and repaired.
 from __future__ import annotations
 
 from ledger.receipts import Signer
-from projections.projector import Projector
 from service.application.clocks import Clocks
 from service.application.documents import Documents
 from service.application.faults import Faults
 from service.application.lobby import Lobby
 from service.application.play import Play
+from service.application.projection import Projection
 from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
@@ -60,7 +60,7 @@ class Manifest:
         self,
         *,
         store: EventLog,
-        projector: Projector,
+        projector: Projection,
         signer: Signer,
         faults: Faults,
         tables: Tables,

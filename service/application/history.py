@@ -26,15 +26,13 @@ from ledger.merkle import Tree, leaf_hash
 from ledger.receipts import Signer
 from ledger.records import CommandRecord, StoredEvent
 from ledger.treeheads import inclusion
-from projections.projector import Projector
-from projections.replay import Replayer
-from projections.store import StoreUnavailable
 from service.application.answers import DisputeFile, EventsPage, Inclusion, ReplayView
 from service.application.changes import LiveChanges
 from service.application.disputes import dispute_file, disputed
 from service.application.documents import Documents
 from service.application.errors import NotFound
 from service.application.gameplay import Manifest
+from service.application.projection import Projection, ProjectionDown, Replay, replayer
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
 from service.application.seats import Seats
 from service.application.tables import Tables
@@ -113,9 +111,9 @@ class History:
         tables: Tables,
         seats: Seats,
         documents: Documents,
-        projector: Projector,
+        projector: Projection,
         signer: Signer,
-        replayer: Replayer,
+        replayer: Replay,
     ) -> None:
         self.store = store
         self.tables = tables
@@ -126,7 +124,7 @@ class History:
         self.replayer = replayer
         self.trees = TreeCache()
         #: the caller's document after every change, one read shared per change
-        self.live = LiveChanges(seats, documents, projector.store)
+        self.live = LiveChanges(seats, documents, projector)
 
     @classmethod
     def of(cls, manifest: Manifest) -> History:
@@ -148,7 +146,7 @@ class History:
             manifest.documents,
             manifest.projector,
             manifest.signer,
-            Replayer(manifest.projector.store, read_range, SNAPSHOT_EVERY),
+            replayer(manifest.projector, read_range),
         )
 
     async def _caller(self, game_id: str, token: str | None) -> tuple[GameRow, int | None, Viewer]:
@@ -180,7 +178,7 @@ class History:
         projection's, or (Redis failing) folded from PostgreSQL."""
         try:
             table = await self.projector.load(game_id)
-        except StoreUnavailable:
+        except ProjectionDown:
             table = None
         if table is None:
             _, table = await self.tables.current(game_id)

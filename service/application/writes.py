@@ -17,9 +17,9 @@ from domain.platform.events import LobbyJoined
 from domain.platform.table import Table, fold_collecting
 from ledger.records import NewEvent
 from ledger.ruling import Pending, fold_new, lobby_pending
-from projections.projector import Projector
 from service.application.errors import ApplicationError
 from service.application.faults import Admission, Faults
+from service.application.projection import Projection
 from service.application.tables import Tables
 from service.eventstore.port import LockedGame
 from service.observability import COMMANDS
@@ -34,7 +34,7 @@ class Writes:
     projections scheduled after the commit."""
 
     def __init__(
-        self, tables: Tables, projector: Projector, faults: Faults, admission: Admission
+        self, tables: Tables, projector: Projection, faults: Faults, admission: Admission
     ) -> None:
         self.tables = tables
         self.projector = projector

@@ -16,7 +16,7 @@ from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
 from service.application.errors import ApplicationError
 from service.application.gameplay import Manifest
-from service.application.play import _Stale
+from service.application.play import STALE
 from service.application.queries import QueryBody
 from service.bootstrap import compose
 from service.eventstore.keys import load_signer
@@ -77,7 +77,7 @@ def test_a_command_that_loses_every_race_is_a_503_with_retry_after(fresh_databas
     async def racing(*args: object, **kwargs: object) -> Any:
         nonlocal tries
         tries += 1
-        raise _Stale
+        return STALE
 
     async def run() -> None:
         await migrate(fresh_database)
