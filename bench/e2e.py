@@ -973,6 +973,7 @@ def _measure(
             "MANIFEST_DATA_DIR": data_dir,
             # 64 bot games from one address: the load generator is not a hostile client
             **{f"MANIFEST_QUOTA_{k}": "0" for k in ("CREATE", "COMMANDS", "MESSAGES", "READS")},
+            **{f"MANIFEST_QUOTA_{k}_PER_ADDRESS": "0" for k in ("COMMANDS", "MESSAGES")},
             # A throwaway database: the generated key kept in it signs (as in development).
             "MANIFEST_SIGNING_KEY_SOURCE": "database",
         }

@@ -26,15 +26,22 @@ class Receipt(msgspec.Struct, kw_only=True):
 
 
 class EventDocument(msgspec.Struct, kw_only=True):
+    """An event as a caller reads it, with every byte its chain link covers (the game id is
+    the URL's): docs/receipts-and-audit.md, "Check the chain yourself"."""
+
     version: int
     type: str
     seat: int | None
+    #: recorded_at as the hash covers it: UTC, 6 fractional digits, ``Z``
     at: str
     data: Any
     #: (path, salt) of each hidden value put back in ``data`` in the clear
     openings: list[dict[str, Any]] | UnsetType = UNSET
     hash: str
     prev_hash: str
+    #: the id of the command (or table-talk message) that made it, null for the server's own
+    #: (set-up, clock, bot); absent only in an answer recorded before issue 35
+    command: str | UnsetType | None = UNSET
 
 
 #: The seat's legal commands, as the projection stored them (encoded once, sent as they are).

@@ -25,7 +25,7 @@ from domain.platform.events import (
 from domain.platform.referee import with_clock
 from domain.platform.table import Table, fold_collecting, legal_document
 from ledger.answers import EventDocument, Receipt, RecordedAnswer
-from ledger.chain import chain_events, utc_micro
+from ledger.chain import canonical_uuid, chain_events, format_at, utc_micro
 from ledger.commitments import Keys, public_of, shown
 from ledger.receipts import Signer
 from ledger.records import NewEvent, StoredEvent
@@ -157,11 +157,12 @@ def event_json(
         version=event.version,
         type=event.type,
         seat=event.seat,
-        at=event.recorded_at.isoformat().replace("+00:00", "Z"),
+        at=format_at(event.recorded_at),  # the hashed spelling (isoformat drops a .000000)
         data=data,
         openings=openings or [],
         hash=event.hash.hex(),
         prev_hash=event.prev_hash.hex(),
+        command=None if event.command_id is None else canonical_uuid(event.command_id),
     )
 
 

@@ -104,7 +104,16 @@ def metrics_body() -> tuple[bytes, str]:
 
 
 class RequestLogMiddleware:
-    """Request id (``X-Request-Id``, taken from the client if sent), latency, log, metrics."""
+    """Request id (``X-Request-Id``, taken from the client if sent), latency, log, metrics.
+
+    It wraps the whole app, outside litestar's router and its app-level exception handler
+    (:func:`service.http.app.create_app` installs it as ``app.asgi_handler``), not inside a
+    route's middleware: an answer sent from outside a route's stack — a problem raised by the
+    quota or hardening middleware, a path no route takes, a 405 — passes through it too, so
+    every answer carries ``X-Request-Id`` and the access log and the metrics record the status
+    the client received. (Inside the route stack, it saw none of those answers and logged each
+    as the 500 it started from: issue 35.) The status stays 500 only when no answer was sent at
+    all (the server then answers 500 itself)."""
 
     def __init__(self, app: Any, access_log: bool = True) -> None:
         self.app = app

@@ -42,7 +42,8 @@ set is an explicit opt-in for development and tests. A configured key always win
 
 Limits against hostile clients (issue 10; see ``docs/api.md``, "Limits"). Quotas are requests
 per minute per client (the bearer token, else the client address), counted in each process;
-``0`` turns a quota off.
+a quota counted per token also has a ceiling per address (``…_PER_ADDRESS``, all the address's
+tokens together); ``0`` turns a quota or a ceiling off.
 
 | variable | default | meaning |
 |---|---|---|
@@ -53,6 +54,10 @@ per minute per client (the bearer token, else the client address), counted in ea
 | ``MANIFEST_QUOTA_COMMANDS`` | ``1200`` | commands per minute per token |
 | ``MANIFEST_QUOTA_MESSAGES`` | ``60`` | table-talk messages per minute per token |
 | ``MANIFEST_QUOTA_QUERIES`` | ``120`` | queries (survey, plan…) per minute per token |
+| ``MANIFEST_QUOTA_COMMANDS_PER_ADDRESS`` | ``4800`` | commands per minute per address, all tokens |
+| ``MANIFEST_QUOTA_MESSAGES_PER_ADDRESS`` | ``120`` | messages per minute per address, all tokens |
+| ``MANIFEST_QUOTA_QUERIES_PER_ADDRESS`` | ``480`` | queries per minute per address, all tokens |
+| ``MANIFEST_QUOTA_STREAMS_PER_ADDRESS`` | ``480`` | streams opened per minute per address |
 | ``MANIFEST_QUOTA_AUDIT`` | ``60`` | audits and dispute files per minute per client address |
 | ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
 | ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
@@ -215,6 +220,12 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "quota_commands": ("MANIFEST_QUOTA_COMMANDS", "1200", _int(0, 10**9)),
     "quota_messages": ("MANIFEST_QUOTA_MESSAGES", "60", _int(0, 10**9)),
     "quota_queries": ("MANIFEST_QUOTA_QUERIES", "120", _int(0, 10**9)),
+    # every quota counted per token also has a ceiling per client address (seat tokens are not
+    # scarce: a created game hands its creator one per seat); issue 35
+    "quota_commands_per_address": ("MANIFEST_QUOTA_COMMANDS_PER_ADDRESS", "4800", _int(0, 10**9)),
+    "quota_messages_per_address": ("MANIFEST_QUOTA_MESSAGES_PER_ADDRESS", "120", _int(0, 10**9)),
+    "quota_queries_per_address": ("MANIFEST_QUOTA_QUERIES_PER_ADDRESS", "480", _int(0, 10**9)),
+    "quota_streams_per_address": ("MANIFEST_QUOTA_STREAMS_PER_ADDRESS", "480", _int(0, 10**9)),
     "quota_audit": ("MANIFEST_QUOTA_AUDIT", "60", _int(0, 10**9)),
     "quota_reads": ("MANIFEST_QUOTA_READS", "12000", _int(0, 10**9)),
     "rejected_cap": ("MANIFEST_REJECTED_CAP", "1000", _int(0, 10**9)),
@@ -241,6 +252,10 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "clock_tick": ("MANIFEST_CLOCK_TICK", "1", _seconds(0.01, 60)),
     "clock_lease": ("MANIFEST_CLOCK_LEASE", "30", _seconds(0.1, 3600)),
     "clock_batch": ("MANIFEST_CLOCK_BATCH", "32", _int(1, 1000)),
+    # the most seconds a Fischer bank may hold, and the expiries in a row with no player's move
+    # after which a game's clocks stop (docs/api.md, "Clocks"): kept in each new game's terms
+    "clock_max_bank": ("MANIFEST_CLOCK_MAX_BANK", "604800", _int(1, 604800)),
+    "clock_rest_after": ("MANIFEST_CLOCK_REST_AFTER", "50", _int(1, 10000)),
 }
 
 
@@ -283,6 +298,10 @@ class Settings(msgspec.Struct, frozen=True):
     quota_commands: int = _default("quota_commands")
     quota_messages: int = _default("quota_messages")
     quota_queries: int = _default("quota_queries")
+    quota_commands_per_address: int = _default("quota_commands_per_address")
+    quota_messages_per_address: int = _default("quota_messages_per_address")
+    quota_queries_per_address: int = _default("quota_queries_per_address")
+    quota_streams_per_address: int = _default("quota_streams_per_address")
     quota_audit: int = _default("quota_audit")
     quota_reads: int = _default("quota_reads")
     rejected_cap: int = _default("rejected_cap")
@@ -303,6 +322,8 @@ class Settings(msgspec.Struct, frozen=True):
     clock_tick: float = _default("clock_tick")
     clock_lease: float = _default("clock_lease")
     clock_batch: int = _default("clock_batch")
+    clock_max_bank: int = _default("clock_max_bank")
+    clock_rest_after: int = _default("clock_rest_after")
     signing_key_source: str = "database"
 
     @classmethod

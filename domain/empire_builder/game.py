@@ -72,5 +72,8 @@ EMPIRE_BUILDER: Game[State, Command, ev.E, Options, Position] = Game(
     view_type=EmpireBuilderView,
     event_view_type=EventView,
     picture_loads=frozenset(LOADS),
+    #: a player card's face changes nothing of the game (a turn clock does not count it as a
+    #: move: docs/api.md, "Clocks")
+    cosmetic_events=frozenset({"face_chosen"}),
     answer=ask,
 )

@@ -119,6 +119,12 @@ class Game(Generic[S, C, E, O, P]):
     #: Tagged union (``tag_field="type"``) of what ``event_view`` returns: the event Structs,
     #: and for an event with hidden values its redacted reading.
     event_view_type: Any
+    #: The tags of the events that change nothing of the game's progress (a cosmetic choice:
+    #: Empire Builder's ``face_chosen``): a command whose events are all of these (or none) is
+    #: no *move* of a turn clock — it neither starts, stops, charges nor credits a clock
+    #: (``domain.platform.clocks.is_move``). Such an event must leave ``to_act``, ``legal``
+    #: and ``outcome`` as they were (``tests/domain/test_clocks.py`` checks every game).
+    cosmetic_events: frozenset[str] = frozenset()
     #: The loads whose supply cities :meth:`svg` can mark (``load``): Empire Builder's; none
     #: for a game whose picture marks none.
     picture_loads: frozenset[str] = frozenset()

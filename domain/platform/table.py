@@ -103,7 +103,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
             elif isinstance(platform, TableMessage):
                 table.messages.append(platform)
             elif isinstance(platform, ClockSet) and table.clock is not None:
-                table.clock = Clock(table.clock.terms, list(platform.seats))
+                table.clock = Clock(table.clock.terms, list(platform.seats), platform.idle)
             continue
         rules = table.rules
         table.state = rules.evolve(table.state, rules.decode_event(event.data))
@@ -198,6 +198,16 @@ class ClockDocument(msgspec.Struct, frozen=True, kw_only=True):
 
     terms: ClockTerms
     seats: list[SeatClockDocument]
+    idle: Annotated[
+        int, Meta(description="Expiries in a row with no player's move between them")
+    ] = 0
+    resting: Annotated[
+        bool,
+        Meta(
+            description="The game has come to rest: idle reached the terms' rest_after, every "
+            "clock is stopped until a player moves or comes back"
+        ),
+    ] = False
 
 
 class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True, omit_defaults=True):
@@ -272,6 +282,8 @@ def clock_document(clock: Clock) -> ClockDocument:
             )
             for i, c in enumerate(clock.seats)
         ],
+        idle=clock.idle,
+        resting=clock.resting,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel.grammar import Rule
+from domain.platform.table import ClockDocument
 from ledger.answers import EventDocument, Receipt
 
 #: One rule of a legal document's ``grammar`` (:mod:`domain.kernel.grammar`).
@@ -102,9 +103,10 @@ class EventsPage(msgspec.Struct):
     next: int | None
 
 
-class ReplayView(msgspec.Struct):
+class ReplayView(msgspec.Struct, omit_defaults=True):
     """``GET /v1/games/{id}/replay/{n}``: the caller's view after event ``n``; ``folded``:
-    how many events were folded onto a snapshot to answer."""
+    how many events were folded onto a snapshot to answer; ``clock``: every seat's clock
+    after event ``n``, in a game with a turn clock (absent in one without)."""
 
     version: int
     status: str
@@ -112,6 +114,7 @@ class ReplayView(msgspec.Struct):
     view: Any
     result: dict[str, Any] | None
     folded: int
+    clock: ClockDocument | None = None
 
 
 class CommandDocument(msgspec.Struct):

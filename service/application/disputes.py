@@ -142,8 +142,13 @@ def checks(
     clock = clocking.dispute_check(before, command, decision, seed)  # a clocked game's times
     if clock is not None:
         found.append(Check(*clock))
-        if command.type == clocking.EXPIRY or command.type in clocking.PRESENCE:
-            return found  # the clock's own decision: no command of the game to re-run
+        if command.type == clocking.EXPIRY:
+            # an expiry's game events: the timeout rules re-run, as any command's rules are
+            expiry = clocking.expiry_checks(before, command, decision, seed, live)
+            found.extend(Check(*c) for c in expiry)
+            return found
+        if command.type in clocking.PRESENCE:
+            return found  # a leave or a return: no command of the game to re-run
     to_act = rules.to_act(before.state)
     found.append(
         Check(

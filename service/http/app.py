@@ -65,9 +65,6 @@ def create_app(settings: Settings | None = None) -> Litestar:
             await projections.close()
             await store.close()
 
-    def middleware(app: Any) -> Any:
-        return RequestLogMiddleware(app, access_log=settings.access_log)
-
     quotas = Quotas(
         {
             "create": settings.quota_create,
@@ -78,7 +75,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
             "heavy": settings.quota_heavy,
             "reads": settings.quota_reads,
             "streams": settings.quota_streams,
-        }
+        },
+        per_address={
+            "commands": settings.quota_commands_per_address,
+            "messages": settings.quota_messages_per_address,
+            "queries": settings.quota_queries_per_address,
+            "streams": settings.quota_streams_per_address,
+        },
     )
 
     def quota(app: Any) -> Any:
@@ -96,7 +99,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         dependencies=services.dependencies(),
         before_request=pictures.negotiator(services),
         lifespan=[lifespan],
-        middleware=[middleware, quota, hardening],
+        middleware=[quota, hardening],
         request_max_body_size=settings.max_body,
         exception_handlers=exception_handlers(services),
         openapi_config=OpenAPIConfig(
@@ -109,4 +112,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         debug=False,
     )
     openapi.install(app)
+    # Outermost, around the router and its exception handler: every answer is observed as sent
+    # (the status logged and counted, X-Request-Id), also one no route's middleware sends.
+    app.asgi_handler = RequestLogMiddleware(app.asgi_handler, access_log=settings.access_log)
     return app

@@ -2,7 +2,8 @@
 
 Each quota is *N requests per minute*: a bucket of N tokens per client, refilled at N/60 per
 second, so a client may burst up to N and then goes at the steady rate. Kinds and who counts as
-the client (decided where the API text is silent, and documented in ``docs/api.md``):
+the client (decided where the API text is silent, and documented in ``docs/api.md``; the kinds
+counted by token also have a ceiling per address, below):
 
 | kind | requests | client |
 |---|---|---|
@@ -21,6 +22,16 @@ of an open game are not cached, the host may still remove the seat): a made-up t
 against its sender's address, so inventing tokens is no way around a quota. The address is the
 socket's peer, or — only when that peer is a proxy named in ``MANIFEST_TRUSTED_PROXIES`` — the
 address its ``X-Forwarded-For`` names (uvicorn's proxy headers, configured by ``manifest serve``).
+
+Seat tokens are not scarce — creating a game hands its creator a token per seat — so a quota
+per token alone bounds nothing: one address made games and sent 240 of 240 messages in 6 s
+against 60 per minute (issue 35). So every kind counted by token also has a **ceiling per
+address** (``per_address``; ``MANIFEST_QUOTA_<KIND>_PER_ADDRESS``, ``0``: none), a bucket of its
+own that every request of the kind from the address takes from, whatever token it carries. A
+request passes when both its token's bucket and its address's ceiling have a token, and then
+takes one from each (a refused request spends neither). As the open streams' caps
+(``MANIFEST_STREAMS_SEATS_PER_ADDRESS``), the ceiling is a few tokens' worth, so a household or
+a LAN party sharing an address is not refused at the rate one seat plays.
 
 Counters live in each process's memory (at most :data:`MAX_CLIENTS` buckets, least recently used
 dropped): with several workers or instances a client's effective quota is up to that many times
@@ -61,33 +72,53 @@ _BY_TOKEN = frozenset({"commands", "messages", "queries", "streams"})
 
 
 class Quotas:
-    """Token buckets per (kind, client); ``per_minute[kind] == 0`` means no quota."""
+    """Token buckets per (kind, client), and per (kind, address) for the ceilings;
+    ``per_minute[kind] == 0`` (``per_address[kind] == 0``) means no quota (no ceiling)."""
 
     def __init__(
         self,
         per_minute: dict[str, int],
         clock: Callable[[], float] = time.monotonic,
         max_clients: int = MAX_CLIENTS,
+        per_address: dict[str, int] | None = None,
     ) -> None:
         self.per_minute = per_minute
+        self.per_address = per_address or {}
         self.clock = clock
         self._buckets: LRU[tuple[str, bytes], tuple[float, float]] = LRU(max_clients)
 
-    def take(self, kind: str, client: bytes) -> float | None:
-        """Spend one token; None if allowed, else the seconds until one is available."""
-        n = self.per_minute.get(kind, 0)
-        if n <= 0:
-            return None
-        rate = n / 60.0
+    def limits(self, kind: str) -> bool:
+        """Is ``kind`` bounded at all (a quota or a ceiling)?"""
+        return self.per_minute.get(kind, 0) > 0 or self.per_address.get(kind, 0) > 0
+
+    def take(self, kind: str, client: bytes, address: bytes | None = None) -> float | None:
+        """Spend one token of ``client``'s bucket and, given the ``address``, one of the
+        address's ceiling of ``kind`` — both or neither; None if allowed, else the seconds
+        until both have one."""
         now = self.clock()
-        key = (kind, client)
-        tokens, stamp = self._buckets.get(key) or (float(n), now)
-        tokens = min(float(n), tokens + (now - stamp) * rate)
-        if tokens >= 1.0:
-            self._buckets.put(key, (tokens - 1.0, now))
-            return None
-        self._buckets.put(key, (tokens, now))
-        return (1.0 - tokens) / rate
+        wants = [(self.per_minute.get(kind, 0), (kind, client))]
+        if address is not None:
+            wants.append((self.per_address.get(kind, 0), (kind + "@address", address)))
+        filled: list[tuple[tuple[str, bytes], float]] = []
+        wait = 0.0
+        for n, key in wants:
+            if n <= 0:
+                continue
+            rate = n / 60.0
+            tokens, stamp = self._buckets.get(key) or (float(n), now)
+            tokens = min(float(n), tokens + (now - stamp) * rate)
+            filled.append((key, tokens))
+            if tokens < 1.0:
+                wait = max(wait, (1.0 - tokens) / rate)
+        for key, tokens in filled:
+            self._buckets.put(key, (tokens if wait else tokens - 1.0, now))
+        return wait or None
+
+
+def address_of(scope: Any) -> bytes:
+    """The client address a request counts against (see the module docstring)."""
+    client = scope.get("client")
+    return b"a:" + (address_key(str(client[0])).encode() if client else b"?")
 
 
 def client_of(scope: Any, by_token: bool, known: Callable[[Any, str], bool]) -> bytes:
@@ -100,8 +131,7 @@ def client_of(scope: Any, by_token: bool, known: Callable[[Any, str], bool]) -> 
                 token = bearer(value.decode("latin-1"))
                 if token is not None and known(scope, token):
                     return b"t:" + hashlib.blake2b(token.encode(), digest_size=16).digest()
-    client = scope.get("client")
-    return b"a:" + (address_key(str(client[0])).encode() if client else b"?")
+    return address_of(scope)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -138,21 +168,25 @@ class QuotaMiddleware:
             handler = scope.get("route_handler")
             name = getattr(getattr(handler, "fn", None), "__name__", "")
             kind = _KINDS.get(name, "reads")
-            if name not in _UNLIMITED and self.quotas.per_minute.get(kind, 0) > 0:
-                client = client_of(scope, kind in _BY_TOKEN, self.known)
-                wait = self.quotas.take(kind, client)
+            if name not in _UNLIMITED and self.quotas.limits(kind):
+                by_token = kind in _BY_TOKEN
+                client = client_of(scope, by_token, self.known)
+                wait = self.quotas.take(kind, client, address_of(scope) if by_token else None)
                 if wait is not None:
-                    await _too_many(scope, send, kind, wait)
+                    await _too_many(scope, send, kind, wait, by_token)
                     return
         await self.app(scope, receive, send)
 
 
-async def _too_many(scope: Any, send: Any, kind: str, wait: float) -> None:
+async def _too_many(scope: Any, send: Any, kind: str, wait: float, by_token: bool) -> None:
     retry_after = max(1, math.ceil(wait))
+    who = (
+        "this client (its token, or its address with all its tokens)" if by_token else "this client"
+    )
     problem = Problem(
         429,
         "rate.limited",
-        f"too many {kind} requests from this client; retry after {retry_after} s",
+        f"too many {kind} requests from {who}; retry after {retry_after} s",
         quota=kind,
         retry_after=retry_after,
     )

@@ -62,6 +62,10 @@ def server_env(pg_dsn: str, redis_url: str, prefix: str, **extra: str) -> dict[s
             "MANIFEST_REFUSALS_PER_CLIENT": "1000000",
             "MANIFEST_REFUSAL_BYTES": "1000000000000",
             "MANIFEST_QUOTA_STREAMS": "1000000",
+            "MANIFEST_QUOTA_COMMANDS_PER_ADDRESS": "1000000",
+            "MANIFEST_QUOTA_MESSAGES_PER_ADDRESS": "1000000",
+            "MANIFEST_QUOTA_QUERIES_PER_ADDRESS": "1000000",
+            "MANIFEST_QUOTA_STREAMS_PER_ADDRESS": "1000000",
             # open live streams: far above any test but the caps' own (one address, 127.0.0.1)
             "MANIFEST_STREAMS_PER_CLIENT": "10000",
             "MANIFEST_STREAMS_PER_PROCESS": "20000",

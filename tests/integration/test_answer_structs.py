@@ -34,7 +34,7 @@ HTTP = Path(__file__).resolve().parents[2] / "service" / "http"
 
 # The fields of each answer, in the order the application's dicts wrote them (docs/api.md).
 RECEIPT = ["game", "version", "head", "key_id", "signature"]
-EVENT = ["version", "type", "seat", "at", "data", "openings", "hash", "prev_hash"]
+EVENT = ["version", "type", "seat", "at", "data", "openings", "hash", "prev_hash", "command"]
 SEAT_SLOT = ["seat", "name", "token"]
 CREATED = [
     "id", "game", "status", "version", "host_token", "invite_code", "seats", "to_act", "view"
@@ -210,14 +210,15 @@ async def _answers(dsn: str) -> None:
 
 def test_an_answer_recorded_by_an_older_server_is_sent_again_as_recorded() -> None:
     """A recorded answer without ``key_id`` (receipts before key ids) or an event's
-    ``openings`` decodes into the Struct and encodes without them: absent stays absent."""
+    ``openings`` or ``command`` (issue 35) decodes into the Struct and encodes without them:
+    absent stays absent."""
     event = dict.fromkeys(EVENT, "x") | {"version": 1, "seat": None, "data": {}}
-    del event["openings"]
+    del event["openings"], event["command"]
     receipt = {"game": "g", "version": 1, "head": "h", "signature": "s"}
     old = {"version": 1, "events": [event], "head": "h", "receipt": receipt}
     again = _wire(msgspec.convert(old, RecordedAnswer).answer([0], msgspec.Raw(b"[]")))
     assert again == {**old, "to_act": [0], "legal": []}
-    assert list(again["events"][0]) == [f for f in EVENT if f != "openings"]
+    assert list(again["events"][0]) == [f for f in EVENT if f not in ("openings", "command")]
     assert list(again["receipt"]) == [f for f in RECEIPT if f != "key_id"]
 
 

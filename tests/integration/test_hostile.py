@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import time
 import unicodedata
 from typing import Any
 
@@ -434,6 +435,119 @@ async def _quotas(server: ServerProcess) -> None:
         # reads are a separate quota, and health checks have none
         assert (await client.get(f"/v1/games/{gid}")).status_code == 200
         assert (await client.get("/healthz")).status_code == 200
+
+
+# --- a ceiling per address over every quota counted by token (issue 35) ---------------------
+#: kind -> (method, path under the game, body): one request of each quota counted by token
+_BY_TOKEN = {
+    "commands": ("POST", "/commands", {"command": {"type": "teleport"}}),
+    "messages": ("POST", "/messages", {"to": "all", "text": "hi"}),
+    "queries": ("POST", "/queries", {"query": {"type": "survey"}}),
+    "streams": ("GET", "/stream", None),
+}
+
+
+@pytest.fixture
+def ceiling_server(fresh_database: str, redis_url: str, request: pytest.FixtureRequest) -> Any:
+    per_kind = {f"MANIFEST_QUOTA_{kind.upper()}": "5" for kind in _BY_TOKEN}
+    ceilings = {f"MANIFEST_QUOTA_{kind.upper()}_PER_ADDRESS": "8" for kind in _BY_TOKEN}
+    proc = ServerProcess(fresh_database, redis_url, **per_kind, **ceilings)
+    request.node.manifest_server = proc
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.close()
+
+
+async def _send(client: httpx.AsyncClient, kind: str, game_id: str, token: str, **h: str) -> int:
+    method, path, body = _BY_TOKEN[kind]
+    url = f"/v1/games/{game_id}{path}"
+    headers = {**auth(token), **h}
+    if method == "GET":  # a stream: opened, then closed at once
+        async with client.stream("GET", url, headers=headers) as r:
+            if r.status_code == 429:
+                await r.aread()
+                _assert_limited(r, kind)
+            return r.status_code
+    r = await client.post(url, json=body, headers=headers)
+    if r.status_code == 429:
+        _assert_limited(r, kind)
+    return r.status_code
+
+
+def test_every_quota_by_token_has_a_ceiling_per_address(ceiling_server: ServerProcess) -> None:
+    """The issue's attack for each quota counted by token: one address makes games (a token per
+    seat), then spends each token's quota (5 a minute) in turn; it stops at the address's
+    ceiling (8 a minute, all its tokens), a forged ``X-Forwarded-For`` (no proxy trusted) names
+    no fresh ceiling, and the same token from another address still passes."""
+    asyncio.run(_ceilings(ceiling_server))
+
+
+async def _ceilings(server: ServerProcess) -> None:
+    other_address = httpx.AsyncHTTPTransport(local_address="127.0.0.2")
+    async with (
+        server.async_client() as client,
+        server.async_client(transport=other_address) as other,
+    ):
+        games = [await create_started(client) for _ in range(3)]
+        seats = [(g["id"], t) for g in games for t in tokens_of(g)]  # 6 tokens, 30 a minute
+        for kind in _BY_TOKEN:
+            statuses = [
+                await _send(client, kind, gid, token) for gid, token in seats for _ in range(2)
+            ]
+            assert all(s != 429 for s in statuses[:8]), (kind, statuses)
+            assert statuses[8:] == [429] * 4, (kind, statuses)
+            gid, token = seats[-1]  # 1 of its 5 spent: refused by the address's ceiling
+            forged = await _send(client, kind, gid, token, **{"x-forwarded-for": "192.0.2.9"})
+            assert forged == 429, kind
+            assert await _send(other, kind, gid, token) != 429, kind
+
+
+@pytest.fixture
+def default_messages_server(
+    fresh_database: str, redis_url: str, request: pytest.FixtureRequest
+) -> Any:
+    # the messages quota and its ceiling at their defaults (60, 120): empty is unset
+    proc = ServerProcess(
+        fresh_database,
+        redis_url,
+        MANIFEST_QUOTA_MESSAGES="",
+        MANIFEST_QUOTA_MESSAGES_PER_ADDRESS="",
+    )
+    request.node.manifest_server = proc
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.close()
+
+
+def test_the_issues_240_messages_from_one_address(default_messages_server: ServerProcess) -> None:
+    """Issue 35 as reported, at the defaults: 240 messages from one address over the tokens of
+    four games it made (8 tokens, 60 a minute each) were all accepted; the address's ceiling
+    (120 a minute, refilled at 2 a second) now refuses the rest."""
+    asyncio.run(_messages_flood(default_messages_server))
+
+
+async def _messages_flood(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        games = [await create_started(client) for _ in range(4)]
+        seats = [(g["id"], t) for g in games for t in tokens_of(g)]
+        started = time.monotonic()
+        statuses = []
+        for i in range(240):
+            gid, token = seats[i % len(seats)]
+            r = await client.post(
+                f"/v1/games/{gid}/messages", json={"to": "all", "text": "hi"}, headers=auth(token)
+            )
+            if r.status_code == 429:
+                _assert_limited(r, "messages")
+            statuses.append(r.status_code)
+        elapsed = time.monotonic() - started
+    accepted = statuses.count(200)
+    assert accepted + statuses.count(429) == 240, statuses
+    assert 120 <= accepted <= 120 + 2 * elapsed + 1, (accepted, elapsed)
 
 
 # --- the audit, cached per head; refusals capped ---------------------------------------------
