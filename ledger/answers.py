@@ -15,6 +15,8 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from domain.kernel.messages import Sentence
+
 
 class Receipt(msgspec.Struct, kw_only=True):
     game: str
@@ -42,6 +44,9 @@ class EventDocument(msgspec.Struct, kw_only=True):
     #: the id of the command (or table-talk message) that made it, null for the server's own
     #: (set-up, clock, bot); absent only in an answer recorded before issue 35
     command: str | UnsetType | None = UNSET
+    #: the event told as a sentence for the caller, in the asked language (docs/api.md,
+    #: "Sentences"); absent where an event document is not read by a person (recorded answers)
+    sentence: Sentence | UnsetType = UNSET
 
 
 #: The seat's legal commands, as the projection stored them (encoded once, sent as they are).

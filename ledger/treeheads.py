@@ -13,7 +13,7 @@ signature — :func:`verify_dispute`, ``manifest verify-dispute FILE --keys KEYS
 
 Building a tree costs one hash per leaf and node (~16 ms for 5,000 events here); each process
 keeps the trees of the most recently disputed long games
-(:class:`service.application.history.TreeCache`).
+(:class:`service.application.disputes.TreeCache`).
 """
 
 from __future__ import annotations

@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain.kernel.grammar import Rule
+from domain.kernel.messages import Sentence
 from domain.platform.table import ClockDocument
 from ledger.answers import EventDocument, Receipt
 
@@ -115,6 +117,10 @@ class ReplayView(msgspec.Struct, omit_defaults=True):
     result: dict[str, Any] | None
     folded: int
     clock: ClockDocument | None = None
+    #: event ``n`` told as a sentence for the caller (docs/api.md, "Sentences")
+    sentence: Sentence | UnsetType = UNSET
+    #: the seat the caller's token holds (null: a spectator), so a viewer can say whose view
+    seat: int | UnsetType | None = UNSET
 
 
 class CommandDocument(msgspec.Struct):

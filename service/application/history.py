@@ -6,34 +6,42 @@ nothing but replay snapshots."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import msgspec
 
 from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
+from domain.kernel.messages import DEFAULT
 from domain.platform.table import SNAPSHOT_EVERY, Table, fold_stream, game_document
 from domain.registry import AnyGame
-from infra.lru import LRU
 from ledger.adjudication import Progress
 from ledger.answers import Receipt
 from ledger.audit import audit
 from ledger.commitments import Keys, shown
 from ledger.evidence import Evidence
 from ledger.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
-from ledger.merkle import Tree, leaf_hash
 from ledger.receipts import Signer
 from ledger.records import CommandRecord, StoredEvent
 from ledger.treeheads import inclusion
 from service.application.answers import DisputeFile, EventsPage, Inclusion, ReplayView
 from service.application.changes import LiveChanges
-from service.application.disputes import dispute_file, disputed
+from service.application.disputes import TreeCache, dispute_file, disputed
 from service.application.documents import Documents
 from service.application.errors import NotFound
 from service.application.gameplay import Manifest
 from service.application.projection import Projection, ProjectionDown, Replay, replayer
-from service.application.redaction import event_for, key_of, redacted_command, secret_commands
+from service.application.redaction import (
+    key_of,
+    redacted_command,
+    secret_commands,
+    sentence_at,
+    templates_used,
+)
+from service.application.redaction import (
+    told_event as told,
+)
 from service.application.seats import Grant, Seats
 from service.application.tables import Tables, check_game_id
 from service.eventstore.port import EventLog
@@ -48,37 +56,6 @@ KEYFRAME_EVERY = SNAPSHOT_EVERY
 YIELD_EVERY = 16
 
 
-#: Trees kept per process (about 100 bytes per event each): the most recently disputed games.
-CACHED_GAMES = 64
-#: Trees of fewer leaves are rebuilt on each request rather than cached (well under 1 ms).
-CACHE_FROM = 256
-
-
-class TreeCache:
-    """Each recently disputed game's Merkle tree, extended as the game grows."""
-
-    def __init__(self, games: int = CACHED_GAMES) -> None:
-        self._trees: LRU[str, Tree] = LRU(games)
-
-    def tree(self, game_id: str, hashes: Sequence[bytes]) -> Tree:
-        """The tree over ``hashes`` (the game's chain hashes, in version order)."""
-        if len(hashes) < CACHE_FROM:
-            return Tree(hashes)
-        cached = self._trees.get(game_id)
-        # Each chain hash binds every event before it: the same last leaf, the same prefix.
-        if (
-            cached is not None
-            and 0 < cached.size <= len(hashes)
-            and cached.levels[0][cached.size - 1] == leaf_hash(hashes[cached.size - 1])
-        ):
-            cached.extend(hashes[cached.size :])
-            return cached
-        tree = Tree(hashes)
-        if cached is None or cached.size <= tree.size:  # keep a longer one (this read is older)
-            self._trees.put(game_id, tree)
-        return tree
-
-
 class ReplayPlan(msgspec.Struct, frozen=True):
     """A replay as one caller reads it: the game's version and head when asked, the caller's
     seat and document key, whether everything is shown (a finished game)."""
@@ -90,6 +67,8 @@ class ReplayPlan(msgspec.Struct, frozen=True):
     finished: bool
     version: int
     head: bytes
+    #: the language its lines' sentences are told in
+    lang: str = DEFAULT
 
 
 def _has_private_talk(lines: list[bytes]) -> bool:
@@ -100,6 +79,13 @@ def _has_private_talk(lines: list[bytes]) -> bool:
             if data.get("to") != "all":
                 return True
     return False
+
+
+def _viewer(plan: ReplayPlan) -> Viewer:
+    """Who reads a replay's events: an auditor (everything shown), a spectator or a seat."""
+    if plan.everything:
+        return AUDITOR
+    return SPECTATOR if plan.seat is None else seat_viewer(plan.seat)
 
 
 class History:
@@ -159,8 +145,10 @@ class History:
         return row, seat, SPECTATOR if seat is None else seat_viewer(seat)
 
     # --- events and replay -------------------------------------------------------------------
-    async def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventsPage:
-        row, seat, _ = await self._caller(game_id, token)
+    async def events(
+        self, game_id: str, token: str | None, after: int, limit: int, lang: str = DEFAULT
+    ) -> EventsPage:
+        row, seat, viewer = await self._caller(game_id, token)
         limit = max(1, min(limit, MAX_PAGE))
         after = max(0, after)
         events = await self.store.read_history(
@@ -169,7 +157,7 @@ class History:
         table = await self._table_for_redaction(game_id)
         keys = await self.tables.keys(game_id)
         finished = row.status == "finished"
-        page = [event_for(table.rules, e, seat, finished, keys) for e in events]
+        page = [told(table, e, seat, finished, keys, viewer, lang) for e in events]
         last = events[-1].version if events else after
         return EventsPage(events=page, next=last if last < row.version else None)
 
@@ -184,7 +172,7 @@ class History:
             _, table = await self.tables.current(game_id)
         return table
 
-    async def replay(self, game_id: str, token: str | None, n: int) -> ReplayView:
+    async def replay(self, game_id: str, token: str | None, n: int, lang: str = "en") -> ReplayView:
         row, seat, viewer = await self._caller(game_id, token)
         if not 1 <= n <= row.version:
             detail = f"the game has events 1 to {row.version}, not {n}"
@@ -199,9 +187,11 @@ class History:
             result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
             clock=doc.clock,
+            sentence=await sentence_at(self.store, table, n, viewer, seat, lang),
+            seat=seat,
         )
 
-    async def replay_plan(self, game_id: str, token: str | None) -> ReplayPlan:
+    async def replay_plan(self, game_id: str, token: str | None, lang: str = DEFAULT) -> ReplayPlan:
         """What ``GET /replay`` of ``game_id`` is for this caller: checks the caller (401, 403,
         404) and names the state replayed, without reading a single event."""
         row, seat, viewer = await self._caller(game_id, token)
@@ -213,6 +203,7 @@ class History:
             finished=row.status == "finished",
             version=row.version,
             head=bytes(row.head),
+            lang=lang,
         )
 
     async def replay_lines(
@@ -234,6 +225,7 @@ class History:
             table, _ = await self.replayer.table_at(game_id, start - 1)
         after = start - 1
         folded = 0
+        who = _viewer(plan)  # who reads the lines' sentences
         while after < last:
             # read KEYFRAME_EVERY at a time: decoding the rows is one slice of work too
             events = await self.store.read_history(
@@ -245,7 +237,7 @@ class History:
                 table = fold_stream(table, [event], game_id)
                 line: dict[str, Any] = {
                     "version": event.version,
-                    "event": event_for(table.rules, event, plan.seat, plan.everything, keys),
+                    "event": told(table, event, plan.seat, plan.everything, keys, who, plan.lang),
                 }
                 if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:
                     doc = game_document(table, plan.key, everything=plan.everything)
@@ -373,6 +365,7 @@ def _export_file(
             progress(e.version, len(events))
     by_id = {e.command_id: e for e in out if e.command_id is not None}
     secret = secret_commands(events, rules, seat, finished)
+    used = {} if rules is None else templates_used(rules, {e.type for e in events})
     return ExportFile(
         format=EXPORT_FORMAT,
         game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
@@ -381,4 +374,5 @@ def _export_file(
         seed=seed if finished else None,
         openings=openings,
         withheld=withheld,
+        messages=used,
     )

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from domain.platform.table import SNAPSHOT_EVERY, Table
+from projections.poison import Poisoned
 from projections.projector import ListGames
 from projections.replay import ReadRange, Replayer
 from projections.store import ProjectionStore, StoreUnavailable, split_view
@@ -43,6 +44,8 @@ class Projection(Protocol):
     # the process's lifecycle, for the entry points and the edge (catch-up, readiness, drain)
     @property
     def last_pass_error(self) -> str | None: ...
+    @property
+    def poisoned(self) -> Poisoned: ...
     def lag(self) -> float: ...
     async def drain(self, timeout: float) -> None: ...
     async def catch_up(self, game_id: str) -> Table | None: ...

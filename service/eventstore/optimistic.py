@@ -36,7 +36,7 @@ async def append_command(pool: Any, command: AcceptedCommand, batch: Appends | N
     ``head``) (nothing written: decide again). With ``batch``, the append goes with the others
     of its loop turn (:mod:`.batched`) and is sent alone only when the batch did not make it.
     The events are written as chained: their data must read back from ``jsonb`` as it was
-    hashed — a game's events carry no floats (``tests/domain/test_event_types.py``)."""
+    hashed — no event type holds a float (``tests/service/test_events_hold_no_float.py``)."""
     stored = command.stored
     game_id, version, head = command.game_id, command.version, command.head
     append = CommandAppend(

@@ -12,7 +12,7 @@ from ledger.chain import link
 from ledger.merkle import Tree
 from ledger.receipts import Signer
 from ledger.treeheads import inclusion, verify_dispute
-from service.application.history import CACHE_FROM, TreeCache
+from service.application.disputes import CACHE_FROM, TreeCache
 from service.cli import _verify_dispute
 from service.terminal import EXIT_BAD_FILE, EXIT_FILE, Failure
 
