@@ -31,12 +31,12 @@ from domain.platform.table import (
     Table,
     decode_table,
     encode_table,
+    fold_collecting,
     game_document,
     legal_document,
     viewer_keys,
 )
 from projections.poison import Poison, Poisoned
-from projections.replay import fold_collecting
 from projections.store import ProjectionStore, tag_view
 from projections.views import Views, table_field
 

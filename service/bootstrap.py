@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 
 from infra.pool import BoundedPool
+from ledger.receipts import Signer
 from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
@@ -26,8 +27,10 @@ from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.talk import Talk
 from service.application.writes import Writes
-from service.audit.receipts import Signer, load_signer
+from service.eventstore.keys import load_signer
+from service.eventstore.memory import MemoryLog
 from service.eventstore.migrate import migrate
+from service.eventstore.port import EventLog
 from service.eventstore.primary import PrimaryConnector
 from service.eventstore.rejections import Budget
 from service.eventstore.store import EventStore
@@ -85,9 +88,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
         retries=settings.projection_retries,
     )
     try:
-        signer = await load_signer(
-            store.signing_keys, settings.signing_key, source=settings.signing_key_source
-        )
+        signer = await load_signer(store, settings.signing_key, source=settings.signing_key_source)
     except BaseException:
         await store.close()
         raise
@@ -112,7 +113,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
 
 
 def compose(
-    store: EventStore,
+    store: EventLog,
     projector: Projector,
     signer: Signer,
     *,
@@ -163,6 +164,15 @@ def compose(
         clocks=Clocks(store, tables, seats, writes, play, signer),
         players=Players(store, tables, seats, player_keys_max, my_games_max),
     )
+
+
+async def in_memory(**options: Any) -> Manifest:
+    """The application over an event log in memory (:class:`service.eventstore.memory.MemoryLog`)
+    and projections in memory, with a generated signing key: no PostgreSQL, no Redis — for
+    tests and tools. ``options``: those of :func:`compose`."""
+    log = MemoryLog()
+    projector = Projector(MemoryStore(), lambda game_id, after: log.read(game_id, after=after))
+    return compose(log, projector, await load_signer(log), **options)
 
 
 async def _keep_session(connection: Any) -> None:

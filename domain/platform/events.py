@@ -30,7 +30,7 @@ class LobbyCreated(
     #: Hex SHA-256 of the game's secret seed (revealed when the game ends).
     seed_commitment: str
     position: Any = None
-    #: The canonical form of the game's events (``service.eventstore.chain``): 1 (absent) = hidden
+    #: The canonical form of the game's events (``ledger.chain``): 1 (absent) = hidden
     #: values
     #: hashed in the clear, as games created before version 2 were; 2 = salted commitments.
     canonical: int = 1

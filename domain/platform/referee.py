@@ -1,7 +1,7 @@
 """The clock's part of a table's decisions, on a :class:`~domain.platform.table.Table` and the
 time given (pure): what a move appends besides the game's events, and what firing a seat's
 due deadline appends — an expiry, or the sitting-in bot's move. The service runs these; the
-audit runs them again on the recorded times and compares (``service.audit.adjudication``)."""
+audit runs them again on the recorded times and compares (``ledger.adjudication``)."""
 
 from __future__ import annotations
 

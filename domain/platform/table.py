@@ -4,7 +4,7 @@ what lets projections be repaired or rebuilt from PostgreSQL at any time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Generic, Literal, Protocol, TypeVar
 
@@ -121,6 +121,30 @@ def copy_table(table: Table) -> Table:
 
 def encode_table(table: Table) -> bytes:
     return msgspec.json.encode(table)
+
+
+#: A replay snapshot (the encoded table) is kept after every event whose version is a multiple.
+SNAPSHOT_EVERY = 100
+
+
+def fold_collecting(
+    table: Table | None, events: Sequence[StreamEvent], game_id: str, every: int = SNAPSHOT_EVERY
+) -> tuple[Table, dict[int, bytes]]:
+    """Fold ``events`` onto ``table`` (not mutated); also return the encoded snapshots of every
+    multiple of ``every`` passed on the way."""
+    snapshots: dict[int, bytes] = {}
+    current = None if table is None else copy_table(table)
+    start = 0
+    for i, event in enumerate(events):
+        if event.version % every == 0:
+            current = fold_stream(current, events[start : i + 1], game_id)
+            snapshots[event.version] = encode_table(current)
+            current = copy_table(current)
+            start = i + 1
+    current = fold_stream(current, events[start:], game_id) if start < len(events) else current
+    if current is None:
+        raise ValueError("nothing to fold")
+    return current, snapshots
 
 
 def decode_table(raw: bytes) -> Table:

@@ -45,4 +45,3 @@ class CommandBody(msgspec.Struct, forbid_unknown_fields=True):
 class MessageBody(msgspec.Struct, forbid_unknown_fields=True):
     to: list[int] | str
     text: str
-

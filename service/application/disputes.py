@@ -7,20 +7,22 @@ proof and the receipt."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from domain.kernel import Rng, RuleError
 from domain.platform.events import is_platform
 from domain.platform.table import Table, game_document
 from domain.registry import AnyGame
-from service.application.answers import (
-    ChainProof,
-    Check,
-    DisputeFile,
-    Inclusion,
-    Receipt,
-    StateBefore,
-)
+from infra.lru import LRU
+from ledger import clocking
+from ledger.answers import Receipt
+from ledger.chain import canonical_of, link
+from ledger.commitments import Keys, withholds
+from ledger.merkle import Tree, leaf_hash
+from ledger.records import CommandRecord, StoredEvent
+from service.application.answers import ChainProof, Check, DisputeFile, Inclusion, StateBefore
 from service.application.redaction import (
     command_json,
     event_for,
@@ -28,10 +30,6 @@ from service.application.redaction import (
     redacted_command,
     secret_commands,
 )
-from service.audit import clocking
-from service.audit.commitments import Keys, withholds
-from service.eventstore.chain import canonical_of, link
-from service.eventstore.records import CommandRecord, StoredEvent
 
 
 class Disputed(msgspec.Struct, frozen=True):
@@ -223,3 +221,34 @@ def chain_proof(events: list[StoredEvent], n: int, disclose: bool = True) -> Cha
         recomputed=recomputed.hex(),
         ok=recomputed == bytes(event.hash),
     )
+
+
+#: Trees kept per process (about 100 bytes per event each): the most recently disputed games.
+CACHED_GAMES = 64
+#: Trees of fewer leaves are rebuilt on each request rather than cached (well under 1 ms).
+CACHE_FROM = 256
+
+
+class TreeCache:
+    """Each recently disputed game's Merkle tree, extended as the game grows."""
+
+    def __init__(self, games: int = CACHED_GAMES) -> None:
+        self._trees: LRU[str, Tree] = LRU(games)
+
+    def tree(self, game_id: str, hashes: Sequence[bytes]) -> Tree:
+        """The tree over ``hashes`` (the game's chain hashes, in version order)."""
+        if len(hashes) < CACHE_FROM:
+            return Tree(hashes)
+        cached = self._trees.get(game_id)
+        # Each chain hash binds every event before it: the same last leaf, the same prefix.
+        if (
+            cached is not None
+            and 0 < cached.size <= len(hashes)
+            and cached.levels[0][cached.size - 1] == leaf_hash(hashes[cached.size - 1])
+        ):
+            cached.extend(hashes[cached.size :])
+            return cached
+        tree = Tree(hashes)
+        if cached is None or cached.size <= tree.size:  # keep a longer one (this read is older)
+            self._trees.put(game_id, tree)
+        return tree

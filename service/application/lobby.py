@@ -22,6 +22,7 @@ from domain.platform.events import (
 )
 from domain.platform.table import Table, game_document
 from domain.registry import AnyGame, current_edition, get_game
+from ledger.commitments import CANONICAL, Keys
 from service.application.answers import (
     CreatedGame,
     GameList,
@@ -47,9 +48,9 @@ from service.application.tokens import (
     token_hash,
 )
 from service.application.writes import Writes
-from service.audit.commitments import CANONICAL, Keys
 from service.eventstore.players import KeyHolder
-from service.eventstore.store import EventStore, Locked, SeatTaken
+from service.eventstore.port import EventLog, LockedGame
+from service.eventstore.records import SeatTaken
 
 
 def _names(values: list[str], seats: int) -> list[str]:
@@ -69,7 +70,7 @@ class Lobby:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventLog,
         tables: Tables,
         seats: Seats,
         writes: Writes,
@@ -80,7 +81,7 @@ class Lobby:
         self.tables = tables
         self.seats = seats
         self.writes = writes
-        #: The canonical form new games are created in (``service.eventstore.chain``; 1 only to
+        #: The canonical form new games are created in (``ledger.chain``; 1 only to
         #: test that games created before commitments still verify).
         self.canonical = canonical
         #: The operator's bounds kept in a new game's clock terms.
@@ -183,7 +184,7 @@ class Lobby:
             view=game_document(table, "spectator").view if started else None,
         )
 
-    async def _open_table(self, locked: Locked) -> Table:
+    async def _open_table(self, locked: LockedGame) -> Table:
         """The locked game's table, which must still be open (a lobby action): else 409."""
         table = await self.tables.at_lock(locked)
         if table.status != "open":
@@ -276,7 +277,7 @@ class Lobby:
         self.writes.project(table, snapshots)
         return Started(id=game_id, status=table.status, version=table.version)
 
-    async def _start(self, locked: Locked, table: Table, snapshots: dict[int, bytes]) -> Table:
+    async def _start(self, locked: LockedGame, table: Table, snapshots: dict[int, bytes]) -> Table:
         rules = table.rules
         seed = await self.tables.seed(table.game_id)
         created = await locked.read(after=0, limit=1)

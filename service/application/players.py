@@ -18,7 +18,7 @@ from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.tokens import PLAYER_PREFIX, SCOPES, new_token, token_hash
 from service.eventstore.players import PlayerGame, PlayerKey, TooManyKeys
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
 
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
@@ -115,7 +115,7 @@ def _urgency(game: MyGame) -> tuple[int, str, str]:
 
 class Players:
     def __init__(
-        self, store: EventStore, tables: Tables, seats: Seats, keys_max: int, games_max: int
+        self, store: EventLog, tables: Tables, seats: Seats, keys_max: int, games_max: int
     ) -> None:
         self.store = store
         self.tables = tables

@@ -18,7 +18,8 @@ from service.application.errors import Forbidden, NotFound, Unauthorized
 from service.application.tables import CACHE_GAMES
 from service.application.tokens import HOST_PREFIX, PLAYER_PREFIX, token_hash
 from service.eventstore.players import KeyHolder
-from service.eventstore.store import EventStore, GameNotFound
+from service.eventstore.port import EventLog
+from service.eventstore.records import GameNotFound
 
 
 class Grant(msgspec.Struct, frozen=True):
@@ -44,7 +45,7 @@ class Grant(msgspec.Struct, frozen=True):
 class Seats:
     """Token authentication over the event store's seat tokens and host token hashes."""
 
-    def __init__(self, store: EventStore, size: int = 8 * CACHE_GAMES) -> None:
+    def __init__(self, store: EventLog, size: int = 8 * CACHE_GAMES) -> None:
         self.store = store
         #: token hash -> (game id, seat), of games that have started
         self._seat_tokens: LRU[bytes, tuple[str, int]] = LRU(size)

@@ -10,19 +10,12 @@ from typing import Any, Unpack
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
+from ledger.chain import chain_events, utc_micro
+from ledger.records import CommandRecord, NewEvent, StoredEvent
 from service.eventstore import pgrows as db
 from service.eventstore.appending import INSERT_EVENTS, MOVE_GAME, Append
 from service.eventstore.atomic import atomic
-from service.eventstore.chain import chain_events, utc_micro
-from service.eventstore.records import (
-    AppendResult,
-    CommandRecord,
-    GameRow,
-    NewCommand,
-    NewEvent,
-    StoredEvent,
-    VersionConflict,
-)
+from service.eventstore.records import AppendResult, GameRow, NewCommand, VersionConflict
 
 
 class Locked:

@@ -16,16 +16,15 @@ from typing import Any, TypeVar
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
+from ledger.chain import canonical_uuid, utc_micro
+from ledger.records import CommandRecord, StoredEvent
 from service.eventstore.atomic import atomic
-from service.eventstore.chain import canonical_uuid, utc_micro
 from service.eventstore.records import (
-    CommandRecord,
     DuplicateCommand,
     GameNotFound,
     GameRow,
     NewCommand,
     SeatTaken,
-    StoredEvent,
 )
 
 R = TypeVar("R", GameRow, StoredEvent, CommandRecord)

@@ -15,14 +15,14 @@ from typing import Any
 import msgspec
 import pytest
 
+from ledger.answers import RecordedAnswer
 from projections.projector import Projector
 from projections.store import MemoryStore
-from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
 from service.application.history import History
 from service.application.queries import QueryBody
-from service.audit.receipts import load_signer, published_keys
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer, published_keys
 from service.eventstore.migrate import migrate
 from service.http import schemas
 from service.http.routes import system
@@ -108,7 +108,7 @@ async def _answers(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = compose(store, projector, await load_signer(store.signing_keys))
+        manifest = compose(store, projector, await load_signer(store))
         history = History.of(manifest)
         open_game = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES)
@@ -194,7 +194,7 @@ async def _answers(dsn: str) -> None:
         query = _wire(await manifest.queries.query(empire.id, asker, plan))
         _fields(query, QUERY)
         assert query["version"] == empire.version
-        published = await published_keys(manifest.store.signing_keys, manifest.signer)
+        published = await published_keys(manifest.store, manifest.signer)
         keys = _wire(schemas.Keys(keys=published))
         _fields(keys, ["keys"])
         for key in keys["keys"]:
@@ -261,7 +261,7 @@ async def _schema_fields(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = compose(store, projector, await load_signer(store.signing_keys))
+        manifest = compose(store, projector, await load_signer(store))
         created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )

@@ -18,8 +18,8 @@ from service.application.bodies import CreateGame, JoinGame
 from service.application.errors import Unauthorized
 from service.application.history import History
 from service.application.tokens import SEAT_PREFIX, new_token, token_hash
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 
 from .apihelp import assert_problem, auth, pg
@@ -164,7 +164,7 @@ def test_a_grant_gone_before_the_first_read_sends_nothing(fresh_database: str) -
         await migrate(fresh_database)
         async with pg(fresh_database) as store:
             projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-            manifest = compose(store, projector, await load_signer(store.signing_keys))
+            manifest = compose(store, projector, await load_signer(store))
             history = History.of(manifest)
             created = await manifest.lobby.create(CreateGame(game="cargo-empire", seats=2))
             gid, code = created.id, created.invite_code

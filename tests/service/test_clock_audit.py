@@ -1,4 +1,4 @@
-"""The audit re-adjudicates a clocked game's times (``service.audit.clocking``): a game played
+"""The audit re-adjudicates a clocked game's times (``ledger.clocking``): a game played
 with expiries, a bot sitting in and a return passes; an expiry recorded before its deadline
 and a move recorded after its seat's time ran out are each found — on evidence built without
 servers (the chain is not checked here: ``check_adjudication`` alone)."""
@@ -19,9 +19,9 @@ from domain.platform.clocks import Clock, ClockTerms
 from domain.platform.events import LobbyCreated, LobbyJoined
 from domain.platform.table import Table, copy_table, fold_stream
 from domain.registry import current_edition, get_game
-from service.audit.adjudication import check_adjudication
-from service.audit.evidence import Case, Evidence
-from service.eventstore.records import CommandRecord, StoredEvent
+from ledger.adjudication import check_adjudication
+from ledger.evidence import Case, Evidence
+from ledger.records import CommandRecord, StoredEvent
 
 T0 = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 GAME = "cargo-empire"

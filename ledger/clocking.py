@@ -29,8 +29,8 @@ from domain.platform import clocks, referee
 from domain.platform.clocks import ClockExpired, ClockSet
 from domain.platform.events import is_platform
 from domain.platform.table import Table
-from service.audit.evidence import canon
-from service.eventstore.records import CommandRecord, StoredEvent
+from ledger.evidence import canon
+from ledger.records import CommandRecord, StoredEvent
 
 #: The command types the platform records for a clock's own decisions.
 EXPIRY = "clock.expired"

@@ -24,13 +24,12 @@ from domain.platform.events import (
     message_secrets,
 )
 from domain.platform.referee import with_clock
-from domain.platform.table import Table, encode_table, legal_document
-from projections.replay import fold_collecting
-from service.application.answers import EventDocument, Receipt, RecordedAnswer
-from service.audit.commitments import Keys, public_of, shown
-from service.audit.receipts import Signer
-from service.eventstore.chain import canonical_uuid, format_at
-from service.eventstore.records import StoredEvent
+from domain.platform.table import Table, encode_table, fold_collecting, legal_document
+from ledger.answers import EventDocument, Receipt, RecordedAnswer
+from ledger.chain import canonical_uuid, chain_events, format_at, utc_micro
+from ledger.commitments import Keys, public_of, shown
+from ledger.receipts import Signer
+from ledger.records import NewEvent, StoredEvent
 
 _encoder = msgspec.json.Encoder()
 
@@ -41,7 +40,7 @@ class Pending(msgspec.Struct):
     version: int
     type: str
     data: Any
-    #: The chained form when the event has hidden values (``service.audit.commitments.public_of``).
+    #: The chained form when the event has hidden values (``ledger.commitments.public_of``).
     public: Any = None
 
 
@@ -166,6 +165,17 @@ def rule_events(table: Table, seat: int, events: list[Any], seed: bytes) -> Ruli
         )
     except (ValueError, OverflowError) as error:  # msgspec: an int past 4,300 digits
         raise Unencodable(error) from None
+
+
+def chained(
+    ruling: Ruling, head: bytes, seat: int, command_id: str, at: datetime
+) -> list[StoredEvent]:
+    """The ruling's events as they will be stored: recorded at ``at`` (to the microsecond,
+    UTC) and chained after ``head``, the hash of the event before the first."""
+    events = [NewEvent(p.type, p.data, p.public) for p in ruling.pending]
+    version = ruling.pending[0].version - 1
+    game_id = ruling.table.game_id
+    return chain_events(game_id, version, head, events, seat, command_id, utc_micro(at))
 
 
 def legal_bytes(ruling: Ruling) -> bytes:

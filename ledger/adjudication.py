@@ -14,10 +14,10 @@ from domain.kernel import CommandError, Rng, RuleError
 from domain.platform.events import is_platform
 from domain.platform.table import Table, copy_table, fold_stream
 from domain.registry import EDITIONS, implements
-from service.audit import clocking
-from service.audit.commitments import MESSAGE
-from service.audit.evidence import Case, canon
-from service.eventstore.records import StoredEvent
+from ledger import clocking
+from ledger.commitments import MESSAGE
+from ledger.evidence import Case, canon
+from ledger.records import StoredEvent
 
 #: Told (events done, events in all) as an audit goes (the CLI's progress bar).
 Progress = Callable[[int, int], None]
