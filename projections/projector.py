@@ -24,6 +24,7 @@ import msgspec
 import structlog
 from prometheus_client import Counter, Gauge
 
+from domain.platform import endings
 from domain.platform.table import (
     StreamEvent,
     Table,
@@ -95,7 +96,7 @@ def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
     views = dict(known)
     state = table.state
     if table.status == "active" and state is not None:
-        for seat in table.rules.to_act(state):
+        for seat in endings.to_act(table):
             name = f"legal:{seat}"
             if name not in views:
                 views[name] = _encoder.encode(legal_document(table, seat))

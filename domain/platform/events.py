@@ -5,7 +5,8 @@ commitment to the game's secret seed), ``lobby.joined`` for each seat taken (``l
 when the host takes one back before the start), then the game's own set-up and play events,
 with ``table.message`` events (table talk) anywhere after creation, and ``seed.revealed``
 appended with the events that finish the game. A game with a turn clock also holds the clock
-events (``clock.*``, :mod:`domain.platform.clocks`).
+events (``clock.*``, :mod:`domain.platform.clocks`), and a game ended other than by its rules
+``game.resigned`` / ``game.aborted`` (:mod:`domain.platform.endings`).
 Platform event types contain a dot; a game's own event types never do, so folding a game skips
 platform events by type alone.
 """
@@ -18,6 +19,7 @@ import msgspec
 
 from domain.kernel import Secret, typed
 from domain.platform.clocks import ClockEvent, ClockTerms
+from domain.platform.endings import Aborted, Resigned
 from domain.registry import get_game
 
 
@@ -72,7 +74,16 @@ class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="
     seed: str
 
 
-PlatformEvent = LobbyCreated | LobbyJoined | LobbyLeft | TableMessage | SeedRevealed | ClockEvent
+PlatformEvent = (
+    LobbyCreated
+    | LobbyJoined
+    | LobbyLeft
+    | TableMessage
+    | SeedRevealed
+    | ClockEvent
+    | Resigned
+    | Aborted
+)
 
 
 def is_platform(event_type: str) -> bool:

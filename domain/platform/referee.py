@@ -11,8 +11,8 @@ from typing import Any
 import msgspec
 
 from domain.kernel import Rng
-from domain.platform import clocks
-from domain.platform.table import Table
+from domain.platform import clocks, endings
+from domain.platform.table import Table, copy_table
 
 
 def rng_at(seed: bytes) -> clocks.RngAt:
@@ -27,11 +27,24 @@ def with_clock(table: Table, seat: int, game_events: list[Any], now: datetime) -
     if clock is None:
         return game_events
     rules = table.rules
-    after = rules.fold(game_events, table.state) if game_events else table.state
+    own = [e for e in game_events if not isinstance(e, (endings.Resigned, endings.Aborted))]
+    after = rules.fold(own, table.state) if own else table.state
+    asked = None
+    if len(own) < len(game_events):  # a resignation or an abort: who is asked now
+        ending = copy_table(table)
+        ending.state = after
+        for e in game_events:
+            if isinstance(e, endings.Aborted):
+                ending.ended = "aborted"
+            elif isinstance(e, endings.Resigned):
+                ending.resigned = [*ending.resigned, e.seat]
+                if len(endings.remaining(table.seats, ending.resigned)) <= 1:
+                    ending.ended = "resigned"
+        asked = endings.to_act(ending) if rules.outcome(after) is None else []
     return [
         *clocks.returning(clock, seat),
         *game_events,
-        clocks.after_move(clock, rules, after, seat, now),
+        clocks.after_move(clock, rules, after, seat, now, asked),
     ]
 
 
@@ -72,7 +85,7 @@ def presence(table: Table, seat: int, leave: bool, now: datetime) -> list[Any]:
     seat is already so, the game has no clock, or it is over — nothing is asked of anyone
     then, so a leave or a return recorded after the end is not what the rules produce — and
     none for a leave asked after the seat's time ran out, before its expiry)."""
-    if table.clock is None or table.state is None or table.rules.outcome(table.state) is not None:
+    if table.clock is None or table.state is None or table.status == "finished":
         return []
     if leave and clocks.overdue(table.clock, seat, now):
         # Out of time: the expiry comes first (the timeout's move, not the bot's better one;

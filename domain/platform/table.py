@@ -13,7 +13,9 @@ from msgspec import Meta
 
 from domain.kernel import AUDITOR, SPECTATOR, Outcome, Viewer, decoder, seat, typed
 from domain.kernel.grammar import Rule, legal_answer
+from domain.platform import endings
 from domain.platform.clocks import Clock, ClockSet, ClockTerms, new_clock
+from domain.platform.endings import Aborted, Resigned
 from domain.platform.events import (
     LobbyCreated,
     LobbyJoined,
@@ -59,6 +61,12 @@ class Table(msgspec.Struct):
     edition: int = 1
     #: Every seat's turn clock (None: the game has none), as the last ``clock.set`` left it.
     clock: Clock | None = None
+    #: The seats that resigned, in order (``game.resigned``; ``domain.platform.endings``).
+    resigned: list[int] = []
+    #: Why the game ended when not by its rules (``resigned``, ``aborted``), else None.
+    ended: str | None = None
+    #: The seats that have made a move (what ``abort`` asks: until every seat has moved).
+    moved: list[int] = []
 
     @property
     def rules(self) -> AnyGame:
@@ -104,10 +112,21 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 table.messages.append(platform)
             elif isinstance(platform, ClockSet) and table.clock is not None:
                 table.clock = Clock(table.clock.terms, list(platform.seats))
+            elif isinstance(platform, Resigned):
+                table.resigned = [*table.resigned, platform.seat]
+                if len(endings.remaining(table.seats, table.resigned)) <= 1:
+                    table.ended, table.status = "resigned", "finished"
+            elif isinstance(platform, Aborted):
+                table.ended, table.status = "aborted", "finished"
             continue
         rules = table.rules
         table.state = rules.evolve(table.state, rules.decode_event(event.data))
-        table.status = "finished" if rules.outcome(table.state) is not None else "active"
+        # A move: a game event a command appended (the set-up's have no command).
+        mover = getattr(event, "seat", None) if getattr(event, "command_id", None) else None
+        if mover is not None and mover not in table.moved:
+            table.moved = [*table.moved, mover]
+        finished = table.ended is not None or rules.outcome(table.state) is not None
+        table.status = "finished" if finished else "active"
     if table is None:
         raise ValueError("an empty stream has no table")
     return table
@@ -199,7 +218,7 @@ class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True, omit_d
     ] = None
 
 
-class LegalDocument(msgspec.Struct, frozen=True, kw_only=True):
+class LegalDocument(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """The body of ``GET /v1/games/{id}/legal`` for one seat (docs/api.md, "legal")."""
 
     version: int
@@ -208,6 +227,13 @@ class LegalDocument(msgspec.Struct, frozen=True, kw_only=True):
     grammar: Annotated[
         list[Rule], Meta(description="Rules deriving the accepted commands not listed")
     ]
+    endings: Annotated[
+        list[Any],
+        Meta(
+            description="The platform's commands ending the game the seat may send now "
+            "(resign, abort; docs/api.md 'Ending a game'), on its turn or not; absent: none"
+        ),
+    ] = []
 
 
 def game_document(table: Table, key: str, everything: bool | None = None) -> GameDocument[Any]:
@@ -215,7 +241,7 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> Gam
     rules = table.rules
     viewer = viewer_of(key, table, everything)
     state = table.state
-    outcome = rules.outcome(state) if state is not None else None
+    outcome = endings.outcome(table)
     seat_no = int(key[5:]) if key.startswith("seat:") else None
     return GameDocument(
         id=table.game_id,
@@ -223,7 +249,7 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> Gam
         status=table.status,
         version=table.version,
         seats=[SeatName(seat=i, name=n) for i, n in enumerate(table.names)],
-        to_act=rules.to_act(state) if state is not None else [],
+        to_act=endings.to_act(table),
         view=rules.view(state, viewer) if state is not None else None,
         result=outcome,
         messages=[m for m in table.messages if message_visible_to(m, seat_no)],
@@ -256,7 +282,11 @@ def legal_document(table: Table, seat_no: int) -> LegalDocument:
     (msgspec encodes them as it would their builtins, without building the builtins)."""
     commands: list[Any] = []
     grammar: list[Rule] = []
-    if table.state is not None and table.status == "active":
+    if table.state is not None and table.status == "active" and seat_no not in table.resigned:
         commands = table.rules.legal(table.state, seat_no)
         grammar = table.rules.grammar(table.state, seat_no, commands)
-    return LegalDocument(version=table.version, **legal_answer(commands, grammar))
+    return LegalDocument(
+        version=table.version,
+        **legal_answer(commands, grammar),
+        endings=endings.allowed(table, seat_no),
+    )

@@ -10,8 +10,9 @@ from __future__ import annotations
 import msgspec
 
 from domain.kernel import Rng, RuleError
+from domain.platform import endings
 from domain.platform.events import is_platform
-from domain.platform.table import Table, game_document
+from domain.platform.table import Table, game_document, legal_document
 from domain.registry import AnyGame
 from service.application.answers import (
     ChainProof,
@@ -29,6 +30,7 @@ from service.application.redaction import (
     secret_commands,
 )
 from service.audit import clocking
+from service.audit.adjudication import ENDINGS
 from service.audit.commitments import Keys, withholds
 from service.eventstore.chain import canonical_of, link
 from service.eventstore.records import CommandRecord, StoredEvent
@@ -150,20 +152,22 @@ def checks(
         found.append(Check(*clock))
         if command.type == clocking.EXPIRY or command.type in clocking.PRESENCE:
             return found  # the clock's own decision: no command of the game to re-run
-    to_act = rules.to_act(before.state)
+    to_act = endings.to_act(before)
+    ending = command.type in endings.COMMANDS  # any seat may resign or abort, on its turn or not
     found.append(
         Check(
             check="to_act",
-            ok=command.seat in to_act,
+            ok=command.seat in to_act or ending,
             detail=f"seat {command.seat} sent it; the game waited for {to_act}",
         )
     )
 
     try:
-        decoded = rules.decode_command(body or {})
-        produced = rules.decide(before.state, command.seat, decoded, Rng(seed, first))
+        decoded = endings.decode_command(rules, body or {})
+        produced = endings.decide(before, command.seat, decoded, Rng(seed, first))
+        decided = [e for e in decision if not is_platform(e.type) or e.type in ENDINGS]
         same = [msgspec.json.encode(msgspec.to_builtins(e), order="sorted") for e in produced] == [
-            msgspec.json.encode(e.data, order="sorted") for e in decision if not is_platform(e.type)
+            msgspec.json.encode(e.data, order="sorted") for e in decided
         ]
         found.append(
             Check(
@@ -173,7 +177,7 @@ def checks(
                 f"{first}), {'produces exactly' if same else 'does NOT produce'} these events",
             )
         )
-        legal = [msgspec.to_builtins(c) for c in rules.legal(before.state, command.seat)]
+        legal = [msgspec.to_builtins(c) for c in legal_document(before, command.seat).commands]
         # how many may depend on the seat's hidden hand: counted once the game is over
         counted = "the" if live else f"{len(legal)}"
         found.append(

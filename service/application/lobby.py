@@ -14,7 +14,7 @@ import msgspec
 
 from domain.kernel import Rng, RuleError, seed_commitment
 from domain.kernel.errors import UnknownGame
-from domain.platform import referee
+from domain.platform import endings, referee
 from domain.platform.events import (
     LobbyCreated,
     LobbyJoined,
@@ -160,7 +160,7 @@ class Lobby:
             invite_code=row.invite_code,
             seats=seats,
             # started at once: who acts, and the game as the host (no seat) sees it
-            to_act=rules.to_act(table.state) if started else [],
+            to_act=endings.to_act(table) if started else [],
             view=game_document(table, "spectator").view if started else None,
         )
 

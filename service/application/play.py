@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel import CommandError, RuleError
+from domain.platform import endings
 from domain.platform.table import Table, legal_document
 from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
@@ -62,10 +63,9 @@ def _hints(
     """The recorded answer and what it adds so a client need not ask: who is to act now, and
     the seat's own legal commands (empty unless it is still to act; ``legal``: already
     encoded, else encoded here once)."""
-    state = table.state
     if legal is None:
         legal = msgspec.Raw(msgspec.json.encode(legal_document(table, seat).commands))
-    return recorded.answer(table.rules.to_act(state) if state is not None else [], legal)
+    return recorded.answer(endings.to_act(table), legal)
 
 
 class Play:
@@ -165,7 +165,7 @@ class Play:
     async def _decide_and_append(self, a: _Attempt, head: bytes, table: Table) -> CommandAnswer:
         rules = table.rules
         try:
-            command = rules.decode_command(a.body.command)
+            command = endings.decode_command(rules, a.body.command)
         except CommandError as error:
             return await self._refuse(a, RefusedByRules(error.code, error.message), "rejected")
         version = table.version

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel import Rng
+from domain.platform import endings
 from domain.platform.events import (
     LobbyCreated,
     SeedRevealed,
@@ -42,6 +43,10 @@ class Pending(msgspec.Struct):
     data: Any
     #: The chained form when the event has hidden values (``service.audit.commitments.public_of``).
     public: Any = None
+    #: The acting seat and whether a command appended it (a move: ``Table.moved``), as the
+    #: stored event will say.
+    seat: int | None = None
+    command_id: bool = False
 
 
 class Ruling(msgspec.Struct):
@@ -83,7 +88,11 @@ def lobby_pending(version: int, event: Any, keys: Keys) -> Pending:
 
 
 def fold_new(
-    table: Table, events: list[Any], seed: bytes, message_key: bytes | None = None
+    table: Table,
+    events: list[Any],
+    seed: bytes,
+    message_key: bytes | None = None,
+    seat: int | None = None,
 ) -> tuple[Table, list[Pending], dict[int, bytes]]:
     """The table after ``events`` (typed, appended after ``table.version``), the events as
     they will be stored (with their public forms) — with ``seed.revealed`` when they finish
@@ -91,6 +100,8 @@ def fold_new(
     start = table.version + 1
     keys = Keys(seed, message_key)
     pending = [_pending(table, start + i, e, keys) for i, e in enumerate(events)]
+    if seat is not None:  # a command's events
+        pending = [msgspec.structs.replace(p, seat=seat, command_id=True) for p in pending]
     new, snapshots = fold_collecting(table, pending, table.game_id)
     if new.status == "finished" and table.status != "finished":
         # Commit-reveal: the seed is published with the events that end the game.
@@ -107,8 +118,7 @@ def rule(table: Table, seat: int, command: Any, seed: bytes, at: datetime | None
     """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError);
     in a game with a turn clock, at ``at`` (the time the events are recorded), with the clock
     events (``domain.platform.referee.with_clock``)."""
-    rules = table.rules
-    events = rules.decide(table.state, seat, command, Rng(seed, table.version + 1))
+    events = endings.decide(table, seat, command, Rng(seed, table.version + 1))
     if table.clock is not None:
         if at is None:
             raise ValueError("a move in a game with a clock is decided at a time")
@@ -119,8 +129,8 @@ def rule(table: Table, seat: int, command: Any, seed: bytes, at: datetime | None
 def rule_events(table: Table, seat: int, events: list[Any], seed: bytes) -> Ruling:
     """The ruling that appends ``events`` (typed) for ``seat`` (a command's, or a clock's
     decision: ``service.application.clocks``)."""
-    new, pending, snapshots = fold_new(table, events, seed)
-    outcome = new.rules.outcome(new.state) if new.status == "finished" else None
+    new, pending, snapshots = fold_new(table, events, seed, seat=seat)
+    outcome = endings.outcome(new) if new.status == "finished" else None
     document = legal_document(new, seat)
     return Ruling(
         table=new,

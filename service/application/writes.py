@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import msgspec
 import structlog
 
+from domain.platform import endings
 from domain.platform.events import LobbyJoined
 from domain.platform.table import Table
 from projections.projector import Projector
@@ -81,7 +82,7 @@ class Writes:
         status = table.status if table.status != locked.row.status else None
         result = None
         if table.status == "finished" and table.state is not None:
-            outcome = table.rules.outcome(table.state)
+            outcome = endings.outcome(table)
             result = None if outcome is None else msgspec.to_builtins(outcome)
         names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
         runs = _seat_runs(pending, seat)
