@@ -24,7 +24,6 @@ import msgspec
 import structlog
 from prometheus_client import Counter, Gauge
 
-from domain.platform import endings
 from domain.platform.table import (
     StreamEvent,
     Table,
@@ -32,6 +31,7 @@ from domain.platform.table import (
     encode_table,
     game_document,
     legal_document,
+    table_to_act,
     viewer_keys,
 )
 from projections.replay import fold_collecting
@@ -96,7 +96,7 @@ def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
     views = dict(known)
     state = table.state
     if table.status == "active" and state is not None:
-        for seat in endings.to_act(table):
+        for seat in table_to_act(table):
             name = f"legal:{seat}"
             if name not in views:
                 views[name] = _encoder.encode(legal_document(table, seat))

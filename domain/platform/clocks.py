@@ -331,7 +331,7 @@ def after_move(
     """The ``clock.set`` appended after ``seat``'s player's move, decided at ``now`` (a player
     whose seat the bot sat in for is back: ``clock.returned`` comes first, see
     :func:`returning`). ``asked``: the seats asked now when not the game's ``to_act`` (a
-    resignation or an abort: ``domain.platform.endings``)."""
+    resignation or an abort: ``domain.platform.referee.decide``)."""
     to_act = _asked(rules, state_after) if asked is None else asked
     returned = seat if clock.seats[seat].sitting_in else None
     return ClockSet(utc(now), advance(clock, to_act, now, moved=seat, returned=returned))

@@ -6,7 +6,7 @@ when the host takes one back before the start), then the game's own set-up and p
 with ``table.message`` events (table talk) anywhere after creation, and ``seed.revealed``
 appended with the events that finish the game. A game with a turn clock also holds the clock
 events (``clock.*``, :mod:`domain.platform.clocks`), and a game ended other than by its rules
-``game.resigned`` / ``game.aborted`` (:mod:`domain.platform.endings`).
+``game.resigned`` / ``game.aborted`` (:func:`domain.platform.referee.decide`).
 Platform event types contain a dot; a game's own event types never do, so folding a game skips
 platform events by type alone.
 """
@@ -19,7 +19,6 @@ import msgspec
 
 from domain.kernel import Secret, typed
 from domain.platform.clocks import ClockEvent, ClockTerms
-from domain.platform.endings import Aborted, Resigned
 from domain.registry import get_game
 
 
@@ -65,6 +64,32 @@ class TableMessage(msgspec.Struct, frozen=True, tag="table.message", tag_field="
     #: Seats addressed, or ``"all"``.
     to: list[int] | str
     text: str
+
+
+class Resign(msgspec.Struct, frozen=True, tag="resign", tag_field="type"):
+    """A platform command (docs/api.md "Ending a game"): a seat gives the game up."""
+
+
+class Abort(msgspec.Struct, frozen=True, tag="abort", tag_field="type"):
+    """A platform command: a seat calls the game off before every seat has moved."""
+
+
+#: The platform's commands ending a game, sent like a game's commands
+#: (``domain.platform.referee.decide``).
+Ending = Resign | Abort
+ENDING_COMMANDS = frozenset({"resign", "abort"})
+
+
+class Resigned(msgspec.Struct, frozen=True, tag="game.resigned", tag_field="type"):
+    """``seat`` resigned: ranked last, never asked again; with one seat left the game ends."""
+
+    seat: int
+
+
+class Aborted(msgspec.Struct, frozen=True, tag="game.aborted", tag_field="type"):
+    """``seat`` called the game off before every seat had moved: it ends with no result."""
+
+    seat: int
 
 
 class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="type"):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import msgspec
 
 from domain.kernel import Rng, RuleError
-from domain.platform import endings
-from domain.platform.events import is_platform
-from domain.platform.table import Table, game_document, legal_document
+from domain.platform import referee
+from domain.platform.events import ENDING_COMMANDS, is_platform
+from domain.platform.table import Table, game_document, legal_document, table_to_act
 from domain.registry import AnyGame
 from service.application.answers import (
     ChainProof,
@@ -152,8 +152,8 @@ def checks(
         found.append(Check(*clock))
         if command.type == clocking.EXPIRY or command.type in clocking.PRESENCE:
             return found  # the clock's own decision: no command of the game to re-run
-    to_act = endings.to_act(before)
-    ending = command.type in endings.COMMANDS  # any seat may resign or abort, on its turn or not
+    to_act = table_to_act(before)
+    ending = command.type in ENDING_COMMANDS  # any seat may resign or abort, on its turn or not
     found.append(
         Check(
             check="to_act",
@@ -163,8 +163,8 @@ def checks(
     )
 
     try:
-        decoded = endings.decode_command(rules, body or {})
-        produced = endings.decide(before, command.seat, decoded, Rng(seed, first))
+        decoded = referee.decode_command(rules, body or {})
+        produced = referee.decide(before, command.seat, decoded, Rng(seed, first))
         decided = [e for e in decision if not is_platform(e.type) or e.type in ENDINGS]
         same = [msgspec.json.encode(msgspec.to_builtins(e), order="sorted") for e in produced] == [
             msgspec.json.encode(e.data, order="sorted") for e in decided

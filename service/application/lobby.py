@@ -14,13 +14,13 @@ import msgspec
 
 from domain.kernel import Rng, RuleError, seed_commitment
 from domain.kernel.errors import UnknownGame
-from domain.platform import endings, referee
+from domain.platform import referee
 from domain.platform.events import (
     LobbyCreated,
     LobbyJoined,
     LobbyLeft,
 )
-from domain.platform.table import Table, game_document
+from domain.platform.table import Table, game_document, table_to_act
 from domain.registry import AnyGame, current_edition, get_game
 from service.application.answers import (
     CreatedGame,
@@ -160,7 +160,7 @@ class Lobby:
             invite_code=row.invite_code,
             seats=seats,
             # started at once: who acts, and the game as the host (no seat) sees it
-            to_act=endings.to_act(table) if started else [],
+            to_act=table_to_act(table) if started else [],
             view=game_document(table, "spectator").view if started else None,
         )
 

@@ -14,8 +14,8 @@ from typing import Any
 import msgspec
 
 from domain.kernel import CommandError, RuleError
-from domain.platform import endings
-from domain.platform.table import Table, legal_document
+from domain.platform import referee
+from domain.platform.table import Table, legal_document, table_to_act
 from service.application.answers import CommandAnswer, RecordedAnswer
 from service.application.bodies import CommandBody
 from service.application.clocks import clock_refusal
@@ -65,7 +65,7 @@ def _hints(
     encoded, else encoded here once)."""
     if legal is None:
         legal = msgspec.Raw(msgspec.json.encode(legal_document(table, seat).commands))
-    return recorded.answer(endings.to_act(table), legal)
+    return recorded.answer(table_to_act(table), legal)
 
 
 class Play:
@@ -165,7 +165,7 @@ class Play:
     async def _decide_and_append(self, a: _Attempt, head: bytes, table: Table) -> CommandAnswer:
         rules = table.rules
         try:
-            command = endings.decode_command(rules, a.body.command)
+            command = referee.decode_command(rules, a.body.command)
         except CommandError as error:
             return await self._refuse(a, RefusedByRules(error.code, error.message), "rejected")
         version = table.version

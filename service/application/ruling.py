@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel import Rng
-from domain.platform import endings
+from domain.platform import referee
 from domain.platform.events import (
     LobbyCreated,
     SeedRevealed,
@@ -24,7 +24,7 @@ from domain.platform.events import (
     message_secrets,
 )
 from domain.platform.referee import with_clock
-from domain.platform.table import Table, legal_document
+from domain.platform.table import Table, legal_document, table_result
 from projections.replay import fold_collecting
 from service.application.answers import EventDocument, Receipt, RecordedAnswer
 from service.audit.commitments import Keys, public_of, shown
@@ -118,7 +118,7 @@ def rule(table: Table, seat: int, command: Any, seed: bytes, at: datetime | None
     """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError);
     in a game with a turn clock, at ``at`` (the time the events are recorded), with the clock
     events (``domain.platform.referee.with_clock``)."""
-    events = endings.decide(table, seat, command, Rng(seed, table.version + 1))
+    events = referee.decide(table, seat, command, Rng(seed, table.version + 1))
     if table.clock is not None:
         if at is None:
             raise ValueError("a move in a game with a clock is decided at a time")
@@ -130,7 +130,7 @@ def rule_events(table: Table, seat: int, events: list[Any], seed: bytes) -> Ruli
     """The ruling that appends ``events`` (typed) for ``seat`` (a command's, or a clock's
     decision: ``service.application.clocks``)."""
     new, pending, snapshots = fold_new(table, events, seed, seat=seat)
-    outcome = endings.outcome(new) if new.status == "finished" else None
+    outcome = table_result(new) if new.status == "finished" else None
     document = legal_document(new, seat)
     return Ruling(
         table=new,

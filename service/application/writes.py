@@ -13,9 +13,8 @@ from typing import Any, TypeVar
 import msgspec
 import structlog
 
-from domain.platform import endings
 from domain.platform.events import LobbyJoined
-from domain.platform.table import Table
+from domain.platform.table import Table, table_result
 from projections.projector import Projector
 from projections.replay import fold_collecting
 from service.application.errors import ApplicationError
@@ -82,7 +81,7 @@ class Writes:
         status = table.status if table.status != locked.row.status else None
         result = None
         if table.status == "finished" and table.state is not None:
-            outcome = endings.outcome(table)
+            outcome = table_result(table)
             result = None if outcome is None else msgspec.to_builtins(outcome)
         names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
         runs = _seat_runs(pending, seat)

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel import CommandError, Rng, RuleError
-from domain.platform import endings
+from domain.platform import referee
 from domain.platform.events import is_platform
 from domain.platform.table import Table, copy_table, fold_stream
 from domain.registry import EDITIONS, implements
@@ -128,14 +128,14 @@ def _adjudicate(
     extra = [e for e in platform if e.type not in allowed | {"seed.revealed"} | ENDINGS]
     if extra:
         return "adjudication.orphan", f"{extra[0].type} appended with a game command"
-    decoded = endings.decode_command(rules, body or {})
+    decoded = referee.decode_command(rules, body or {})
     if command.seat is None or table.state is None:
         return "adjudication.seat", "a game command without a seat, or before the game"
     if first.type == "clock.bot":
         return clocking.check_clock_command(table, command, decoded, group, seed, before)
     # A resignation or an abort is decided here too (``domain.platform.endings``): a
     # game.resigned no seat sent, or sent by another seat, differs from what the rules produce.
-    produced = endings.decide(table, command.seat, decoded, Rng(seed, first.version))
+    produced = referee.decide(table, command.seat, decoded, Rng(seed, first.version))
     if clocked:
         return clocking.check_move(table, command.seat, produced, group, before)
     decided = [e for e in group if not is_platform(e.type) or e.type in ENDINGS]

@@ -1,8 +1,9 @@
-"""Resign and abort (``domain.platform.endings``), decided once for every game and re-adjudicated
-by the audit: a two-seat resignation ends the game, the other seat winning; with more seats the
-others play on and the resigned seat is never asked again (its minimal moves are made for it,
-in the same decision); abort until every seat has moved, ``rule.abort_too_late`` after; and the
-audit finds a forged resignation — on evidence built without servers (``check_adjudication``)."""
+"""Resign and abort (``domain.platform.referee.decide``), decided once for every game and
+re-adjudicated by the audit: a two-seat resignation ends the game, the other seat winning; with
+more seats the others play on and the resigned seat is never asked again (its minimal moves are
+made for it, in the same decision); abort until every seat has moved, ``rule.abort_too_late``
+after; and the audit finds a forged resignation — on evidence built without servers
+(``check_adjudication``)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,17 @@ import msgspec
 import pytest
 
 from domain.kernel import Outcome, Rng, RuleError, seed_commitment
-from domain.platform import endings
-from domain.platform.events import LobbyCreated, LobbyJoined, SeedRevealed
-from domain.platform.table import Table, fold_stream, game_document, legal_document
+from domain.platform import referee
+from domain.platform.events import Abort, LobbyCreated, LobbyJoined, Resign, SeedRevealed
+from domain.platform.table import (
+    Table,
+    fold_stream,
+    game_document,
+    legal_document,
+    ranked_last,
+    table_result,
+    table_to_act,
+)
 from domain.registry import current_edition, get_game
 from service.audit.adjudication import check_adjudication
 from service.audit.evidence import Case, Evidence
@@ -31,7 +40,7 @@ MULTI = ["jolly-cargo", "cargo-empire", "empire-builder"]  # more than two seats
 
 class Recorded:
     """A game recorded as the service records it (events with seats and command ids, and the
-    accepted commands), decided through ``endings.decide`` as ``service.application.ruling``
+    accepted commands), decided through ``referee.decide`` as ``service.application.ruling``
     does."""
 
     def __init__(self, game: str, seats: int = 2) -> None:
@@ -79,7 +88,7 @@ class Recorded:
 
     def send(self, seat: int, command: Any) -> list[Any]:
         t = self.t
-        events = endings.decide(t, seat, command, Rng(self.seed, t.version + 1))
+        events = referee.decide(t, seat, command, Rng(self.seed, t.version + 1))
         was = t.status
         body = msgspec.to_builtins(command)
         self.append(events, seat, body)
@@ -101,7 +110,7 @@ class Recorded:
     def play(self, rng: random.Random, moves: int) -> None:
         """Random legal game commands by the seats to act (the game's listed ones)."""
         for _ in range(moves):
-            waiting = endings.to_act(self.t)
+            waiting = table_to_act(self.t)
             if self.t.status != "active" or not waiting:
                 return
             seat = rng.choice(waiting)
@@ -115,28 +124,28 @@ class Recorded:
 
 
 def first_move(g: Recorded) -> None:
-    seat = endings.to_act(g.t)[0]
+    seat = table_to_act(g.t)[0]
     g.send(seat, g.t.rules.legal(g.t.state, seat)[0])
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_two_seats_a_resignation_out_of_turn_ends_the_game_the_other_wins(game: str) -> None:
     g = Recorded(game)
-    waiting = endings.to_act(g.t)
+    waiting = table_to_act(g.t)
     idle = next(s for s in range(2) if s not in waiting) if len(waiting) < 2 else 1
-    assert legal_document(g.t, idle).endings == [endings.Resign(), endings.Abort()]
-    g.send(idle, endings.decode_command(g.t.rules, {"type": "resign"}))
+    assert legal_document(g.t, idle).endings == [Resign(), Abort()]
+    g.send(idle, referee.decode_command(g.t.rules, {"type": "resign"}))
     assert g.t.status == "finished" and g.t.ended == "resigned"
-    result = endings.outcome(g.t)
+    result = table_result(g.t)
     assert result is not None and result.reason == "resigned"
     assert result.winners == [1 - idle] and result.scores[1 - idle] == 1
     assert msgspec.to_builtins(game_document(g.t, "spectator").result)["reason"] == "resigned"
-    assert endings.to_act(g.t) == [] and legal_document(g.t, 1 - idle).endings == []
+    assert table_to_act(g.t) == [] and legal_document(g.t, 1 - idle).endings == []
     assert g.events[-1].type == "seed.revealed"
     report, problems = g.audit()
     assert report["ok"] is True, problems
     with pytest.raises(RuleError) as refused:
-        endings.decide(g.t, 1 - idle, endings.Resign(), Rng(g.seed, 0))
+        referee.decide(g.t, 1 - idle, Resign(), Rng(g.seed, 0))
     assert refused.value.code == "rule.game_over"
 
 
@@ -145,11 +154,11 @@ def test_abort_before_every_seat_moved_and_refused_after(game: str) -> None:
     g = Recorded(game)
     first_move(g)
     if len(set(g.t.moved)) < 2:  # one seat has moved: still abortable
-        assert endings.Abort() in legal_document(g.t, 0).endings
+        assert Abort() in legal_document(g.t, 0).endings
         aborted = Recorded(game)
         first_move(aborted)
-        aborted.send(1, endings.Abort())
-        result = endings.outcome(aborted.t)
+        aborted.send(1, Abort())
+        result = table_result(aborted.t)
         assert result is not None and result.reason == "aborted"
         assert result.winners == [] and result.scores == []
         assert aborted.audit()[0]["ok"] is True
@@ -157,9 +166,9 @@ def test_abort_before_every_seat_moved_and_refused_after(game: str) -> None:
     while len(set(g.t.moved)) < 2 and g.t.status == "active":
         g.play(rng, 1)
     assert g.t.status == "active"
-    assert legal_document(g.t, 0).endings == [endings.Resign()]
+    assert legal_document(g.t, 0).endings == [Resign()]
     with pytest.raises(RuleError) as refused:
-        endings.decide(g.t, 0, endings.Abort(), Rng(g.seed, 0))
+        referee.decide(g.t, 0, Abort(), Rng(g.seed, 0))
     assert refused.value.code == "rule.abort_too_late"
 
 
@@ -168,27 +177,27 @@ def test_three_seats_the_others_play_on_and_the_resigned_seat_is_never_asked(gam
     g = Recorded(game, seats=3)
     rng = random.Random(7)
     g.play(rng, 6)
-    g.send(1, endings.Resign())
+    g.send(1, Resign())
     assert g.t.status == "active" and g.t.resigned == [1] and g.t.ended is None
     for _ in range(400):
         if g.t.status != "active":
             break
-        assert 1 not in endings.to_act(g.t), "a resigned seat is asked to act"
+        assert 1 not in table_to_act(g.t), "a resigned seat is asked to act"
         assert legal_document(g.t, 1).commands == [] and legal_document(g.t, 1).endings == []
         with pytest.raises(RuleError) as refused:
-            endings.decide(g.t, 1, endings.Resign(), Rng(g.seed, 0))
+            referee.decide(g.t, 1, Resign(), Rng(g.seed, 0))
         assert refused.value.code == "rule.resigned"
         g.play(rng, 1)
     report, problems = g.audit()
     assert report["ok"] is True, problems
     if g.t.status == "finished":  # ended by the rules: the resigned seat is no winner
-        result = endings.outcome(g.t)
+        result = table_result(g.t)
         assert result is not None and 1 not in result.winners
         assert result.details["resigned"] == [1]
     # a second resignation leaves one seat: the game ends, that seat wins
     if g.t.status == "active":
-        g.send(2, endings.Resign())
-        result = endings.outcome(g.t)
+        g.send(2, Resign())
+        result = table_result(g.t)
         assert result is not None and result.winners == [0] and result.reason == "resigned"
         assert result.details["resigned"] == [1, 2]
         assert g.audit()[0]["ok"] is True
@@ -196,7 +205,7 @@ def test_three_seats_the_others_play_on_and_the_resigned_seat_is_never_asked(gam
 
 def test_a_resignation_ranks_the_seat_last_when_it_led() -> None:
     won = Outcome(scores=[5, 9, 7], winners=[1], details={"x": 1})
-    ranked = endings.ranked_last(won, [1])
+    ranked = ranked_last(won, [1])
     assert ranked.winners == [2] and ranked.scores == [5, 9, 7]
     assert ranked.details == {"x": 1, "resigned": [1]}
 
@@ -208,7 +217,7 @@ def test_the_audit_finds_a_forged_resignation(game: str) -> None:
     first_move(g)
     mover = g.events[-1].seat
     assert mover is not None
-    g.send(mover, endings.Resign())
+    g.send(mover, Resign())
     at = next(i for i, e in enumerate(g.events) if e.type == "game.resigned")
     real = g.events[at]
     g.events[at] = msgspec.structs.replace(real, data={**real.data, "seat": 1 - mover})
@@ -217,7 +226,7 @@ def test_the_audit_finds_a_forged_resignation(game: str) -> None:
     assert "adjudication.mismatch" in problems
     # and a resignation appended to a game command no seat sent as one
     h = Recorded(game)
-    seat = endings.to_act(h.t)[0]
+    seat = table_to_act(h.t)[0]
     h.send(seat, h.t.rules.legal(h.t.state, seat)[0])
     last = h.commands[-1]
     extra = StoredEvent(
