@@ -18,6 +18,7 @@ import pytest
 
 from domain.kernel import Outcome, Rng, RuleError, seed_commitment
 from domain.platform import referee
+from domain.platform.clocks import ClockTerms
 from domain.platform.events import Abort, LobbyCreated, LobbyJoined, Resign, SeedRevealed
 from domain.platform.table import (
     Table,
@@ -43,7 +44,7 @@ class Recorded:
     accepted commands), decided through ``referee.decide`` as ``service.application.ruling``
     does."""
 
-    def __init__(self, game: str, seats: int = 2) -> None:
+    def __init__(self, game: str, seats: int = 2, clock: ClockTerms | None = None) -> None:
         self.seed = hashlib.sha256(f"endings-{game}-{seats}".encode()).digest()
         self.table: Table | None = None
         self.events: list[StoredEvent] = []
@@ -56,11 +57,14 @@ class Recorded:
             msgspec.to_builtins(options),
             seed_commitment(self.seed),
             edition=current_edition(game),
+            clock=clock,
         )
         self.append([created])
         for s in range(seats):
             self.append([LobbyJoined(s, f"p{s}")], seat=s)
         self.append(rules.start(options, seats, Rng(self.seed, self.t.version + 1)))
+        if clock is not None:
+            self.append(referee.started(self.t, T0))
 
     @property
     def t(self) -> Table:
@@ -89,6 +93,8 @@ class Recorded:
     def send(self, seat: int, command: Any) -> list[Any]:
         t = self.t
         events = referee.decide(t, seat, command, Rng(self.seed, t.version + 1))
+        if t.clock is not None:
+            events = referee.with_clock(t, seat, events, T0)
         was = t.status
         body = msgspec.to_builtins(command)
         self.append(events, seat, body)
@@ -237,3 +243,22 @@ def test_the_audit_finds_a_forged_resignation(game: str) -> None:
     h.commands[-1] = msgspec.structs.replace(last, last_version=extra.version)
     report, problems = h.audit()
     assert report["ok"] is False and "adjudication.mismatch" in problems, problems
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_a_resigned_seats_clock_stops(seats: int) -> None:
+    g = Recorded("cargo-empire", seats, ClockTerms("turn", seconds=60))
+    clock = g.t.clock
+    assert clock is not None and any(c.since is not None for c in clock.seats)
+    g.send(1, Resign())
+    clock = g.t.clock
+    assert clock is not None and clock.seats[1].since is None
+    running = [i for i, c in enumerate(clock.seats) if c.since is not None]
+    assert running == ([] if seats == 2 else table_to_act(g.t)), running
+    rng = random.Random(3)
+    for _ in range(30):
+        g.play(rng, 1)
+        clock = g.t.clock
+        assert clock is not None and clock.seats[1].since is None
+    report, problems = g.audit()
+    assert report["ok"] is True, problems
