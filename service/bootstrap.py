@@ -14,7 +14,7 @@ from infra.pool import BoundedPool
 from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
-from service.application.clocks import Clocks
+from service.application.clocks import ClockLimits, Clocks
 from service.application.documents import Documents
 from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
@@ -100,6 +100,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
             rejected_cap=settings.rejected_cap,
             refusal_body_prefix=settings.refusal_body_prefix,
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
+            clock_limits=ClockLimits(settings.clock_max_bank, settings.clock_rest_after),
         ),
         store,
         projections,
@@ -116,6 +117,7 @@ def compose(
     rejected_cap: int = 1000,
     refusal_body_prefix: int = 1024,
     refusal_budget: Budget | None = None,
+    clock_limits: ClockLimits | None = None,
 ) -> Manifest:
     """The application's services over an event store, a projector and a signer already built
     (by :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on
@@ -145,7 +147,7 @@ def compose(
         faults=faults,
         tables=tables,
         seats=seats,
-        lobby=Lobby(store, tables, seats, writes),
+        lobby=Lobby(store, tables, seats, writes, clock_limits=clock_limits),
         play=play,
         talk=Talk(store, tables, seats, writes, signer),
         documents=Documents(store, tables, seats, projector),

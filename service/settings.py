@@ -252,6 +252,10 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "clock_tick": ("MANIFEST_CLOCK_TICK", "1", _seconds(0.01, 60)),
     "clock_lease": ("MANIFEST_CLOCK_LEASE", "30", _seconds(0.1, 3600)),
     "clock_batch": ("MANIFEST_CLOCK_BATCH", "32", _int(1, 1000)),
+    # the most seconds a Fischer bank may hold, and the expiries in a row with no player's move
+    # after which a game's clocks stop (docs/api.md, "Clocks"): kept in each new game's terms
+    "clock_max_bank": ("MANIFEST_CLOCK_MAX_BANK", "604800", _int(1, 604800)),
+    "clock_rest_after": ("MANIFEST_CLOCK_REST_AFTER", "50", _int(1, 10000)),
 }
 
 
@@ -318,6 +322,8 @@ class Settings(msgspec.Struct, frozen=True):
     clock_tick: float = _default("clock_tick")
     clock_lease: float = _default("clock_lease")
     clock_batch: int = _default("clock_batch")
+    clock_max_bank: int = _default("clock_max_bank")
+    clock_rest_after: int = _default("clock_rest_after")
     signing_key_source: str = "database"
 
     @classmethod

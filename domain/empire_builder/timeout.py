@@ -19,4 +19,6 @@ def sitting_in(seat: int, version: int) -> Bot:
     return GreedyBot()
 
 
-TIMEOUT = Timeout(prefer=PREFER, bot=sitting_in)
+#: A player card's face changes nothing of the game: a turn clock does not count it as a move
+#: (docs/api.md, "Clocks").
+TIMEOUT = Timeout(prefer=PREFER, bot=sitting_in, cosmetic_events=frozenset({"face_chosen"}))

@@ -280,6 +280,10 @@ class Game(Generic[S, C, E, O, P]):
     def bot_options(self) -> dict[str, Any] | None:
         return self.presentation.bot_options
 
+    @property
+    def cosmetic_events(self) -> frozenset[str]:
+        return self.presentation.timeout.cosmetic_events
+
     # --- the clock's moves ------------------------------------------------------------------
     def expiry_command(self, state: S, seat: int) -> C:
         """The command an expiry sends for ``seat`` (repeated until its turn ends): the

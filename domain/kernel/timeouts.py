@@ -49,6 +49,12 @@ class Timeout:
     bot: Callable[[int, int], Bot] | None = None
     #: Whether the game's rules allow a seat to forfeit (none of the four games does).
     forfeit: bool = False
+    #: The tags of the events that change nothing of the game's progress (a cosmetic choice:
+    #: Empire Builder's ``face_chosen``): a command whose events are all of these (or none) is
+    #: no *move* of a turn clock — it neither starts, stops, charges nor credits a clock
+    #: (``domain.platform.clocks.is_move``). Such an event must leave ``to_act``, ``legal``
+    #: and ``outcome`` as they were (``tests/domain/test_clock_moves.py`` checks every game).
+    cosmetic_events: frozenset[str] = frozenset()
 
 
 def minimal(game: Game[Any, Any, Any, Any, Any], state: Any, seat: int) -> Any:

@@ -12,8 +12,11 @@ the service records as the events' ``recorded_at`` (the audit checks ``at`` agai
 table folds from event data alone, as every other part of the table does.
 
 A seat's clock runs while the seat is asked for a command (it is in ``to_act``); every command
-the seat's player sends is one *move*: it stops the clock (a Fischer bank is charged the time
-used and credited the increment) and, if the seat is still to act, starts it again. Kinds:
+the seat's player sends that moves the game on is one *move* (:func:`is_move`: its events are
+not all of the game's ``cosmetic_events``): it stops the clock (a Fischer bank is charged the
+time used and credited the increment, up to the bank's cap) and, if the seat is still to act,
+starts it again. A command that moves nothing on (a cosmetic choice; talk and queries are no
+commands of the game at all) leaves every clock as it is. Kinds:
 
 * ``none``: no clock (the default; the game behaves as before clocks existed);
 * ``turn``: ``seconds`` per move;
@@ -27,6 +30,10 @@ make of it (``Game.expiry_command``): the turn ends as the rules allow. After
 greedy bot sits in for the seat (``clock.sat_in``) — its deadline is then the time it starts
 running, so it is due at once — until the seat's player sends a command with the seat's token
 (``clock.returned``).
+
+Every game comes to rest: ``rest_after`` expiries in a row with no player's move in between
+(``Clock.idle``, kept in ``clock.set``) stop every clock — nothing is due, nothing expires —
+until a player moves or comes back (docs/api.md, "Clocks").
 """
 
 from __future__ import annotations
@@ -43,6 +50,8 @@ from domain.kernel import Rng
 #: operator's limit: docs/api.md, "Clocks").
 MAX_SECONDS = 7 * 24 * 3600
 MAX_DAYS = 60
+#: The most ``rest_after`` a game may be created with.
+MAX_REST_AFTER = 10_000
 #: Commands one expiry may send for a seat (the timeout's way to the turn's end).
 MAX_TIMEOUT_COMMANDS = 16
 
@@ -63,6 +72,14 @@ class ClockTerms(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_d
     days: int = 0
     #: Expiries in a row after which the greedy bot sits in for the seat (0: never).
     sit_in_after: int = 3
+    #: ``fischer``: the most a bank may hold, in seconds (0: :data:`MAX_SECONDS`, the cap of a
+    #: game created before caps were recorded). The service fills it in
+    #: (``MANIFEST_CLOCK_MAX_BANK``).
+    max_bank_seconds: int = 0
+    #: Expiries in a row, of any seats, with no player's move between them, after which every
+    #: clock stops until a player moves or comes back (0: never — a game created before the
+    #: rule). The service fills it in (``MANIFEST_CLOCK_REST_AFTER``).
+    rest_after: int = 0
 
 
 class ClockTermsInvalid(ValueError):
@@ -81,6 +98,7 @@ def check_terms(terms: ClockTerms) -> ClockTerms:
         "bank_seconds": terms.bank_seconds,
         "increment_seconds": terms.increment_seconds,
         "days": terms.days,
+        "max_bank_seconds": terms.max_bank_seconds,
     }
     used: tuple[str, ...] = ()
     if terms.kind == "turn":
@@ -89,7 +107,9 @@ def check_terms(terms: ClockTerms) -> ClockTerms:
     elif terms.kind == "fischer":
         within("bank_seconds", terms.bank_seconds, 1, MAX_SECONDS)
         within("increment_seconds", terms.increment_seconds, 0, MAX_SECONDS)
-        used = ("bank_seconds", "increment_seconds")
+        if terms.max_bank_seconds:
+            within("max_bank_seconds", terms.max_bank_seconds, terms.bank_seconds, MAX_SECONDS)
+        used = ("bank_seconds", "increment_seconds", "max_bank_seconds")
     elif terms.kind == "correspondence":
         within("days", terms.days, 1, MAX_DAYS)
         used = ("days",)
@@ -97,7 +117,13 @@ def check_terms(terms: ClockTerms) -> ClockTerms:
         if name not in used and value != 0:
             raise ClockTermsInvalid(f"clock.{name} has no meaning for a {terms.kind} clock")
     within("sit_in_after", terms.sit_in_after, 0, 1000)
+    within("rest_after", terms.rest_after, 0, MAX_REST_AFTER)
     return terms
+
+
+def max_bank_ms(terms: ClockTerms) -> int:
+    """The most a Fischer bank holds, in milliseconds."""
+    return (terms.max_bank_seconds or MAX_SECONDS) * 1000
 
 
 class SeatClock(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -121,15 +147,29 @@ class Clock(msgspec.Struct):
 
     terms: ClockTerms
     seats: list[SeatClock]
+    #: Expiries in a row with no player's move between them (``clock.set``'s ``idle``).
+    idle: int = 0
+
+    @property
+    def resting(self) -> bool:
+        """The game has come to rest: every clock is stopped until a player moves or comes
+        back (``rest_after`` expiries in a row with no player's move)."""
+        return resting(self.terms, self.idle)
+
+
+def resting(terms: ClockTerms, idle: int) -> bool:
+    return terms.rest_after > 0 and idle >= terms.rest_after
 
 
 # --- events -----------------------------------------------------------------------------------
-class ClockSet(msgspec.Struct, frozen=True, tag="clock.set", tag_field="type"):
+class ClockSet(msgspec.Struct, frozen=True, tag="clock.set", tag_field="type", omit_defaults=True):
     """Every seat's clock after a decision taken at ``at`` (appended last, before any
-    ``seed.revealed``, whenever a decision changes a clock)."""
+    ``seed.revealed``, whenever a decision changes a clock), and the game's expiries in a row
+    with no player's move (``idle``; absent: 0)."""
 
     at: datetime
     seats: list[SeatClock]
+    idle: int = 0
 
 
 class ClockExpired(msgspec.Struct, frozen=True, tag="clock.expired", tag_field="type"):
@@ -176,7 +216,9 @@ def _allowance(terms: ClockTerms, bank_ms: int) -> timedelta:
     if terms.kind == "turn":
         return timedelta(seconds=terms.seconds)
     if terms.kind == "fischer":
-        return timedelta(milliseconds=bank_ms)
+        # A bank never holds more than its cap (a forged stored one included): the deadline
+        # stays a timestamp.
+        return timedelta(milliseconds=min(bank_ms, max_bank_ms(terms)))
     if terms.kind == "correspondence":
         return timedelta(days=terms.days)
     raise ValueError("a game without a clock has no deadlines")
@@ -213,12 +255,16 @@ def advance(
     expired: int | None = None,
     sat_in: int | None = None,
     returned: int | None = None,
+    rest: bool = False,
 ) -> list[SeatClock]:
     """Every seat's clock after a decision at ``now`` after which ``to_act`` are asked:
     ``moved``'s player sent a command (its clock stops, and starts again if it is still to
     act), ``expired``'s time ran out (its timeout moves were made for it), ``sat_in``'s seat
-    is now played by the bot, ``returned``'s player is back."""
+    is now played by the bot, ``returned``'s player is back (its expiries in a row stay: only
+    a move sets them back). ``rest``: the game comes to (or stays at) rest — every clock
+    stops and none starts."""
     now = utc(now)
+    cap = max_bank_ms(clock.terms)
     out: list[SeatClock] = []
     for seat, c in enumerate(clock.seats):
         bank, expiries, sitting = c.bank_ms, c.expiries, c.sitting_in
@@ -226,13 +272,13 @@ def advance(
         if seat == sat_in:
             sitting = True
         if seat == returned:
-            sitting, expiries = False, 0
+            sitting = False
         if seat == moved and not sitting:
             expiries = 0
         if seat == expired:
             expiries += 1
         stop = since is not None and (
-            seat in (moved, expired, sat_in, returned) or seat not in to_act
+            rest or seat in (moved, expired, sat_in, returned) or seat not in to_act
         )
         fischer = clock.terms.kind == "fischer"
         if stop and since is not None:
@@ -241,7 +287,7 @@ def advance(
             if fischer and not c.sitting_in:
                 bank = max(0, bank - _elapsed_ms(since, now))
                 if seat in (moved, expired):
-                    bank += clock.terms.increment_seconds * 1000
+                    bank = min(cap, bank + clock.terms.increment_seconds * 1000)
             elif not fischer and not c.sitting_in and seat == sat_in and seat != expired:
                 # A player leaving in the middle of a move: the time it had left is kept for
                 # its return (else leaving and coming back at once would be a fresh move).
@@ -249,7 +295,7 @@ def advance(
             elif not fischer and c.sitting_in and (seat != returned or seat == moved):
                 bank = 0  # the bot or the player moved (or nothing is asked): that move is over
             since, deadline = None, None
-        if since is None and seat in to_act:
+        if since is None and seat in to_act and not rest:
             since = now
             if sitting:
                 deadline = now
@@ -259,6 +305,48 @@ def advance(
                 deadline = now + _allowance(clock.terms, bank)
         out.append(SeatClock(since, deadline, bank, expiries, sitting))
     return out
+
+
+def settle(
+    clock: Clock,
+    to_act: Sequence[int],
+    now: datetime,
+    *,
+    moved: int | None = None,
+    expired: int | None = None,
+    sat_in: int | None = None,
+    returned: int | None = None,
+) -> ClockSet:
+    """The ``clock.set`` of a decision at ``now`` (the arguments as :func:`advance`'s), with
+    the game's expiries in a row with no player's move: a player's move (not the sitting-in
+    bot's) or a return sets it to 0, an expiry adds one (in a game with a ``rest_after``); at
+    ``rest_after`` the game rests (:attr:`Clock.resting`)."""
+    idle = clock.idle
+    player_moved = moved is not None and (moved == returned or not clock.seats[moved].sitting_in)
+    if player_moved or returned is not None:
+        idle = 0
+    elif expired is not None and clock.terms.rest_after > 0:
+        idle = min(idle + 1, clock.terms.rest_after)
+    seats = advance(
+        clock,
+        to_act,
+        now,
+        moved=moved,
+        expired=expired,
+        sat_in=sat_in,
+        returned=returned,
+        rest=resting(clock.terms, idle),
+    )
+    return ClockSet(utc(now), seats, idle)
+
+
+def is_move(rules: Any, events: Sequence[Any]) -> bool:
+    """Whether a command's game ``events`` move the game on (a clock *move*): any of them is
+    not one of the game's ``cosmetic_events`` (a command with no events, or only cosmetic
+    ones — Empire Builder's ``choose_face`` — changes nothing of the game's progress and
+    leaves every clock as it is)."""
+    cosmetic: frozenset[str] = rules.cosmetic_events
+    return any(str(e.__struct_config__.tag) not in cosmetic for e in events)
 
 
 def overdue(clock: Clock | None, seat: int, now: datetime) -> bool:
@@ -293,13 +381,15 @@ RngAt = Callable[[int], Rng]
 
 
 class Played(msgspec.Struct):
-    """What a clock decision appends (typed events, in order) and the game state after them."""
+    """What a clock decision appends (typed events, in order) and the game state after them;
+    ``steps``: each command sent, with the state it was decided on."""
 
     events: list[Any]
     state: Any
+    steps: list[tuple[Any, Any]] = []
 
 
-def _play(
+def timeout_moves(
     rules: Any,
     state: Any,
     seat: int,
@@ -311,13 +401,16 @@ def _play(
     """Send ``commands(state)`` for ``seat`` until it is not to act (or the game ends, or
     ``limit`` commands were sent); the first event gets version ``version``."""
     events: list[Any] = []
+    steps: list[tuple[Any, Any]] = []
     for _ in range(limit):
         if rules.outcome(state) is not None or seat not in rules.to_act(state):
             break
-        produced = rules.decide(state, seat, commands(state), rng_at(version + len(events)))
+        command = commands(state)
+        steps.append((state, command))
+        produced = rules.decide(state, seat, command, rng_at(version + len(events)))
         events.extend(produced)
         state = rules.fold(produced, state)
-    return Played(events, state)
+    return Played(events, state, steps)
 
 
 def after_move(
@@ -334,7 +427,7 @@ def after_move(
     resignation or an abort: ``domain.platform.referee.decide``)."""
     to_act = _asked(rules, state_after) if asked is None else asked
     returned = seat if clock.seats[seat].sitting_in else None
-    return ClockSet(utc(now), advance(clock, to_act, now, moved=seat, returned=returned))
+    return settle(clock, to_act, now, moved=seat, returned=returned)
 
 
 def returning(clock: Clock | None, seat: int) -> list[Any]:
@@ -366,7 +459,7 @@ def expire(
     deadline = clock.seats[seat].deadline
     if deadline is None or now < deadline:
         raise ValueError(f"seat {seat}'s time has not run out")
-    played = _play(
+    played = timeout_moves(
         rules, state, seat, lambda s: timeout(s, seat), version + 1, rng_at, MAX_TIMEOUT_COMMANDS
     )
     events: list[Any] = [ClockExpired(seat, deadline, now), *played.events]
@@ -375,12 +468,7 @@ def expire(
     if sits:
         events.append(ClockSatIn(seat, "expiries"))
     events.append(
-        ClockSet(
-            now,
-            advance(
-                clock, _asked(rules, played.state), now, expired=seat, sat_in=seat if sits else None
-            ),
-        )
+        settle(clock, _asked(rules, played.state), now, expired=seat, sat_in=seat if sits else None)
     )
     return events
 
@@ -406,7 +494,7 @@ def bot_move(
     return command, [
         ClockBot(seat),
         *produced,
-        ClockSet(utc(now), advance(clock, _asked(rules, after), now, moved=seat)),
+        settle(clock, _asked(rules, after), now, moved=seat),
     ]
 
 
@@ -422,12 +510,12 @@ def presence(
     if leave:
         return [
             ClockSatIn(seat, "left"),
-            ClockSet(utc(now), advance(clock, to_act, now, sat_in=seat)),
+            settle(clock, to_act, now, sat_in=seat),
         ]
-    return [ClockReturned(seat), ClockSet(utc(now), advance(clock, to_act, now, returned=seat))]
+    return [ClockReturned(seat), settle(clock, to_act, now, returned=seat)]
 
 
 def start_clock(clock: Clock, rules: Any, state: Any, now: datetime) -> ClockSet:
     """The ``clock.set`` appended with a game's set-up events: the clocks of the seats asked
     first start at ``now``."""
-    return ClockSet(utc(now), advance(clock, _asked(rules, state), now))
+    return settle(clock, _asked(rules, state), now)

@@ -31,10 +31,11 @@ def rng_at(seed: bytes) -> clocks.RngAt:
 
 def with_clock(table: Table, seat: int, game_events: list[Any], now: datetime) -> list[Any]:
     """A player's accepted move, as appended: ``clock.returned`` first if the bot sat in for
-    the seat, the game's events, then ``clock.set`` (a game without a clock: the game's events
-    alone)."""
+    the seat, the game's events, then ``clock.set`` (a game without a clock, or a command that
+    is no move — :func:`~domain.platform.clocks.is_move`, a cosmetic choice: the game's
+    events alone, every clock left as it is)."""
     clock = table.clock
-    if clock is None:
+    if clock is None or not clocks.is_move(table.rules, game_events):
         return game_events
     rules = table.rules
     own = [e for e in game_events if not isinstance(e, (Resigned, Aborted))]

@@ -113,7 +113,7 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
             elif isinstance(platform, TableMessage):
                 table.messages.append(platform)
             elif isinstance(platform, ClockSet) and table.clock is not None:
-                table.clock = Clock(table.clock.terms, list(platform.seats))
+                table.clock = Clock(table.clock.terms, list(platform.seats), platform.idle)
             elif isinstance(platform, Resigned):
                 table.resigned = [*table.resigned, platform.seat]
                 if len(remaining_seats(table.seats, table.resigned)) <= 1:
@@ -195,6 +195,16 @@ class ClockDocument(msgspec.Struct, frozen=True, kw_only=True):
 
     terms: ClockTerms
     seats: list[SeatClockDocument]
+    idle: Annotated[
+        int, Meta(description="Expiries in a row with no player's move between them")
+    ] = 0
+    resting: Annotated[
+        bool,
+        Meta(
+            description="The game has come to rest: idle reached the terms' rest_after, every "
+            "clock is stopped until a player moves or comes back"
+        ),
+    ] = False
 
 
 class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True, omit_defaults=True):
@@ -276,6 +286,8 @@ def clock_document(clock: Clock) -> ClockDocument:
             )
             for i, c in enumerate(clock.seats)
         ],
+        idle=clock.idle,
+        resting=clock.resting,
     )
 
 

@@ -16,6 +16,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from domain.kernel.grammar import Rule
+from domain.platform.table import ClockDocument
 
 #: One rule of a legal document's ``grammar`` (:mod:`domain.kernel.grammar`).
 GrammarRule = Rule
@@ -149,9 +150,10 @@ class EventsPage(msgspec.Struct):
     next: int | None
 
 
-class ReplayView(msgspec.Struct):
+class ReplayView(msgspec.Struct, omit_defaults=True):
     """``GET /v1/games/{id}/replay/{n}``: the caller's view after event ``n``; ``folded``:
-    how many events were folded onto a snapshot to answer."""
+    how many events were folded onto a snapshot to answer; ``clock``: every seat's clock
+    after event ``n``, in a game with a turn clock (absent in one without)."""
 
     version: int
     status: str
@@ -159,6 +161,7 @@ class ReplayView(msgspec.Struct):
     view: Any
     result: dict[str, Any] | None
     folded: int
+    clock: ClockDocument | None = None
 
 
 class CommandDocument(msgspec.Struct):

@@ -1,7 +1,10 @@
 """A game's live changes for its streams: the caller's document now, then again after every
 accepted change, with one read of a document shared by every stream of the process that a change
 wakes (:mod:`service.http.streams` caps the streams; :mod:`projections.fanout` hears the
-changes)."""
+changes). Every stream reads under a :class:`~service.application.seats.Grant`, re-checked
+after each read: a stream whose token no longer holds its seat ends before it sends what it
+read (the one mechanism for any long-lived read: a stream of another kind reads through
+:meth:`LiveChanges.changes` too)."""
 
 from __future__ import annotations
 
@@ -9,10 +12,13 @@ import asyncio
 from collections.abc import AsyncGenerator
 
 import msgspec
+import structlog
 
 from projections.store import ProjectionStore
 from service.application.documents import Documents
-from service.application.seats import Seats
+from service.application.seats import Grant, Seats
+
+log = structlog.get_logger("manifest")
 
 
 class LiveChanges:
@@ -24,13 +30,13 @@ class LiveChanges:
         #: streams woken by one change share one read (:meth:`_read_for_streams`)
         self._stream_reads: dict[tuple[str, str, int], asyncio.Future[bytes]] = {}
 
-    async def changes(self, game_id: str, token: str | None) -> AsyncGenerator[bytes, None]:
-        """The caller's game document now, then again after every accepted change (a
+    async def changes(self, grant: Grant) -> AsyncGenerator[bytes, None]:
+        """The grant's game document now, then again after every accepted change (a
         version heard, or ``None``: changes may have been missed, re-read). Subscribed before
-        the first document is read, so no change falls between. Raises
+        the first document is read, so no change falls between. Ends, without sending the
+        document just read, once ``grant`` no longer holds (:meth:`still`). Raises
         :class:`StoreUnavailable` when changes can no longer be heard."""
-        seat = await self.seats.viewer(game_id, token)
-        field = "doc:spectator" if seat is None else f"doc:seat:{seat}"
+        game_id, field = grant.game_id, grant.field
         sent = -1
         versions = self.projections.subscribe(game_id)
         try:
@@ -42,6 +48,8 @@ class LiveChanges:
                     if version is None
                     else await self._read_for_streams(game_id, field, version)
                 )
+                if not await self.still(grant):
+                    return
                 current = int(msgspec.json.decode(doc)["version"])
                 if current > sent:
                     sent = current
@@ -50,6 +58,13 @@ class LiveChanges:
             closing = getattr(versions, "aclose", None)
             if closing is not None:
                 await closing()
+
+    async def still(self, grant: Grant) -> bool:
+        """Does the stream's grant still hold (:meth:`Seats.holds`)? Logged when not."""
+        if await self.seats.holds(grant):
+            return True
+        log.info("live stream ended", game=grant.game_id, reason="its token holds no seat now")
+        return False
 
     async def _read_for_streams(self, game_id: str, field: str, version: int) -> bytes:
         """The document ``field`` of ``game_id``, read once for every stream of this process

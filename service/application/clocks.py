@@ -62,18 +62,54 @@ CLOCK_LATENESS = Histogram(
 )
 
 
-def clock_terms(terms: ClockTerms | None) -> ClockTerms | None:
-    """The clock of ``POST /v1/games`` (None, or ``kind: none``: no clock);
-    :class:`RefusedByRules` ``clock.invalid`` (422) for terms that make none (a value out of
-    range, a field of another kind). Their shape (known kinds and fields, integers) is the
-    body's: else 400."""
-    if terms is None:
+class ClockLimits(msgspec.Struct, frozen=True):
+    """The operator's bounds on a new game's clock, kept in its terms (so the audit re-derives
+    the game by the terms it was created with, whatever the settings are later)."""
+
+    #: ``MANIFEST_CLOCK_MAX_BANK``: the most seconds a Fischer bank holds.
+    max_bank_seconds: int = 604_800
+    #: ``MANIFEST_CLOCK_REST_AFTER``: expiries in a row with no player's move after which the
+    #: game's clocks stop.
+    rest_after: int = 50
+
+
+def clock_terms(terms: ClockTerms | None, limits: ClockLimits | None = None) -> ClockTerms | None:
+    """The clock of ``POST /v1/games`` (None, or ``kind: none``: no clock), with the
+    operator's ``limits`` filled in where the client gave none (``max_bank_seconds`` of a
+    Fischer clock, ``rest_after``); :class:`RefusedByRules` ``clock.invalid`` (422) for terms
+    that make none (a value out of range, a field of another kind, a bank or a rest above the
+    operator's). Their shape (known kinds and fields, integers) is the body's: else 400."""
+    if terms is None or terms.kind == "none":
+        if terms is not None:
+            _check(terms)
         return None
+    limits = limits or ClockLimits()
+    filled = msgspec.structs.replace(
+        terms,
+        rest_after=terms.rest_after or limits.rest_after,
+        max_bank_seconds=(terms.max_bank_seconds or limits.max_bank_seconds)
+        if terms.kind == "fischer"
+        else terms.max_bank_seconds,
+    )
+    _check(terms)
+    _check(filled)
+    if filled.rest_after > limits.rest_after:
+        raise RefusedByRules(
+            "clock.invalid", f"clock.rest_after is at most {limits.rest_after} here"
+        )
+    if filled.kind == "fischer" and filled.max_bank_seconds > limits.max_bank_seconds:
+        raise RefusedByRules(
+            "clock.invalid",
+            f"a Fischer bank holds at most {limits.max_bank_seconds} seconds here",
+        )
+    return filled
+
+
+def _check(terms: ClockTerms) -> None:
     try:
         check_terms(terms)
     except ClockTermsInvalid as error:
         raise RefusedByRules("clock.invalid", str(error)) from None
-    return None if terms.kind == "none" else terms
 
 
 def clock_refusal(table: Table, seat: int, at: datetime) -> Conflict | None:

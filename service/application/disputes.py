@@ -150,8 +150,13 @@ def checks(
     clock = clocking.dispute_check(before, command, decision, seed)  # a clocked game's times
     if clock is not None:
         found.append(Check(*clock))
-        if command.type == clocking.EXPIRY or command.type in clocking.PRESENCE:
-            return found  # the clock's own decision: no command of the game to re-run
+        if command.type == clocking.EXPIRY:
+            # an expiry's game events: the timeout rules re-run, as any command's rules are
+            expiry = clocking.expiry_checks(before, command, decision, seed, live)
+            found.extend(Check(*c) for c in expiry)
+            return found
+        if command.type in clocking.PRESENCE:
+            return found  # a leave or a return: no command of the game to re-run
     to_act = table_to_act(before)
     ending = command.type in ENDING_COMMANDS  # any seat may resign or abort, on its turn or not
     found.append(
@@ -177,7 +182,8 @@ def checks(
                 f"{first}), {'produces exactly' if same else 'does NOT produce'} these events",
             )
         )
-        legal = [msgspec.to_builtins(c) for c in legal_document(before, command.seat).commands]
+        listed = legal_document(before, command.seat)
+        legal = [msgspec.to_builtins(c) for c in [*listed.commands, *listed.endings]]
         # how many may depend on the seat's hidden hand: counted once the game is over
         counted = "the" if live else f"{len(legal)}"
         found.append(

@@ -31,8 +31,8 @@ from service.application.documents import Documents
 from service.application.errors import NotFound
 from service.application.gameplay import Manifest
 from service.application.redaction import event_for, key_of, redacted_command, secret_commands
-from service.application.seats import Seats
-from service.application.tables import Tables
+from service.application.seats import Grant, Seats
+from service.application.tables import Tables, check_game_id
 from service.audit.adjudication import Progress
 from service.audit.audit import audit
 from service.audit.commitments import Keys, shown
@@ -171,6 +171,7 @@ class History:
             view=doc.view,
             result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
+            clock=doc.clock,
         )
 
     async def replay_plan(self, game_id: str, token: str | None) -> ReplayPlan:
@@ -222,6 +223,8 @@ class History:
                 if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:
                     doc = game_document(table, plan.key, everything=plan.everything)
                     line["view"] = doc.view
+                    if doc.clock is not None:  # a clocked game's keyframes carry the clock
+                        line["clock"] = doc.clock
                     folded += KEYFRAME_EVERY  # a view costs about as much as many folds
                 yield msgspec.json.encode(line) + b"\n"
                 folded += 1
@@ -248,7 +251,9 @@ class History:
         """The game's row, events, commands and seed as of one moment (``store.snapshot``): a
         document built from them shows an accepted command only with its events, so what they
         hide its body hides too. The rules and keys read besides never change once the game
-        exists, so they agree with any snapshot."""
+        exists, so they agree with any snapshot. A game id in another spelling than the one the
+        server issues names no game, for the CLI as for the API (``check_game_id``)."""
+        check_game_id(game_id)
         snapshot = await self.store.snapshot(game_id)
         if snapshot is None:
             raise NotFound("game.not_found", f"no game {game_id}")
@@ -310,9 +315,10 @@ class History:
         )
 
     # --- live --------------------------------------------------------------------------------
-    def changes(self, game_id: str, token: str | None) -> AsyncGenerator[bytes, None]:
-        """The caller's game document now, then after every change (:mod:`.changes`)."""
-        return self.live.changes(game_id, token)
+    def changes(self, grant: Grant) -> AsyncGenerator[bytes, None]:
+        """The grant's game document now, then after every change while the grant holds
+        (:mod:`.changes`)."""
+        return self.live.changes(grant)
 
 
 def _export_file(

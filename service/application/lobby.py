@@ -32,7 +32,7 @@ from service.application.answers import (
     Started,
 )
 from service.application.bodies import CreateGame, JoinGame
-from service.application.clocks import clock_terms
+from service.application.clocks import ClockLimits, clock_terms
 from service.application.errors import BadRequest, Conflict, Forbidden, RefusedByRules
 from service.application.names import alike, all_distinct, player_name
 from service.application.seats import Seats
@@ -72,6 +72,7 @@ class Lobby:
         seats: Seats,
         writes: Writes,
         canonical: int = CANONICAL,
+        clock_limits: ClockLimits | None = None,
     ) -> None:
         self.store = store
         self.tables = tables
@@ -80,6 +81,8 @@ class Lobby:
         #: The canonical form new games are created in (``service.eventstore.chain``; 1 only to
         #: test that games created before commitments still verify).
         self.canonical = canonical
+        #: The operator's bounds kept in a new game's clock terms.
+        self.clock_limits = clock_limits or ClockLimits()
 
     async def create(self, req: CreateGame) -> CreatedGame:
         try:
@@ -94,7 +97,7 @@ class Lobby:
                 f"{rules.title} is for {rules.min_seats} to {rules.max_seats} players",
             )
         options = _problem_from(lambda: rules.decode_options(req.options))
-        clock = clock_terms(req.clock)
+        clock = clock_terms(req.clock, self.clock_limits)
         position = None
         if req.position is not None:
             position = _problem_from(lambda: rules.decode_position(req.position or {}))

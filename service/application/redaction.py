@@ -50,9 +50,10 @@ def redacted_command(
 ) -> CommandRecord:
     """A recorded command as ``seat`` may read it. A private message's text is what the
     caller reads in its event (its commitment, unless the caller was party to it); a refused
-    command's body (or its stored prefix, hash and size) and error detail are its seat's alone
-    while the game is live (the detail
-    may describe the seat's hand, the body may be a guess at it); so is the body of an accepted
+    command's body (or its stored prefix, hash and size), error code and detail are its seat's
+    alone while the game is live (the code and detail may describe the seat's hand — Cargo
+    Empire's ``rule.cards_not_in_hand`` —, the body may be a guess at it); so is the body of an
+    accepted
     command whose events hold a value hidden from ``seat`` (in ``secret``: the body may name
     it, as Curious Cargo's ``keep_card`` names the card kept; what is public of it is in its
     events)."""
@@ -72,9 +73,15 @@ def redacted_command(
         return msgspec.structs.replace(c, body={**c.body, "text": text})
     if (c.outcome != "accepted" or c.id in secret) and not finished:
         # a refused body's prefix, hash and size go with it (a guess at a hand is a small
-        # space: its hash would name it); whether it was cut stays
+        # space: its hash would name it); whether it was cut stays, and that it was refused
         return msgspec.structs.replace(
-            c, body=None, error_detail=None, body_prefix=None, body_sha256=None, body_size=None
+            c,
+            body=None,
+            error_code=None,
+            error_detail=None,
+            body_prefix=None,
+            body_sha256=None,
+            body_size=None,
         )
     return c
 

@@ -1,9 +1,11 @@
 """Who a token is: the seat a seat token acts for (cached once its game has started: before,
 the host may take the seat back), a viewer where a token is optional, and the host token of a
-game. One :class:`Seats` per process, shared by every service (:mod:`service.bootstrap`)."""
+game; the :class:`Grant` a long-lived read keeps and re-checks. One :class:`Seats` per process,
+shared by every service (:mod:`service.bootstrap`)."""
 
 from __future__ import annotations
 
+import msgspec
 import structlog
 
 from infra.lru import LRU
@@ -11,6 +13,24 @@ from service.application.errors import Forbidden, NotFound, Unauthorized
 from service.application.tables import CACHE_GAMES
 from service.application.tokens import HOST_PREFIX, token_hash
 from service.eventstore.store import EventStore, GameNotFound
+
+
+class Grant(msgspec.Struct, frozen=True):
+    """What a token was found to read of one game: a seat — held by the token's hash, not by
+    the seat's number — or the spectator's view (no token, or the game's host token). A read
+    that outlives its request (a live stream) keeps its grant and asks :meth:`Seats.holds`
+    again after every change: a seat's document is read for its token, never for whoever holds
+    that seat now (issue 35)."""
+
+    game_id: str
+    seat: int | None = None
+    #: the seat token's SHA-256 (None: the spectator's grant, which nothing revokes)
+    digest: bytes | None = None
+
+    @property
+    def field(self) -> str:
+        """The projection field of the document this grant reads."""
+        return "doc:spectator" if self.seat is None else f"doc:seat:{self.seat}"
 
 
 class Seats:
@@ -25,14 +45,9 @@ class Seats:
         """The seat a token acts for in this game; None without a token."""
         if token is None:
             return None
-        digest = token_hash(token)
-        found = self._seat_tokens.get(digest)
+        found = await self._binding(token_hash(token))
         if found is None:
-            found = await self.store.seat_for_token(digest)
-            if found is None:
-                raise Unauthorized("auth.invalid_token", "the token is not a seat token")
-            if await self._started(found[0]):  # before the start the host may remove a seat
-                self._seat_tokens.put(digest, found)
+            raise Unauthorized("auth.invalid_token", "the token is not a seat token")
         if found[0] != game_id:
             raise Forbidden("auth.wrong_game", "the token is for a seat of another game")
         structlog.contextvars.bind_contextvars(seat=found[1])  # for the request's log line
@@ -46,6 +61,33 @@ class Seats:
             await self.require_host(game_id, token)
             return None
         return await self.seat_for(game_id, token)
+
+    async def grant(self, game_id: str, token: str | None) -> Grant:
+        """:meth:`viewer` as a :class:`Grant` to keep (raises as :meth:`viewer` does)."""
+        seat = await self.viewer(game_id, token)
+        if seat is None or token is None:
+            return Grant(game_id)
+        return Grant(game_id, seat, token_hash(token))
+
+    async def holds(self, grant: Grant) -> bool:
+        """Does ``grant`` still stand: its token still bound to its seat of its game? The
+        spectator's always does. Sound when asked *after* a read made under the grant: a seat
+        token's binding never comes back once gone (a removed seat's row is deleted; a new
+        holder gets a new random token), so a binding there before and after a read was there
+        throughout it. Costs nothing once the game has started (the binding is cached then:
+        nothing can take the seat back); before, one PostgreSQL lookup."""
+        if grant.digest is None:
+            return True
+        return await self._binding(grant.digest) == (grant.game_id, grant.seat)
+
+    async def _binding(self, digest: bytes) -> tuple[str, int] | None:
+        """(game id, seat) a seat token's hash is bound to, None when to nothing."""
+        found = self._seat_tokens.get(digest)
+        if found is None:
+            found = await self.store.seat_for_token(digest)
+            if found is not None and await self._started(found[0]):
+                self._seat_tokens.put(digest, found)  # before the start the host may remove it
+        return found
 
     def knows_token(self, token: str) -> bool:
         """Is this a seat token this process has seen valid (issued or looked up) for a game
@@ -65,10 +107,19 @@ class Seats:
     async def require_seat(self, game_id: str, token: str | None) -> int:
         if token is None:
             raise Unauthorized("auth.missing_token", "send the seat token: Authorization: Bearer")
+        if token.startswith(HOST_PREFIX) and await self._is_host(game_id, token):
+            # a valid token, just no seat (another game's or a made-up one: unknown, 401)
+            raise Forbidden("auth.not_seat", "the host token is no seat: send a seat's token")
         seat = await self.seat_for(game_id, token)
         if seat is None:  # seat_for answers None only without a token
             raise Unauthorized("auth.missing_token", "send the seat token: Authorization: Bearer")
         return seat
+
+    async def _is_host(self, game_id: str, token: str) -> bool:
+        try:
+            return token_hash(token) == await self.store.host_token_hash(game_id)
+        except GameNotFound:
+            return False
 
     async def require_host(self, game_id: str, token: str | None) -> None:
         if token is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from service.application.errors import Unauthorized
+
 SEAT_PREFIX = "mfs_"
 HOST_PREFIX = "mfh_"
 
@@ -35,3 +37,16 @@ def bearer(header: str | None) -> str | None:
     if scheme.lower() != "bearer" or not value.strip():
         return None
     return value.strip()
+
+
+def token_of_header(header: str | None) -> str | None:
+    """The token a request's ``Authorization`` header sends (None: no header). A header that
+    is not ``Bearer <token>`` (a bare token, another scheme, nothing after ``Bearer``) is 401
+    ``auth.malformed``: not taken for a missing token, nor for a spectator where a token is
+    optional (the quotas, which must not refuse, read :func:`bearer`)."""
+    if not header:
+        return None
+    token = bearer(header)
+    if token is None:
+        raise Unauthorized("auth.malformed", "send the token as Authorization: Bearer <token>")
+    return token

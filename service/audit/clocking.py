@@ -10,7 +10,8 @@ times:
   stream is the order of the compare-and-set appends;
 * an expiry (``clock.expired``) was recorded at or after the deadline the table held for its
   seat, and re-running it (the game's timeout rules, the same generator) gives the same events;
-* no player's move was recorded at or after its seat's deadline (the service refuses it);
+* no player's move was recorded at or after its seat's deadline (the service refuses it), and a
+  command that is no move (its events all cosmetic) has no clock event;
 * the sitting-in bot's move is the greedy bot's own choice (asked again), recorded as the
   command, decided by the rules, with its clock set.
 """
@@ -26,6 +27,7 @@ import msgspec
 from domain.kernel import Rng
 from domain.platform import clocks, referee
 from domain.platform.clocks import ClockExpired, ClockSet
+from domain.platform.events import is_platform
 from domain.platform.table import Table
 from service.audit.evidence import canon
 from service.eventstore.records import CommandRecord, StoredEvent
@@ -118,6 +120,9 @@ def check_move(
             f"seat {seat}'s move was recorded at {first.recorded_at.isoformat()}, after its "
             "time ran out",
         )
+    if not clocks.is_move(table.rules, produced):
+        # A command that moves nothing on (a cosmetic choice): no clock event at all.
+        return _compare(produced, group)
     at, finding = _clock_time(group, before, exact=True)
     if finding is not None:
         return finding
@@ -186,6 +191,69 @@ def check_clock_command(
         lambda state, s: decoded,
     )
     return _compare(events, group)
+
+
+def expiry_checks(
+    table: Table, command: CommandRecord, decision: Sequence[StoredEvent], seed: bytes, live: bool
+) -> list[tuple[str, bool, str]]:
+    """A dispute file's checks of an expiry's game events, as of any command's (docs/api.md,
+    "Clocks"): the seat was asked (``to_act``); the game's timeout rules re-run on the state
+    before, each command with ``Rng(seed, its first version)``, give exactly the stored game
+    events (``rules``); each command they sent was listed as legal for the seat at its point
+    (``listed_as_legal``)."""
+    state = table.state
+    seat = command.seat
+    if state is None or seat is None or not decision:
+        return []
+    rules = table.rules
+    to_act = rules.to_act(state)
+    found = [
+        (
+            "to_act",
+            seat in to_act,
+            f"seat {seat}'s time ran out; the game waited for {to_act}",
+        )
+    ]
+    first = decision[0].version + 1  # the timeout's first event follows clock.expired
+    try:
+        played = clocks.timeout_moves(
+            rules,
+            state,
+            seat,
+            lambda s: rules.expiry_command(s, seat),
+            first,
+            lambda version: Rng(seed, version),
+            clocks.MAX_TIMEOUT_COMMANDS,
+        )
+    except Exception as error:  # a forged state may not even re-run
+        return [*found, ("rules", False, f"could not re-run the timeout rules: {error}")]
+    want = [canon(msgspec.to_builtins(e)) for e in played.events]
+    have = [canon(e.data) for e in decision if not is_platform(e.type)]
+    same = want == have
+    sent = [str(c.__struct_config__.tag) for _, c in played.steps]
+    found.append(
+        (
+            "rules",
+            same,
+            f"the game's timeout rules re-run on the state before ({len(sent)} command(s): "
+            f"{', '.join(sent) or 'none'}), each with Rng(seed, its first version) from "
+            f"{first}, {'produce exactly' if same else 'do NOT produce'} these events",
+        )
+    )
+    listed = all(
+        msgspec.to_builtins(c) in [msgspec.to_builtins(x) for x in rules.legal(s, seat)]
+        for s, c in played.steps
+    )
+    counted = "" if live else f" ({len(played.steps)} command(s))"
+    found.append(
+        (
+            "listed_as_legal",
+            listed,
+            f"each command the timeout sent{counted} was one of the seat's legal commands "
+            "at its point",
+        )
+    )
+    return found
 
 
 def dispute_check(

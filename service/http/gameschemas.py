@@ -235,13 +235,15 @@ ENVELOPES: dict[str, str | None] = {
     "QueryBody": None,
 }
 
-#: One line of ``GET /v1/games/{id}/replay`` (NDJSON): the event, and on keyframes the view.
+#: One line of ``GET /v1/games/{id}/replay`` (NDJSON): the event, and on keyframes the view
+#: (and, in a game with a turn clock, every seat's clock).
 REPLAY_LINE: dict[str, Any] = {
     "type": "object",
     "properties": {
         "version": {"type": "integer", "minimum": 1},
         "event": {},
         "view": {},
+        "clock": {"$ref": "#/components/schemas/ClockDocument"},
     },
     "required": ["version", "event"],
 }

@@ -12,7 +12,8 @@ documents (stored encoded in the projections, served as they are), the audit rep
 encoded), the export file (the bytes ``manifest export`` writes, hashes in hex), a game's
 asset files, and the non-JSON answers (SVG, NDJSON, Server-Sent Events). For those alone the
 table :data:`OPERATIONS` names the schema (a Struct of :mod:`service.http.schemas` where there
-is one). For every route the table also gives every status it can answer with the problem
+is one). For every route the table also gives every status its handler can answer (those its
+middleware can answer, :func:`middleware_statuses`, are added to each) with the problem
 schema (``application/problem+json``), ``Retry-After`` on 429 and 503, the bearer security
 scheme (required, optional or none), and the ``Idempotency-Key`` header of commands. A test
 checks that every route in the application is in the table, and Schemathesis checks the server
@@ -40,7 +41,8 @@ _REASONS = {
     206: "The byte range the Range header names (Content-Range says which)",
     304: "Not modified: the ETag sent in If-None-Match is current",
     400: "The request is malformed: bad bytes, JSON, types, names or parameters",
-    401: "A token is missing or is not a token of this server",
+    401: "A token is missing, malformed (not Authorization: Bearer <token>) or not a token of "
+    "this server",
     403: "The token is valid but not for this game, seat or role",
     404: "No such game, event or endpoint",
     406: "This game has no board picture (code picture.unavailable)",
@@ -60,60 +62,42 @@ _REASONS = {
 
 _COMMON = (400, 429, 503)
 _TOKEN = (401, 403, 404)
+#: the methods whose body the hardening reads (and litestar bounds): 413 and 415 for each
+_BODIED = frozenset({"post", "put", "patch", "delete"})
+
+
+def middleware_statuses(method: str, path: str) -> set[int]:
+    """What the middleware may answer an operation before its handler runs, whatever the
+    handler does (:mod:`service.http.hardening`, :mod:`service.http.limits`): 400 (path,
+    query, headers), 429 (a quota), 503 (a dependency down); 404 for a game id in another
+    spelling; 413 (past ``MANIFEST_MAX_BODY``) and 415 (a body not JSON) where a body is read,
+    whatever the operation declares."""
+    statuses = set(_COMMON)
+    if "{game_id}" in path:
+        statuses.add(404)
+    if method in _BODIED:
+        statuses |= {413, 415}
+    return statuses
+
 
 #: (method, path) -> (success status, media type, schema type of an answer sent as bytes or None
 #:                    (JSON: the handler's return type; otherwise a string),
-#:                    security: "required" | "optional" | None, further statuses)
-_PRESENCE = (*_TOKEN, 409, 413, 415, 503)  # 409: no clock, or the game not being played
+#:                    security: "required" | "optional" | None, the statuses its handler
+#:                    answers beyond :func:`middleware_statuses`, which every operation lists)
+_PRESENCE = (*_TOKEN, 409)  # 409: no clock, or the game not being played
 OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ...]]] = {
     ("get", "/v1/rules"): (200, JSON, None, None, ()),
-    ("post", "/v1/games"): (201, JSON, None, None, (413, 415, 422)),
+    ("post", "/v1/games"): (201, JSON, None, None, (422,)),
     ("get", "/v1/games"): (200, JSON, None, None, ()),
-    ("post", "/v1/games/{game_id}/join"): (
-        200,
-        JSON,
-        None,
-        None,
-        (403, 404, 409, 413, 415, 422),
-    ),
-    ("post", "/v1/games/{game_id}/start"): (
-        200,
-        JSON,
-        None,
-        "required",
-        (*_TOKEN, 409, 413, 415),
-    ),
+    ("post", "/v1/games/{game_id}/join"): (200, JSON, None, None, (403, 404, 409, 422)),
+    ("post", "/v1/games/{game_id}/start"): (200, JSON, None, "required", (*_TOKEN, 409)),
     ("get", "/v1/games/{game_id}"): (200, JSON, schemas.GameDocument, "optional", _TOKEN),
-    ("get", "/v1/games/{game_id}/legal"): (
-        200,
-        JSON,
-        schemas.LegalDocument,
-        "required",
-        _TOKEN,
-    ),
-    ("post", "/v1/games/{game_id}/commands"): (
-        200,
-        JSON,
-        None,
-        "required",
-        (*_TOKEN, 409, 413, 415, 422, 503),
-    ),
-    ("post", "/v1/games/{game_id}/messages"): (
-        200,
-        JSON,
-        None,
-        "required",
-        (*_TOKEN, 413, 415, 422),
-    ),
+    ("get", "/v1/games/{game_id}/legal"): (200, JSON, schemas.LegalDocument, "required", _TOKEN),
+    ("post", "/v1/games/{game_id}/commands"): (200, JSON, None, "required", (*_TOKEN, 409, 422)),
+    ("post", "/v1/games/{game_id}/messages"): (200, JSON, None, "required", (*_TOKEN, 422)),
     ("post", "/v1/games/{game_id}/presence"): (200, JSON, None, "required", _PRESENCE),
     ("get", "/v1/games/{game_id}/events"): (200, JSON, None, "optional", _TOKEN),
-    ("get", "/v1/games/{game_id}/replay/{n}"): (
-        200,
-        JSON,
-        None,
-        "optional",
-        _TOKEN,
-    ),
+    ("get", "/v1/games/{game_id}/replay/{n}"): (200, JSON, None, "optional", _TOKEN),
     ("get", "/v1/games/{game_id}/replay"): (
         200,
         "application/x-ndjson",
@@ -122,27 +106,9 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         (*_TOKEN, 206, 304, 416),
     ),
     ("get", "/v1/games/{game_id}/audit"): (200, JSON, schemas.AuditReport, None, (304, 404)),
-    ("get", "/v1/games/{game_id}/audit/{n}"): (
-        200,
-        JSON,
-        None,
-        "optional",
-        _TOKEN,
-    ),
-    ("get", "/v1/games/{game_id}/export"): (
-        200,
-        JSON,
-        dict[str, Any],
-        "optional",
-        (*_TOKEN, 304),
-    ),
-    ("post", "/v1/games/{game_id}/queries"): (
-        200,
-        JSON,
-        None,
-        "optional",
-        (*_TOKEN, 409, 413, 415, 422),
-    ),
+    ("get", "/v1/games/{game_id}/audit/{n}"): (200, JSON, None, "optional", _TOKEN),
+    ("get", "/v1/games/{game_id}/export"): (200, JSON, dict[str, Any], "optional", (*_TOKEN, 304)),
+    ("post", "/v1/games/{game_id}/queries"): (200, JSON, None, "optional", (*_TOKEN, 409, 422)),
     ("delete", "/v1/games/{game_id}/seats/{seat}"): (
         200,
         JSON,
@@ -150,13 +116,7 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
         "required",
         (*_TOKEN, 409, 422),
     ),
-    ("get", "/v1/games/{game_id}/stream"): (
-        200,
-        "text/event-stream",
-        None,
-        "optional",
-        _TOKEN,
-    ),
+    ("get", "/v1/games/{game_id}/stream"): (200, "text/event-stream", None, "optional", _TOKEN),
     ("get", "/v1/keys"): (200, JSON, None, None, ()),
     ("get", "/v1/rules/{game}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
     # 422: ``load`` names no load of the game (picture.unknown_load)
@@ -315,7 +275,7 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             responses[str(status)]["headers"] = _ETAG
         elif (method, path) == ("post", "/v1/games"):
             responses[str(status)]["headers"] = _LOCATION
-        for code in sorted({*_COMMON, *extra}):
+        for code in sorted(middleware_statuses(method, path) | set(extra)):
             answer: dict[str, Any] = {"description": _REASONS[code]}
             if code == 304:
                 answer["headers"] = _ETAG

@@ -22,7 +22,7 @@ from service.application.auditcache import AuditCache
 from service.application.gameplay import Manifest
 from service.application.history import History
 from service.application.kept import Kept
-from service.application.tokens import bearer
+from service.application.tokens import token_of_header
 from service.http.bulkhead import Bulkhead, HeavyReads
 from service.http.streams import LiveStreams, StreamCaps
 from service.settings import Settings
@@ -33,8 +33,9 @@ class NotStarted(RuntimeError):
 
 
 def token_of(request: Request[Any, Any, Any]) -> str | None:
-    """The bearer token of the request's ``Authorization`` header (None: no token)."""
-    return bearer(request.headers.get("authorization"))
+    """The bearer token of the request's ``Authorization`` header (None: no header; not
+    ``Bearer <token>``: 401 ``auth.malformed``, :func:`token_of_header`)."""
+    return token_of_header(request.headers.get("authorization"))
 
 
 class Services:

@@ -540,7 +540,11 @@ async def _tokens(server: ServerProcess) -> None:
             assert_problem(
                 await client.get(f"/v1/games/{gid}", headers=auth(token)), 403, "auth.wrong_game"
             )
-        for garbage in ("nope", "mfs_" + "x" * 43, a["host_token"], b["host_token"]):
+        # this game's host token is valid but no seat: 403 (issue 35); another's is unknown
+        hosted = auth(a["host_token"])
+        assert_problem(await client.post(url, json=command, headers=hosted), 403, "auth.not_seat")
+        assert_problem(await client.get(legal, headers=hosted), 403, "auth.not_seat")
+        for garbage in ("nope", "mfs_" + "x" * 43, b["host_token"]):
             assert_problem(
                 await client.post(url, json=command, headers=auth(garbage)),
                 401,
@@ -552,11 +556,14 @@ async def _tokens(server: ServerProcess) -> None:
         assert_problem(await client.post(url, json=command), 401)
         assert_problem(await client.get(legal), 401)
         assert_problem(
-            await client.post(url, json=command, headers={"Authorization": tokens[1]}), 401
+            await client.post(url, json=command, headers={"Authorization": tokens[1]}),
+            401,
+            "auth.malformed",
         )
         assert_problem(
             await client.post(url, json=command, headers={"Authorization": "Basic " + tokens[1]}),
             401,
+            "auth.malformed",
         )
         assert await stored_version(store, gid) == version
         assert await stored_version(store, b["id"]) == b["version"]

@@ -108,6 +108,23 @@ def test_export_to_a_place_that_cannot_be_written(server: ServerProcess, tmp_pat
     assert f"exported {game_id} ({events} events) to {good}" in done.stderr
 
 
+def test_the_cli_and_the_api_agree_on_game_id_spelling(server: ServerProcess) -> None:
+    """One rule (docs/api.md, "Errors"): a game id is the lower-case hyphenated UUID the
+    server issues; any other spelling of it names no game, for the API (404) and the CLI alike
+    (exit ``EXIT_NO_GAME``). Before, ``manifest audit 9005488C-…`` audited the game (exit 0)
+    while ``GET /v1/games/9005488C-…`` was 404."""
+    game_id = _game(server)
+    assert run(server.env, "audit", game_id).returncode == 0
+    for spelling in (game_id.upper(), game_id.replace("-", ""), "{" + game_id + "}"):
+        with server.client() as client:
+            r = client.get(f"/v1/games/{spelling}")
+            assert r.status_code == 404 and r.json()["code"] == "game.not_found", r.text
+            r = client.get(f"/v1/games/{spelling}/audit")
+            assert r.status_code == 404 and r.json()["code"] == "game.not_found", r.text
+        for command in ("audit", "export"):
+            one_line(run(server.env, command, spelling), terminal.EXIT_NO_GAME, spelling)
+
+
 def test_a_database_that_does_not_answer(env: dict[str, str]) -> None:
     with socket.socket() as closed:  # a port nothing listens on
         closed.bind(("127.0.0.1", 0))

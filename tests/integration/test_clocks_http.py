@@ -63,7 +63,8 @@ async def _fires(server: ServerProcess) -> None:
         gid, silent = created["id"], created["to_act"][0]
         other = created["seats"][1 - silent]["token"]
         doc = (await client.get(f"/v1/games/{gid}")).json()
-        assert doc["clock"]["terms"] == {"kind": "turn", "seconds": 2, "sit_in_after": 1}
+        terms = {"kind": "turn", "seconds": 2, "sit_in_after": 1, "rest_after": 50}
+        assert doc["clock"]["terms"] == terms  # the operator's rest rule filled in
         running = doc["clock"]["seats"][silent]
         assert running["running"] and running["deadline"] is not None
         async with client.stream("GET", f"/v1/games/{gid}/stream", headers=auth(other)) as s:

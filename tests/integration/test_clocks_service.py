@@ -85,7 +85,9 @@ def test_a_clock_is_stored_with_the_game_and_bad_terms_are_refused(fresh_databas
             assert caught.value.code == "clock.invalid"
             created = await create(m, {"kind": "correspondence", "days": 2})
             stored = await events(m.store, created.id)
-            assert stored[0].data["clock"] == {"kind": "correspondence", "days": 2}
+            # the operator's rest rule is kept in the terms (MANIFEST_CLOCK_REST_AFTER)
+            terms = {"kind": "correspondence", "days": 2, "rest_after": 50}
+            assert stored[0].data["clock"] == terms
             assert stored[-1].type == "clock.set"
             doc = msgspec.json.decode(await m.documents.game_document(created.id, None))
             seat = created.to_act[0]
@@ -370,7 +372,10 @@ def test_dispute_files_and_the_offline_export_judge_the_clock(fresh_database: st
             checks = {c.check: c for c in dispute.checks}
             assert checks["clock"].ok, checks["clock"].detail
             assert "deadline" in checks["clock"].detail
-            assert "rules" not in checks  # the clock's own decision: no game command re-run
+            # the expiry's game events re-run with the timeout rules, as any command's are
+            assert set(checks) == {"version", "clock", "to_act", "rules", "listed_as_legal"}
+            assert all(c.ok for c in checks.values()), dispute.checks
+            assert "timeout rules" in checks["rules"].detail
             # the other seat's move after it, in time: its dispute file checks the clock too
             _, table = await m.tables.current(gid)
             mover = table.rules.to_act(table.state)[0]
@@ -441,5 +446,168 @@ def test_a_move_by_a_player_the_bot_sat_in_for_is_its_return(fresh_database: str
             assert table.clock is not None and not table.clock.seats[seat].sitting_in
             assert 0 < table.clock.seats[seat].bank_ms <= 60_000
             assert (await audited(m, gid))["problems"] == []
+
+    asyncio.run(run())
+
+
+# --- issue 35: clocks count moves, every game comes to rest, replays and disputes -----------
+@contextlib.asynccontextmanager
+async def limited(dsn: str, limits: Any) -> AsyncIterator[Manifest]:
+    """An instance whose operator bounds new games' clocks (``MANIFEST_CLOCK_REST_AFTER``,
+    ``MANIFEST_CLOCK_MAX_BANK``)."""
+    async with pg(dsn) as store:
+        projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+        signer = await load_signer(store.signing_keys)
+        yield compose(store, projector, signer, clock_limits=limits)
+
+
+def test_the_issues_terms_come_to_rest_and_a_move_wakes_the_game(fresh_database: str) -> None:
+    """``{"kind": "fischer", "bank_seconds": 2, "increment_seconds": 0, "sit_in_after": 0}``
+    with every seat silent: before, an expiry at every tick for ever; now, after the
+    operator's ``rest_after`` (4 here) expiries in a row, no deadline is left to claim. A
+    firer on a fake clock that jumps to each deadline (no waiting). The audit
+    re-derives the rest; a player's move starts the clocks again."""
+    from service.application.clocks import ClockLimits
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with limited(fresh_database, ClockLimits(rest_after=4)) as m:
+            terms = {"kind": "fischer", "bank_seconds": 2, "increment_seconds": 0}
+            created = await create(m, {**terms, "sit_in_after": 0})
+            gid = created.id
+            stored = await events(m.store, gid)
+            assert stored[0].data["clock"]["rest_after"] == 4
+            assert stored[0].data["clock"]["max_bank_seconds"] == 604_800
+            fake = [datetime.now(UTC)]
+            firer = ClockFirer(m.clocks, clock=lambda: fake[0])
+            for _ in range(50):
+                pending = await m.store.deadlines.pending(gid)
+                if pending is None:
+                    break
+                fake[0] = max(fake[0], pending.due_at)  # the fake clock jumps to the deadline
+                await firer.fire_due()
+            stored = await events(m.store, gid)
+            assert [e.type for e in stored].count("clock.expired") == 4
+            assert await m.store.deadlines.pending(gid) is None  # nothing left to fire
+            assert await firer.fire_due() is False
+            doc = msgspec.json.decode(await m.documents.game_document(gid, None))
+            assert doc["clock"]["resting"] is True and doc["clock"]["idle"] == 4
+            assert not any(s["running"] for s in doc["clock"]["seats"])
+            assert (await audited(m, gid))["problems"] == []
+            _, table = await m.tables.current(gid)
+            mover = table.rules.to_act(table.state)[0]
+            token = created.seats[mover].token
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, mover))
+            answer = await m.play.command(gid, token, CommandBody(command=command), None)
+            assert answer.events[-1].type == "clock.set"
+            assert await m.store.deadlines.pending(gid) is not None  # the clocks run again
+            assert (await audited(m, gid))["problems"] == []
+
+    asyncio.run(run())
+
+
+def test_a_rest_or_a_bank_above_the_operators_is_refused(fresh_database: str) -> None:
+    from service.application.clocks import ClockLimits
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with limited(fresh_database, ClockLimits(max_bank_seconds=600, rest_after=20)) as m:
+            for terms in (
+                {"kind": "turn", "seconds": 5, "rest_after": 21},
+                {"kind": "fischer", "bank_seconds": 60, "max_bank_seconds": 601},
+                {"kind": "fischer", "bank_seconds": 601},  # a bank above the cap from the start
+                {"kind": "fischer", "bank_seconds": 60, "max_bank_seconds": 59},
+                {"kind": "turn", "seconds": 5, "max_bank_seconds": 60},
+            ):
+                with pytest.raises(ApplicationError) as caught:
+                    await create(m, terms)
+                assert caught.value.code == "clock.invalid", terms
+            created = await create(m, {"kind": "fischer", "bank_seconds": 60, "rest_after": 3})
+            clock = (await events(m.store, created.id))[0].data["clock"]
+            assert clock["rest_after"] == 3 and clock["max_bank_seconds"] == 600
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize(
+    "terms",
+    [
+        {"kind": "turn", "seconds": 4},
+        {"kind": "fischer", "bank_seconds": 10, "increment_seconds": 60},
+        {"kind": "correspondence", "days": 1},
+    ],
+)
+def test_a_cosmetic_command_runs_no_clock_in_the_service(
+    fresh_database: str, terms: dict[str, Any]
+) -> None:
+    """Empire Builder's ``choose_face``, sent by the seat to act and by the other seat: only
+    ``face_chosen`` is appended, the deadline PostgreSQL holds does not move, and the audit
+    agrees (it expects no clock event after a command that is no move)."""
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with instance(fresh_database) as m:
+            created = await m.lobby.create(
+                CreateGame(
+                    game="empire-builder",
+                    seats=2,
+                    players=["ann", "bob"],
+                    clock=msgspec.convert(terms, ClockTerms),
+                )
+            )
+            gid = created.id
+            seat = created.to_act[0]
+            before = await m.store.deadlines.pending(gid)
+            assert before is not None
+            for face, who in (("rancher", seat), ("banker", 1 - seat), ("senator", seat)):
+                token = created.seats[who].token
+                body = CommandBody(command={"type": "choose_face", "face": face})
+                answer = await m.play.command(gid, token, body, None)
+                assert [e.type for e in answer.events] == ["face_chosen"]
+            # table talk and queries are no commands of the game: no clock event either
+            from service.application.bodies import MessageBody
+            from service.application.queries import QueryBody
+
+            token = created.seats[seat].token
+            await m.talk.message(gid, token, MessageBody(to="all", text="thinking"))
+            with contextlib.suppress(ApplicationError):  # answered or refused: nothing appended
+                await m.queries.query(gid, token, QueryBody(query={"type": "survey", "path": []}))
+            assert not any(e.type == "clock.set" for e in (await events(m.store, gid))[-4:])
+            after = await m.store.deadlines.pending(gid)
+            assert after is not None and after.due_at == before.due_at
+            doc = msgspec.json.decode(await m.documents.game_document(gid, None))
+            assert doc["clock"]["seats"][seat]["deadline"] == before.due_at.isoformat().replace(
+                "+00:00", "Z"
+            )
+            assert (await audited(m, gid))["problems"] == []
+
+    asyncio.run(run())
+
+
+def test_a_replay_carries_the_clock_part(fresh_database: str) -> None:
+    """``GET /v1/games/{id}/replay/{n}`` of a clocked game has the clock after event ``n``
+    (docs/api.md: replays carry it), and so do the NDJSON replay's keyframes; a game without a
+    clock has none (the key left out)."""
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with instance(fresh_database) as m:
+            created = await create(m, {"kind": "turn", "seconds": 60})
+            gid = created.id
+            history = History.of(m)
+            stored = await events(m.store, gid)
+            last = stored[-1].version
+            replay = await history.replay(gid, None, last)
+            doc = msgspec.json.decode(await m.documents.game_document(gid, None))
+            assert replay.clock is not None
+            assert msgspec.to_builtins(replay.clock) == doc["clock"]
+            early = await history.replay(gid, None, 1)  # lobby.created: the clock not started
+            assert early.clock is not None and not any(s.running for s in early.clock.seats)
+            plan = await history.replay_plan(gid, None)
+            lines = [msgspec.json.decode(x) async for x in history.replay_lines(plan)]
+            assert lines[-1]["clock"] == doc["clock"]
+            plain = await m.lobby.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
+            unclocked = await history.replay(plain.id, None, 1)
+            assert b'"clock"' not in msgspec.json.encode(unclocked)
 
     asyncio.run(run())

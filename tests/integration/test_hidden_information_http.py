@@ -95,3 +95,54 @@ def test_a_live_dispute_file_does_not_count_the_seats_legal_commands(
             listed = next(c for c in dispute["checks"] if c["check"] == "listed_as_legal")
             assert listed["ok"] is True
             assert str(len(legal["commands"])) not in listed["detail"], listed
+
+
+def test_another_seats_refused_commands_show_no_error_code_while_live(
+    server: ServerProcess,
+) -> None:
+    """A refusal's code can describe a hidden hand (Cargo Empire's ``rule.cards_not_in_hand``
+    says the route's cards are not all in it). While the game is live, the export and the
+    dispute files show another seat's — or a spectator's — refused commands with no
+    ``error_code`` (nor body or detail); the seat itself still reads its own code. (Before, the
+    code was shown to anyone.)"""
+    with server.client() as client:
+        r = client.post(
+            "/v1/games", json={"game": "cargo-empire", "seats": 2, "players": ["a", "b"]}
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base = f"/v1/games/{created['id']}"
+        tokens = [s["token"] for s in created["seats"]]
+        seat = created["to_act"][0]
+        mover = auth(tokens[seat])
+        legal = client.get(base + "/legal", headers=mover).json()
+        refused = client.post(
+            base + "/commands",
+            headers=mover,
+            json={"command": {"type": "gather"}, "expected_version": legal["version"]},
+        )
+        assert refused.status_code == 422, refused.text
+        code = refused.json()["code"]
+        r = client.post(
+            base + "/commands",
+            headers=mover,
+            json={"command": legal["commands"][0], "expected_version": legal["version"]},
+        )
+        assert r.status_code == 200, r.text
+        accepted_at = r.json()["version"]
+
+        def rejected(who: str | None) -> list[dict[str, object]]:
+            export = client.get(base + "/export", headers=auth(who)).json()
+            dispute = client.get(base + f"/audit/{accepted_at}", headers=auth(who))
+            assert dispute.status_code == 200, dispute.text
+            found = [c for c in export["commands"] if c["outcome"] != "accepted"]
+            found += [c for c in dispute.json()["rejected_before"] if c["outcome"] != "accepted"]
+            assert len(found) == 2, found  # the one refusal, in the export and the dispute file
+            return found
+
+        for other in (None, tokens[1 - seat]):
+            for command in rejected(other):
+                assert command["error_code"] is None, (other is None, command)
+                assert command["body"] is None and command["error_detail"] is None
+        for command in rejected(tokens[seat]):
+            assert command["error_code"] == code

@@ -21,6 +21,7 @@ import pytest
 from domain.registry import all_games
 from service.http import gameschemas, nulfree, openapi
 from service.http.app import create_app
+from service.http.openapi import JSON
 from service.settings import Settings
 
 from .serverproc import ROOT, ServerProcess
@@ -233,6 +234,55 @@ def test_docs_api_names_every_path() -> None:
 def _plain(path: str) -> str:
     """``/v1/games/{game_id}/audit/{n}`` as docs/api.md writes it: ``/v1/games/{id}/audit/{n}``."""
     return re.sub(r"\{game_id\}", "{id}", path)
+
+
+def _filled(path: str, game: dict[str, Any]) -> str:
+    """A path of the document with real values: a started game, its seat 0, its event 1."""
+    return (
+        path.replace("{game_id}", game["id"])
+        .replace("{seat}", "0")
+        .replace("{n}", "1")
+        .replace("{game}", "jolly-cargo")
+        .replace("{name}", "board")
+    )
+
+
+def test_every_status_the_middleware_answers_is_in_each_operations_document(
+    server: ServerProcess,
+) -> None:
+    """Issue 35: ``DELETE /v1/games/{id}/seats/{seat}`` answered 413 and 415, which its
+    operation did not list. The middleware (hardening, quotas, the request size bound) runs
+    before any handler, so what it answers every operation can answer: each operation of the
+    document is sent what the middleware refuses — a NUL in the query string, the game id
+    upper-cased, a body past ``MANIFEST_MAX_BODY``, a body that is not JSON — and whatever status
+    comes back must be one its document lists. And every operation lists the quota's 429 and
+    the 503 of a dependency down."""
+    doc = _document()
+    big = b"[" + b"0," * 40_000 + b"0]"  # > MANIFEST_MAX_BODY (64 KiB), valid JSON
+    with server.client() as client:
+        body = {"game": "jolly-cargo", "seats": 2, "players": ["a", "b"]}
+        r = client.post("/v1/games", json=body)
+        assert r.status_code == 201, r.text
+        game = r.json()
+        variants: list[tuple[str, str, dict[str, Any]]] = [
+            ("NUL in the query", "?x=%00", {}),
+            ("a body too large", "", {"content": big, "headers": {"content-type": JSON}}),
+            ("a body not JSON", "", {"content": b"{}", "headers": {"content-type": "text/plain"}}),
+        ]
+        missing: list[str] = []
+        for path, ops in doc["paths"].items():
+            for method, operation in ops.items():
+                assert {"400", "429", "503"} <= operation["responses"].keys(), (method, path)
+                tries = [(why, _filled(path, game) + q, kw) for why, q, kw in variants]
+                if "{game_id}" in path:
+                    upper = {**game, "id": game["id"].upper()}
+                    tries.append(("the game id upper-cased", _filled(path, upper), {}))
+                for why, url, kw in tries:
+                    with client.stream(method.upper(), url, **kw) as answer:
+                        status = answer.status_code
+                    if str(status) not in operation["responses"]:
+                        missing.append(f"{method.upper()} {path}: {why} -> {status}")
+    assert not missing, missing
 
 
 def test_405_names_the_allowed_methods(server: ServerProcess) -> None:

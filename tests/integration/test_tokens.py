@@ -57,7 +57,8 @@ def test_the_host_token_reads_as_a_spectator_wherever_a_seat_token_is_optional(
 ) -> None:
     """The host token reads its game (h11b); the history, dispute files, export and queries
     (other branches) answered it 401 "not a seat token". Now it reads as a spectator there too,
-    another game's host token is 403, and it is still no seat (``/legal``: 401)."""
+    another game's host token is 403, and it is still no seat (``/legal``: 403
+    ``auth.not_seat``, issue 35: a valid token, not a seat of this game)."""
     asyncio.run(_host(fresh_database))
 
 
@@ -84,7 +85,7 @@ async def _host(dsn: str) -> None:
         assert caught.value.code == "auth.not_host"
         with pytest.raises(ApplicationError) as caught:
             await manifest.documents.legal_document(gid, host)
-        assert caught.value.code == "auth.invalid_token"
+        assert caught.value.code == "auth.not_seat"
 
 
 def test_a_token_removed_on_one_process_stops_working_on_another_that_had_seen_it(

@@ -121,6 +121,9 @@ STATUS_BEFORE_TYPED_ERRORS: dict[str, set[int]] = {
     "clock.expired": {409},  # a move after its seat's deadline
     "clock.invalid": {422},  # terms out of range at creation
     "clock.none": {409},  # /presence on a game without a clock
+    # issue 35 (docs/api.md "Authentication")
+    "auth.not_seat": {403},  # this game's host token where only a seat's may act
+    "auth.malformed": {401},  # an Authorization header that is not Bearer <token>
 }
 
 

@@ -42,10 +42,14 @@ def test_a_refused_command_typed_as_a_message_is_hidden_with_its_hash() -> None:
         assert shown.body is None
         assert shown.body_sha256 is None and shown.body_size is None
         assert shown.error_detail is None and shown.response is None
+        assert shown.error_code is None  # a code may describe a hand too (issue 35)
     assert redacted_command(refused(body), 0, False, {}, set()).body == body
+    assert redacted_command(refused(body), 0, False, {}, set()).error_code == "command.invalid"
 
 
 def test_a_refusal_is_shown_whole_once_the_game_is_over() -> None:
     body = {"command": {"type": "guess", "card": "ace"}, "expected_version": 3}
-    shown = redacted_command(refused(body), 1, True, {}, set())
-    assert shown.body == body and shown.body_sha256 is not None
+    for caller in (1, None):
+        shown = redacted_command(refused(body), caller, True, {}, set())
+        assert shown.body == body and shown.body_sha256 is not None
+        assert (shown.error_code, shown.error_detail) == ("command.invalid", "no such command")

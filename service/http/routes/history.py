@@ -18,8 +18,10 @@ from litestar.params import FromPath, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from projections.store import StoreUnavailable
+from service.application.errors import Unauthorized
 from service.application.history import History
 from service.application.kept import replay_etag
+from service.application.seats import Grant
 from service.http.bulkhead import HeavyReads, not_modified, ranged
 from service.http.schemas import EventsPage, ReplayView
 from service.http.services import token_of
@@ -83,12 +85,14 @@ async def get_stream(
 ) -> ServerSentEvent:
     history = streams.history
     token = token_of(request)
-    seat = await history.seats.viewer(game_id, token)  # 401/403 before streaming
+    grant = await history.seats.grant(game_id, token)  # 401/403 before streaming
     await history.documents.game_document(game_id, token)  # 404 before streaming
-    slot = streams.caps.acquire(request.scope, token, seat)  # 429 / 503 past a cap
-    docs = history.changes(game_id, token)
+    slot = streams.caps.acquire(request.scope, token, grant.seat)  # 429 / 503 past a cap
+    docs = history.changes(grant)  # ends once the grant no longer holds (its seat's token)
     try:
-        first = await anext(docs)  # subscribed (Redis failing: 503) before the 200 starts
+        first = await anext(docs, None)  # subscribed (Redis failing: 503) before the 200 starts
+        if first is None:  # the seat was taken back between the token's check and the read
+            raise Unauthorized("auth.invalid_token", "the token is not a seat token")
     except BaseException:
         slot.release()
         await docs.aclose()
@@ -106,6 +110,8 @@ async def get_stream(
                 # keeps proxies' idle timeouts from cutting the stream, and makes a write
                 # that fails on a client that vanished, so its slot comes back.
                 while not (await asyncio.wait({pending}, timeout=streams.keepalive))[0]:
+                    if not await _still(history, grant):  # revoked with no change heard
+                        return
                     yield ServerSentEventMessage(data=None, comment="keep-alive")
                 try:
                     doc = pending.result()
@@ -140,6 +146,17 @@ async def get_stream(
         await docs.aclose()
 
     return ServerSentEvent(events, background=BackgroundTask(finish))
+
+
+async def _still(history: History, grant: Grant) -> bool:
+    """Does a quiet stream's grant still hold? A lookup that fails (PostgreSQL away) ends
+    the stream with one log line, as a failed re-read does."""
+    try:
+        return await history.live.still(grant)
+    except Exception as error:
+        reason = f"{type(error).__name__}: {error}"
+        log.warning("live stream ended", game=grant.game_id, reason=reason)
+        return False
 
 
 ROUTES: list[Any] = [get_events, get_replay_at, get_replay, get_stream]
