@@ -124,6 +124,11 @@ async def _endings(game: str, fresh_database: str, redis_url: str) -> None:
         replay = (await raw.get(base + f"/replay/{doc['version']}")).json()
         assert replay["result"]["reason"] == "resigned"
         await c.audit_ok(base)
+        # the resignation's dispute file re-runs it: sent out of turn, yet every check holds
+        dispute = (await raw.get(base + f"/audit/{resigned[0]['version']}")).json()
+        checks = {k["check"]: k["ok"] for k in dispute["checks"]}
+        assert {"to_act", "rules", "listed_as_legal"} <= checks.keys(), checks
+        assert all(checks.values()), dispute["checks"]
         r = await c.send(base, tokens[1 - idle], RESIGN)
         assert r.status_code == 409 and r.json()["code"] == "game.finished", r.text
 
