@@ -66,11 +66,15 @@ class TableMessage(msgspec.Struct, frozen=True, tag="table.message", tag_field="
     text: str
 
 
-class Resign(msgspec.Struct, frozen=True, tag="resign", tag_field="type"):
+class Resign(
+    msgspec.Struct, frozen=True, tag="resign", tag_field="type", forbid_unknown_fields=True
+):
     """A platform command (docs/api.md "Ending a game"): a seat gives the game up."""
 
 
-class Abort(msgspec.Struct, frozen=True, tag="abort", tag_field="type"):
+class Abort(
+    msgspec.Struct, frozen=True, tag="abort", tag_field="type", forbid_unknown_fields=True
+):
     """A platform command: a seat calls the game off before every seat has moved."""
 
 

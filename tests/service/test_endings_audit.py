@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.kernel import Outcome, Rng, RuleError, seed_commitment
+from domain.kernel import CommandError, Outcome, Rng, RuleError, seed_commitment
 from domain.platform import referee
 from domain.platform.clocks import ClockTerms
 from domain.platform.events import Abort, LobbyCreated, LobbyJoined, Resign, SeedRevealed
@@ -262,3 +262,11 @@ def test_a_resigned_seats_clock_stops(seats: int) -> None:
         assert clock is not None and clock.seats[1].since is None
     report, problems = g.audit()
     assert report["ok"] is True, problems
+
+
+@pytest.mark.parametrize("body", [{"type": "resign", "seat": 0}, {"type": "abort", "x": 1}])
+def test_an_ending_command_with_an_unknown_field_is_invalid(body: dict[str, Any]) -> None:
+    rules = get_game("cargo-empire")
+    with pytest.raises(CommandError) as refused:
+        referee.decode_command(rules, body)
+    assert refused.value.code == "command.invalid"
