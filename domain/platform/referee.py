@@ -121,7 +121,8 @@ MINIMAL_MOVES_LIMIT = 10_000
 
 def decode_command(rules: Any, raw: Mapping[str, Any] | bytes | str) -> Any:
     """A platform ending command, or the game's own command (``rules.decode_command``)."""
-    if isinstance(raw, Mapping) and raw.get("type") in ENDING_COMMANDS:
+    kind = raw.get("type") if isinstance(raw, Mapping) else None
+    if isinstance(kind, str) and kind in ENDING_COMMANDS:  # a list or dict is no tag
         return rules._decode(raw, Ending, "command.invalid")
     return rules.decode_command(raw)
 

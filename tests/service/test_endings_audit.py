@@ -264,7 +264,10 @@ def test_a_resigned_seats_clock_stops(seats: int) -> None:
     assert report["ok"] is True, problems
 
 
-@pytest.mark.parametrize("body", [{"type": "resign", "seat": 0}, {"type": "abort", "x": 1}])
+@pytest.mark.parametrize(
+    "body",
+    [{"type": "resign", "seat": 0}, {"type": "abort", "x": 1}, {"type": ["resign"]}, {"type": {}}],
+)
 def test_an_ending_command_with_an_unknown_field_is_invalid(body: dict[str, Any]) -> None:
     rules = get_game("cargo-empire")
     with pytest.raises(CommandError) as refused:
