@@ -99,8 +99,8 @@ def measure(moves: int = 3000, seed: int = 1) -> dict[str, Any]:
         t3 = clock()
         answer = accepted_answer(signer, new, mover, stored)
         t4 = clock()
-        known = {f"legal:{mover}": legal_bytes(ruling)}
-        state_fields(new, state_views(new, known))
+        known = {f"legal:{mover}": legal_bytes(ruling), "table": ruling.table_json}
+        state_fields(new, state_views(new, known), ruling.table_json)
         t5 = clock()
         to_act = JOLLY_CARGO.to_act(new.state) if new.status == "active" else []
         encoder.encode(answer.answer(to_act, ruling.legal))

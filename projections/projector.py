@@ -10,7 +10,9 @@ writer (one per game at a time, the newest table wins), which writes the view fi
 replay snapshots after it, retrying ``retries`` times with a growing pause. A write that still
 fails stays *pending*: it is logged, counted (``manifest_projection_failures_total{stage}``),
 its age is the projection lag (``manifest_projection_lag_seconds``, and ``/readyz`` past
-``MANIFEST_PROJECTION_LAG``), and the catch-up worker repairs it on its next pass."""
+``MANIFEST_PROJECTION_LAG``), and the catch-up worker repairs it on its next pass. A game
+whose projection cannot be computed at all is a poison message: logged, counted and skipped
+(:mod:`projections.poison`)."""
 
 from __future__ import annotations
 
@@ -34,11 +36,12 @@ from domain.platform.table import (
     table_to_act,
     viewer_keys,
 )
+from projections.poison import Poison, Poisoned
 from projections.replay import fold_collecting
 from projections.store import ProjectionStore, tag_view
 from projections.views import Views, table_field
 
-__all__ = ["Projector", "state_fields", "state_views", "table_field", "table_fields"]
+__all__ = ["Poison", "Projector", "state_fields", "state_views", "table_field", "table_fields"]
 
 ReadEvents = Callable[[str, int], Awaitable[Sequence[StreamEvent]]]
 ListGames = Callable[[str | None, int], Awaitable[Sequence[tuple[str, int]]]]
@@ -74,7 +77,7 @@ def table_fields(table: Table, known: Mapping[str, bytes] | None = None) -> dict
     rebuild write these); ``known`` views (already computed by the caller for this same table)
     are used as they are."""
     known = known or {}
-    fields = {"table": encode_table(table)}
+    fields = {"table": known.get("table") or encode_table(table)}
     version = table.version
     for key in viewer_keys(table):
         name = f"doc:{key}"
@@ -93,7 +96,7 @@ def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
     now (whoever acts next reads them before anything else can change the game: building them
     here spares that read a build and a second Redis write). Every other view is built when
     first read."""
-    views = dict(known)
+    views = {name: body for name, body in known.items() if name != "table"}
     state = table.state
     if table.status == "active" and state is not None:
         for seat in table_to_act(table):
@@ -103,10 +106,13 @@ def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
     return views
 
 
-def state_fields(table: Table, views: Mapping[str, bytes]) -> dict[str, bytes]:
-    """What the write path stores after a move: the table and its :func:`state_views`, each
-    view tagged with its version."""
-    fields = {"table": encode_table(table)}
+def state_fields(
+    table: Table, views: Mapping[str, bytes], encoded: bytes | None = None
+) -> dict[str, bytes]:
+    """What the write path stores after a move: the table (``encoded`` already, when the
+    ruling encoded it before the append) and its :func:`state_views`, each view tagged with
+    its version."""
+    fields = {"table": encoded or encode_table(table)}
     for name, body in views.items():
         fields[name] = tag_view(table.version, body)
     return fields
@@ -151,6 +157,8 @@ class Projector:
         self._idle: list[asyncio.Future[str]] = []
         #: why the last catch-up pass failed (None: it succeeded, or none ran yet)
         self.last_pass_error: str | None = None
+        #: poison messages: games whose projection cannot be computed (:mod:`.poison`)
+        self.poisoned = Poisoned()
         LAG.set_function(self.lag)
         PENDING.set_function(lambda: len(self._pending))
 
@@ -219,6 +227,10 @@ class Projector:
                 entry.snapshots = {}
                 try:
                     await self.publish_table(table, snapshots, entry.known, lazy=entry.lazy)
+                except Poison as poison:
+                    self.poisoned.note(poison)
+                    self._pending.pop(game_id, None)  # retrying cannot help
+                    return
                 except Exception as error:
                     entry.snapshots = {**snapshots, **entry.snapshots}
                     failures += 1
@@ -290,14 +302,19 @@ class Projector:
         it). ``lazy``: only the table and its :func:`state_views`, the other views left as
         they are (each carries its own version); else the whole record, every view built. Raises on
         any failure (counted by stage)."""
-        try:
+        try:  # pure: a failure here is the game's own, not the store's
             if lazy:
                 views = state_views(table, known or {})
-                self.views.keep_built(table, views)  # readers in this process need no Redis
-                fields = state_fields(table, views)
-                wrote = await self.store.advance(table.game_id, table.version, fields)
+                fields = state_fields(table, views, (known or {}).get("table"))
             else:
                 fields = table_fields(table, known)
+        except Exception as error:
+            raise Poison(table.game_id, table.version, error) from error
+        try:
+            if lazy:
+                self.views.keep_built(table, views)  # readers in this process need no Redis
+                wrote = await self.store.advance(table.game_id, table.version, fields)
+            else:
                 wrote = await self.store.write(table.game_id, table.version, fields)
         except Exception:
             FAILURES.labels(stage="view").inc()
@@ -314,17 +331,23 @@ class Projector:
         """Make the projection reflect every stored event; returns it (None: no such game)."""
         current = await self.load(game_id)
         after = 0 if current is None else current.version
-        events = await self.read_events(game_id, after)
+        try:
+            events = await self.read_events(game_id, after)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:  # a row unreadable
+            raise Poison(game_id, after, error) from error
         if not events:
             return current
-        table, snapshots = fold_collecting(current, events, game_id)
+        try:
+            table, snapshots = fold_collecting(current, events, game_id)
+        except Exception as error:  # a stream that does not fold
+            raise Poison(game_id, events[-1].version, error) from error
         await self.publish_table(table, snapshots)
         self._settle(game_id, table.version)
         return table
 
     async def repair(self, list_games: ListGames, page: int = 500) -> int:
         """One pass of the catch-up worker: every game whose projection lags the store is
-        caught up. Returns how many were repaired."""
+        caught up, a poisoned one skipped (:mod:`.poison`). Returns how many were repaired."""
         repaired = 0
         cursor: str | None = None
         while True:
@@ -334,11 +357,17 @@ class Projector:
             stored = await self.store.versions([g for g, _ in games])
             for (game_id, version), have in zip(games, stored, strict=True):
                 if version > 0 and (have is None or have < version):
+                    if self.poisoned.known_at(game_id, version):
+                        continue  # retrying cannot help
                     try:
                         await self.catch_up(game_id)
+                    except Poison as poison:
+                        self.poisoned.note(Poison(game_id, version, poison.__cause__ or poison))
+                        continue
                     except Exception:
                         FAILURES.labels(stage="catchup").inc()
                         raise
+                    self.poisoned.pop(game_id, None)
                     repaired += 1
             cursor = games[-1][0]
 

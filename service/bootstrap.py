@@ -19,7 +19,7 @@ from service.application.documents import Documents
 from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
 from service.application.lobby import Lobby
-from service.application.play import Play
+from service.application.play import MAX_EVENTS_PER_COMMAND, Play
 from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
@@ -100,6 +100,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
             rejected_cap=settings.rejected_cap,
             refusal_body_prefix=settings.refusal_body_prefix,
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
+            max_events=settings.max_events_per_command,
             clock_limits=ClockLimits(settings.clock_max_bank, settings.clock_rest_after),
         ),
         store,
@@ -117,6 +118,7 @@ def compose(
     rejected_cap: int = 1000,
     refusal_body_prefix: int = 1024,
     refusal_budget: Budget | None = None,
+    max_events: int = MAX_EVENTS_PER_COMMAND,
     clock_limits: ClockLimits | None = None,
 ) -> Manifest:
     """The application's services over an event store, a projector and a signer already built
@@ -139,6 +141,7 @@ def compose(
         rejected_cap=rejected_cap,
         refusal_body_prefix=refusal_body_prefix,
         refusal_budget=refusal_budget,
+        max_events=max_events,
     )
     return Manifest(
         store=store,

@@ -48,6 +48,8 @@ from service.terminal import (
     EXIT_USAGE,
     Bar,
     Failure,
+    read_aloud,
+    report,
 )
 
 
@@ -260,12 +262,6 @@ def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
     return verify_dispute(_json(path), _json(keys))
 
 
-def _report(report: dict[str, Any]) -> None:
-    sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(report), indent=2) + b"\n")
-    if not report["ok"]:
-        sys.exit(1)
-
-
 async def _all_games(manifest: Any) -> Any:
     cursor = None
     while True:
@@ -292,6 +288,9 @@ def main(argv: list[str] | None = None) -> None:
     dump = sub.add_parser("export", help="write a game as a self-contained JSON file")
     dump.add_argument("game_id")
     dump.add_argument("-o", "--output", help="file to write (default: standard output)")
+    aloud = sub.add_parser("replay", help="read a stored game aloud, one sentence an event")
+    aloud.add_argument("game_id")
+    aloud.add_argument("--lang", default="en", help="the sentences' language: en or fr")
     offline = sub.add_parser("verify", help="audit an exported file offline")
     offline.add_argument("file")
     dispute = sub.add_parser("verify-dispute", help="check a dispute file offline")
@@ -344,11 +343,13 @@ def _command(args: argparse.Namespace) -> None:
     if args.command == "serve":
         serve(args)
     elif args.command == "verify":
-        _report(_verify(args.file))
+        report(_verify(args.file))
     elif args.command == "verify-dispute":
-        _report(_verify_dispute(args.file, args.keys))
+        report(_verify_dispute(args.file, args.keys))
     elif args.command == "audit":
-        _report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
+        report(asyncio.run(_history(resolve_database(Settings.from_env()), args.game_id, "audit")))
+    elif args.command == "replay":
+        asyncio.run(read_aloud(resolve_database(Settings.from_env()), args.game_id, args.lang))
     elif args.command == "export":
         exported = asyncio.run(
             _history(resolve_database(Settings.from_env()), args.game_id, "export")

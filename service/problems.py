@@ -30,6 +30,27 @@ _TITLES = {
 }
 
 
+#: A 422's title by its code's family: a request that is not a command is not called one.
+_TITLES_422 = {
+    "options": "Invalid game options",
+    "position": "Invalid position",
+    "lobby": "Invalid game settings",
+    "clock": "Invalid clock terms",
+    "query": "Unprocessable query",
+    "message": "Unprocessable message",
+    "picture": "Unprocessable picture request",
+    "idempotency": "Idempotency key reused",
+}
+
+
+def title_of(status: int, code: str) -> str:
+    """A problem's title: its status's, a 422's by its code's family (``command.*`` and
+    ``rule.*``: "Unprocessable command", as recorded refusals always said)."""
+    if status == 422:
+        return _TITLES_422.get(code.split(".")[0], _TITLES[422])
+    return _TITLES.get(status, "Error")
+
+
 class Problem(Exception):
     """Raise anywhere in the service to answer with a problem document."""
 
@@ -50,7 +71,7 @@ class Problem(Exception):
     def document(self, instance: str | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "type": f"urn:manifest:problem:{self.code}",
-            "title": _TITLES.get(self.status, "Error"),
+            "title": title_of(self.status, self.code),
             "status": self.status,
             "detail": self.detail,
             "code": self.code,

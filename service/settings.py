@@ -75,6 +75,7 @@ tokens together); ``0`` turns a quota or a ceiling off.
 | ``MANIFEST_QUOTA_HEAVY`` | ``120`` | replays (``GET …/replay``) per minute per address |
 | ``MANIFEST_HEAVY_PER_CLIENT`` | ``2`` | heavy reads one address runs at once per process |
 | ``MANIFEST_HEAVY_PER_PROCESS`` | ``4`` | heavy reads running at once per process |
+| ``MANIFEST_MAX_EVENTS_PER_COMMAND`` | ``200`` | game events one command may cause; more: 422 |
 """
 
 from __future__ import annotations
@@ -256,6 +257,8 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     # after which a game's clocks stop (docs/api.md, "Clocks"): kept in each new game's terms
     "clock_max_bank": ("MANIFEST_CLOCK_MAX_BANK", "604800", _int(1, 604800)),
     "clock_rest_after": ("MANIFEST_CLOCK_REST_AFTER", "50", _int(1, 10000)),
+    # a decision's cost (issue 35): more events than this and the command is refused, unappended
+    "max_events_per_command": ("MANIFEST_MAX_EVENTS_PER_COMMAND", "200", _int(1, 100_000)),
 }
 
 
@@ -324,6 +327,7 @@ class Settings(msgspec.Struct, frozen=True):
     clock_batch: int = _default("clock_batch")
     clock_max_bank: int = _default("clock_max_bank")
     clock_rest_after: int = _default("clock_rest_after")
+    max_events_per_command: int = _default("max_events_per_command")
     signing_key_source: str = "database"
 
     @classmethod

@@ -1,11 +1,13 @@
 """What ``manifest`` (:mod:`service.cli`) tells a person: an exit status per kind of failure,
-the one-line failure itself, and the progress bar of a long command (docs/operations.md, "The
-command line")."""
+the one-line failure itself, the progress bar of a long command, a check's report, and a game
+read aloud (docs/operations.md, "The command line")."""
 
 from __future__ import annotations
 
 import sys
 from typing import Any
+
+import msgspec
 
 #: Exit statuses, one per kind of failure (docs/operations.md "The command line").
 EXIT_CHECK_FAILED = 1  # audit / verify / verify-dispute: a check failed (the report says which)
@@ -77,3 +79,33 @@ class Bar:
     def __exit__(self, *exc: object) -> None:
         if self.progress is not None:
             self.progress.stop()
+
+
+def report(checked: dict[str, Any]) -> None:
+    """A check's report (audit, verify), as JSON; exit status 1 when it failed."""
+    sys.stdout.buffer.write(msgspec.json.format(msgspec.json.encode(checked), indent=2) + b"\n")
+    if not checked["ok"]:
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+async def read_aloud(settings: Any, game_id: str, lang: str) -> int:
+    """``manifest replay ID --lang fr``: the stored game told one sentence a line
+    (``version. sentence``), as a spectator reads ``GET /replay?lang=`` (everything, once the
+    game is over; docs/api.md "Sentences"); the number of events told."""
+    from domain.kernel.messages import language
+    from service.application.history import History
+    from service.bootstrap import build_manifest
+
+    manifest, store, projections = await build_manifest(settings)
+    try:
+        history = History.of(manifest)
+        plan = await history.replay_plan(game_id, None, language(lang))
+        told = 0
+        async for raw in history.replay_lines(plan):
+            event = msgspec.json.decode(raw)["event"]
+            print(f"{event['version']}. {event['sentence']['text']}")
+            told += 1
+        return told
+    finally:
+        await projections.close()
+        await store.close()

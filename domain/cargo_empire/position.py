@@ -37,12 +37,13 @@ Rules of the form:
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 import msgspec
 
 from domain.kernel import CommandError
 from domain.kernel import invalid_position as _bad
+from domain.kernel.bounds import between
 
 from .board import (
     CITIES,
@@ -58,27 +59,40 @@ from .board import turns_per_round as turns_for
 from .options import Options
 from .state import Cards, CityState, Player, State
 
+# The bounds of a position's numbers (:mod:`domain.kernel.bounds`), from the component data:
+#: a seat (1 to 5 players)
+Seat = Annotated[int, between(0, 4)]
+#: the most turns a seat has in a game (turns per round times rounds): also its posts in
+#: supply and the deliveries it can make (one a turn)
+TURNS_MAX = max(turns_for(n) for n in range(1, 6)) * COMPONENTS.rounds
+#: the furthest space of a development track
+MARKER_MAX = max(len(COMPONENTS.development.of(v).vp) for v in VEHICLES) - 1
+#: the most cubes a city tile holds
+CUBES_MAX = max(max(c.lv1.cubes, c.lv2.cubes) for c in CITIES.values())
+#: turns completed in a round by every seat together
+ROUND_TURNS_MAX = max(turns_for(n) * n for n in range(1, 6))
+
 
 class CardsPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    truck: int = 0
-    train: int = 0
-    ship: int = 0
+    truck: Annotated[int, between(0, COMPONENTS.deck.truck)] = 0
+    train: Annotated[int, between(0, COMPONENTS.deck.train)] = 0
+    ship: Annotated[int, between(0, COMPONENTS.deck.ship)] = 0
 
 
 class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     hand: CardsPosition = CardsPosition()
     private: list[str] = []
-    supply: int | None = None
-    markers: dict[str, int] = {}
+    supply: Annotated[int, between(0, TURNS_MAX)] | None = None
+    markers: dict[str, Annotated[int, between(0, MARKER_MAX)]] = {}
     delivered: list[Colour] = []
-    deliveries: int = 0
+    deliveries: Annotated[int, between(0, TURNS_MAX)] = 0
 
 
 class CityPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    level: int = 1
-    cubes: int | None = None
-    demand: dict[str, int | None] = {}
-    posts: list[int] = []
+    level: Annotated[int, between(1, 3)] = 1
+    cubes: Annotated[int, between(0, CUBES_MAX)] | None = None
+    demand: dict[str, Seat | None] = {}
+    posts: list[Seat] = []
 
 
 class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -91,8 +105,8 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     deck: CardsPosition | None = None
     discard: CardsPosition = CardsPosition()
     market: list[Vehicle] = []
-    round: int = 1
-    turn: int = 0
+    round: Annotated[int, between(1, COMPONENTS.rounds)] = 1
+    turn: Annotated[int, between(0, ROUND_TURNS_MAX - 1)] = 0
     options: Options = Options()
 
 

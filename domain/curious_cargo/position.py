@@ -33,11 +33,12 @@ Rules of the form:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
 from domain.kernel import invalid_position as _bad
+from domain.kernel.bounds import between
 
 from .components import (
     ACTIONS,
@@ -52,6 +53,8 @@ from .components import (
     STREET_MAX,
     SUPPLY,
     TILE_IDS,
+    TOKEN_ACTIONS,
+    TOKEN_AP,
     TRACK_MAX,
     TRUCKS,
     Colour,
@@ -64,18 +67,33 @@ from .lines import Layout, active_docks
 from .options import Options
 from .state import Placed, Player, State, Supply, TruckInLane
 
+# The bounds of a position's numbers (:mod:`domain.kernel.bounds`), from the component data.
+#: A seat: Curious Cargo has 2.
+Seat = Annotated[int, between(0, 1)]
+#: The most rounds a position may name. Decision: 1,000 (docs/rules/curious-cargo.md, D29): a
+#: game ends once its bag or deck is empty, which takes a few dozen rounds in play.
+ROUNDS_MAX = 1_000
+#: Tokens of a kind and splitters of a colour one seat holds: at most the game's supply.
+TOKENS_MAX = max(SUPPLY.values())
+SPLITTERS_MAX = max(SPLITTER_SUPPLY.values())
+#: Action points and actions a turn may hold: the turn's and one token's.
+AP_MAX = AP + TOKEN_AP
+ACTIONS_MAX = ACTIONS + TOKEN_ACTIONS
+#: Cargo slots of the longest truck.
+SLOTS_MAX = max(t.length for t in TRUCKS.values()) - 1
+
 
 class PlacedPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     at: str
-    rot: int = 0
+    rot: Annotated[int, between(0, 270)] = 0
     tile: str | None = None
     splitter: Colour | None = None
 
 
 class TruckPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     card: str
-    rear: int
-    goods: dict[int, Colour] = {}
+    rear: Annotated[int, between(1, STREET_MAX)]
+    goods: dict[Annotated[int, between(0, SLOTS_MAX)], Colour] = {}
 
 
 class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -83,11 +101,11 @@ class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     hand: list[str] = []
     storage: list[list[str]] = []
     cards: list[str] = []
-    tokens: dict[str, int] = {}
-    splitters: dict[str, int] = {}
-    forklift: int = 0
-    shipped: dict[str, int] = {}
-    received: dict[str, int] = {}
+    tokens: dict[str, Annotated[int, between(0, TOKENS_MAX)]] = {}
+    splitters: dict[str, Annotated[int, between(0, SPLITTERS_MAX)]] = {}
+    forklift: Annotated[int, between(0, TRACK_MAX)] = 0
+    shipped: dict[str, Annotated[int, between(0, len(COLUMNS))]] = {}
+    received: dict[str, Annotated[int, between(0, len(RECEIVING_SLOTS))]] = {}
     shipping_lane: list[TruckPosition] = []
     receiving_lane: list[TruckPosition] = []
     dealt: list[str] = []
@@ -104,22 +122,22 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     )
 
     players: list[PlayerPosition]
-    round: int = 1
+    round: Annotated[int, between(1, ROUNDS_MAX)] = 1
     phase: Literal["construction", "trucking"] = "construction"
     at: Literal["phase_start", "turn"] = "phase_start"
-    turn: int = 0
-    actions_left: int = ACTIONS
+    turn: Annotated[int, between(0, 2)] = 0
+    actions_left: Annotated[int, between(0, ACTIONS_MAX)] = ACTIONS
     token_used: bool = False
-    ap_left: int = AP
-    ap_spent: int = 0
+    ap_left: Annotated[int, between(0, AP_MAX)] = AP
+    ap_spent: Annotated[int, between(0, AP_MAX)] = 0
     trucking_token_used: bool = False
-    top: int = 0
+    top: Seat = 0
     bag: list[str] | None = None
     deck: list[str] | None = None
     options: Options = Options()
     step: Literal["turn", "draft", "cleanup"] = "turn"
-    pending: list[int] = []
-    order: list[int] | None = None
+    pending: list[Seat] = []
+    order: list[Seat] | None = None
 
 
 def turn_order(players: list[Player], top: int) -> list[int]:

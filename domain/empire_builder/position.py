@@ -37,54 +37,71 @@ Rules of the form:
 from __future__ import annotations
 
 import itertools
+from typing import Annotated
 
 import msgspec
 
 from domain.kernel import CommandError
 from domain.kernel import invalid_position as _bad
+from domain.kernel.bounds import between
 
-from .board import CARDS, FACES, LOADS, MAP, edge_ends, edge_key
+from .board import BORROW_LIMIT, CARDS, FACES, LOADS, MAP, SPEND_LIMIT, edge_ends, edge_key
 from .cards import ALL_CARDS, EVENT_BASE, event_card
-from .options import Options
+from .options import MONEY_MAX, TURNS_MAX, Options
 from .state import BUILDING_TURNS, Effect, Player, State, Turn
+
+#: A derailment costs a seat its next turn; the deck holds 3 derailment cards, each derailing a
+#: seat once per pass through the deck, and a seat's turns lost use its skips up before a
+#: recycled card can come again (docs/rules/empire-builder.md, "Position form").
+SKIP_MAX = 3
+#: Mileposts a train moves in a turn: at most the fastest train's speed.
+MOVED_MAX = 12
+#: New track out of major-city mileposts per turn (``rules.MAJOR_STARTS``).
+MAJOR_STARTS_MAX = 2
+
+Seat = Annotated[int, between(0, 5)]
+Card = Annotated[int, between(0, ALL_CARDS - 1)]
+Milepost = Annotated[int, between(0, MAP.size - 1)]
+Money = Annotated[int, between(0, MONEY_MAX)]
 
 
 class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    cards: list[int]
-    money: int = 60
+    cards: list[Card]
+    money: Money = 60
     loads: list[str] = []
-    train: int | None = None
-    speed: int = 9
-    capacity: int = 2
-    turns: int = 3
-    track: list[list[int]] = []
-    debt: int = 0
+    train: Milepost | None = None
+    speed: Annotated[int, between(9, 12)] = 9
+    capacity: Annotated[int, between(2, 3)] = 2
+    turns: Annotated[int, between(0, TURNS_MAX)] = 3
+    track: list[list[Milepost]] = []
+    debt: Money = 0
     face: str = ""
-    skip: int = 0
+    skip: Annotated[int, between(0, SKIP_MAX)] = 0
 
 
 class TurnPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    moved: int = 0
-    spent: int = 0
-    major_starts: int = 0
-    paid: list[int] = []
+    moved: Annotated[int, between(0, MOVED_MAX)] = 0
+    spent: Annotated[int, between(0, SPEND_LIMIT)] = 0
+    major_starts: Annotated[int, between(0, MAJOR_STARTS_MAX)] = 0
+    paid: list[Seat] = []
     built: bool = False
     acted: bool = False
-    borrowed: int = 0
+    borrowed: Annotated[int, between(0, BORROW_LIMIT)] = 0
 
 
 class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     players: list[PlayerPosition]
-    first: int = 0
-    turn_number: int = 0
+    first: Seat = 0
+    #: Turns completed by every seat together: at most 6 seats' ``turns``.
+    turn_number: Annotated[int, between(0, 6 * TURNS_MAX)] = 0
     turn: TurnPosition = TurnPosition()
-    deck: list[int] | None = None
-    discard: list[int] = []
+    deck: list[Card] | None = None
+    discard: list[Card] = []
     options: Options = Options()
     #: Event cards in force: ``{card, drawer, turns_left}``.
     effects: list[Effect] = []
     #: Seats that must choose the load they lose.
-    pending: list[int] = []
+    pending: list[Seat] = []
 
 
 def validate(p: Position) -> None:

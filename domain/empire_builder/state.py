@@ -5,12 +5,14 @@ so no order of the deck exists anywhere to leak."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from domain.kernel import copier
+from domain.kernel.bounds import between
 
+from .cards import ALL_CARDS
 from .options import Options
 
 Phase = Literal["play", "finished"]
@@ -43,9 +45,10 @@ class Effect(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """An event card in force: ``card`` (see ``cards.py``) drawn by ``drawer``; it ends when
     ``turns_left`` more of the drawer's turns have ended."""
 
-    card: int
-    drawer: int
-    turns_left: int
+    #: (Bounded as a position's numbers are: :mod:`domain.kernel.bounds`.)
+    card: Annotated[int, between(0, ALL_CARDS - 1)]
+    drawer: Annotated[int, between(0, 5)]
+    turns_left: Annotated[int, between(1, 2)]
 
 
 class Turn(msgspec.Struct):

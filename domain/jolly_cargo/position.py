@@ -26,28 +26,41 @@ Rules of the form:
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
 from domain.kernel import CommandError
 from domain.kernel import invalid_position as _bad
+from domain.kernel.bounds import between
 
 from . import board
 from .board import Colour
-from .options import Options
+from .options import CRATES_PER_PLAYER, Options
 from .pieces import colour_of, crew, is_dockhand
 from .state import HeldCrate, Player, State
+
+# The bounds of a position's numbers (:mod:`domain.kernel.bounds`), from the component data.
+#: A seat (2 to 4 players).
+Seat = Annotated[int, between(0, 3)]
+#: The most crates of a game (7 each with 3 players): each is loaded, captured or lost once, so
+#: a score is at least minus the crates (-1 for one's own lost at sea) and at most 3 points a
+#: crate (a crate loaded).
+CRATES_MAX = max(n * c for n, c in CRATES_PER_PLAYER.items())
+#: The most turns a position may name. Decision: 10,000 (docs/rules/jolly-cargo.md).
+TURNS_MAX = 10_000
 
 
 class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     colour: Colour
-    score: int = 0
-    loaded: int = 0
-    captured: int = 0
-    turns: int = 1
+    score: Annotated[int, between(-CRATES_MAX, 3 * CRATES_MAX)] = 0
+    loaded: Annotated[int, between(0, CRATES_MAX)] = 0
+    captured: Annotated[int, between(0, CRATES_MAX)] = 0
+    turns: Annotated[int, between(0, TURNS_MAX)] = 1
 
 
 class HeldPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    seat: int
+    seat: Seat
     colour: Colour
 
 
@@ -55,13 +68,14 @@ class Position(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     players: list[PlayerPosition]
     crates: dict[str, Colour]
     workers: dict[str, list[str]]
-    to_move: int = 0
-    moves_left: int = 3
+    to_move: Seat = 0
+    moves_left: Annotated[int, between(0, 3)] = 3
     used: list[str] = []
     acted: bool = False
-    turn: int = 3
+    turn: Annotated[int, between(1, TURNS_MAX)] = 3
     water: list[str] = []
-    doctor: dict[str, int] = {}
+    #: The owner's turn from which the worker may return: two after the squish at most.
+    doctor: dict[str, Annotated[int, between(0, TURNS_MAX + 2)]] = {}
     held: list[HeldPosition] = []
     sea: list[Colour] = []
     options: Options = Options()

@@ -32,10 +32,47 @@ pay for.)::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
+
+from .errors import RuleError
 
 S = TypeVar("S")
 E = TypeVar("E")
+
+#: The most events a decision may emit on a :class:`Run` (None: no cap), set by whoever runs
+#: the decision (:func:`events_at_most`): the service caps a command's cost with its setting
+#: ``MANIFEST_MAX_EVENTS_PER_COMMAND``. Read once when a run starts.
+_MOST: ContextVar[int | None] = ContextVar("most_events", default=None)
+
+
+class TooManyEvents(RuleError):
+    """A decision that would emit more events than the cap allows (``command.too_many_events``):
+    stopped at the first event past it, so its cost is bounded too; nothing is appended."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__(
+            "command.too_many_events",
+            f"this command would cause more than {most} events, the most one command may",
+            most=most,
+        )
+
+
+class events_at_most:  # named as the function it is used as: ``with events_at_most(200):``
+    """Within the block, a :class:`Run` that emits more than ``most`` events raises
+    :class:`TooManyEvents` at the first event past it (None: no cap). A class, not a
+    ``contextmanager`` generator: entered on every command, and ten times cheaper so."""
+
+    __slots__ = ("_most", "_token")
+
+    def __init__(self, most: int | None) -> None:
+        self._most = most
+
+    def __enter__(self) -> None:
+        self._token = _MOST.set(self._most)
+
+    def __exit__(self, *_: object) -> None:
+        _MOST.reset(self._token)
 
 
 class Folder(Generic[S]):
@@ -79,6 +116,7 @@ class Run(Generic[S, E]):
         self._apply = folder._apply
         self.state: S = folder._copy(state)
         self.events: list[E] = []
+        self._most = _MOST.get()
 
     @classmethod
     def opening(cls, folder: Folder[S], event: E) -> Run[S, E]:
@@ -88,11 +126,14 @@ class Run(Generic[S, E]):
         run._apply = folder._apply
         run.state = folder(None, event)
         run.events = [event]
+        run._most = _MOST.get()
         return run
 
     def emit(self, event: E) -> None:
         """Emit ``event``: apply it to the working state and add it to the decision's events."""
         if type(event) in self._openings:
             raise ValueError(f"{type(event).__name__} opens a game; a run starts with it")
+        if self._most is not None and len(self.events) >= self._most:
+            raise TooManyEvents(self._most)
         self._apply(event, self.state)
         self.events.append(event)

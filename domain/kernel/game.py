@@ -31,12 +31,16 @@ docs/adding-a-game.md)::
 
 from __future__ import annotations
 
+import difflib
+import re
+import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import msgspec
 
+from . import bounds
 from .errors import CommandError, RuleError
 from .grammar import Rule
 from .hidden import Secret
@@ -67,6 +71,94 @@ class Outcome(msgspec.Struct, frozen=True):
 
 def _describe(error: msgspec.ValidationError | msgspec.DecodeError) -> str:
     return str(error) or "the command is not well formed"
+
+
+#: What a refused type or field is called in a detail, by the error's code.
+_WHAT = {"command.invalid": "command", "options.invalid": "option", "query.invalid": "query"}
+_LEGAL = " (GET /v1/games/{id}/legal lists the commands you may send now)"
+
+
+def _tags(target: Any) -> dict[str, Any]:
+    """tag → Struct of a tagged union (or of one tagged Struct); empty for anything else."""
+    out: dict[str, Any] = {}
+    for member in typing.get_args(target) or (target,):
+        info = msgspec.inspect.type_info(member)
+        if isinstance(info, msgspec.inspect.StructType) and info.tag is not None:
+            out[str(info.tag)] = member
+    return out
+
+
+def _fields(struct: Any) -> list[str]:
+    info = msgspec.inspect.type_info(struct)
+    if not isinstance(info, msgspec.inspect.StructType):
+        return []
+    return [f.encode_name for f in info.fields if f.encode_name != info.tag_field]
+
+
+def _choices(wrong: str, valid: Iterable[str], kind: str) -> str:
+    """The nearest of ``valid`` to ``wrong`` suggested (difflib), then ``valid`` listed."""
+    names = sorted(valid)
+    # (a name sent 60 KB long is no near miss: difflib is quadratic in it)
+    near = difflib.get_close_matches(wrong, names, n=1) if 0 < len(wrong) <= 64 else []
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    return f"{hint}; the valid {kind}: {', '.join(names)}"
+
+
+def _values(struct: Any, name: str) -> list[str]:
+    """The values a field of ``struct`` may take, when they are a fixed few (a Literal, an
+    Enum); empty otherwise."""
+    info = msgspec.inspect.type_info(struct)
+    if not isinstance(info, msgspec.inspect.StructType):
+        return []
+    for f in info.fields:
+        if f.encode_name == name:
+            kinds = f.type.types if isinstance(f.type, msgspec.inspect.UnionType) else (f.type,)
+            out: list[str] = []
+            for t in kinds:
+                if isinstance(t, msgspec.inspect.LiteralType):
+                    out += [str(v) for v in t.values]
+                elif isinstance(t, msgspec.inspect.EnumType):
+                    out += [str(m.value) for m in t.cls]
+            return out
+    return []
+
+
+def helpful(
+    error: msgspec.ValidationError | msgspec.DecodeError, target: Any, raw: Any, code: str
+) -> str:
+    """The detail of a command, options or query that does not decode, saying what to send
+    instead: an unknown type or field lists the valid ones and suggests the nearest
+    (``plase_post``: "did you mean 'place_post'?"); a command's points at ``/legal``."""
+    text = _describe(error)
+    what = _WHAT.get(code)
+    if what is None:
+        return text
+    legal = _LEGAL if what == "command" else ""
+    tags = _tags(target)
+    if tags:
+        if m := re.fullmatch(r"Invalid value '(.*)' - at `\$\.type`", text, re.DOTALL):
+            wrong = m.group(1)
+            shown = wrong if len(wrong) <= 64 else wrong[:64] + "…"
+            return f"unknown {what} type {shown!r}{_choices(wrong, tags, 'types')}{legal}"
+        if text == "Object missing required field `type`":
+            return f"a {what} needs a type{_choices('', tags, 'types')}{legal}"
+    struct = target
+    if tags:
+        struct = tags.get(str(raw.get("type"))) if isinstance(raw, Mapping) else None
+    if struct is None:
+        return text
+    of = f" of a {raw['type']!r} {what}" if tags and isinstance(raw, Mapping) else ""
+    if m := re.fullmatch(r"Object contains unknown field `([^`]*)`", text):
+        known = _fields(struct)
+        if known:
+            name = "field" if tags else what
+            return f"unknown {name} {m.group(1)!r}{of}{_choices(m.group(1), known, name + 's')}"
+    if m := re.fullmatch(r"Invalid (?:enum )?value '(.*)' - at `\$\.([a-z_0-9]+)`", text):
+        values = _values(struct, m.group(2))
+        if values:
+            field = f"{m.group(2)!r}{of}"
+            return f"{m.group(1)!r} is no value of {field}{_choices(m.group(1), values, 'values')}"
+    return text
 
 
 # --- the defaults of the optional functions -------------------------------------------------
@@ -367,10 +459,22 @@ class Game(Generic[S, C, E, O, P]):
 
     def decode_options(self, raw: Mapping[str, Any] | bytes | str | None) -> O:
         options: O = self._decode({} if raw is None else raw, self.options_type, "options.invalid")
+        try:
+            bounds.check(options)
+        except bounds.OutOfRange as error:
+            raise CommandError("options.invalid", str(error), field=error.field) from None
         return options
 
     def decode_position(self, raw: Mapping[str, Any] | bytes | str) -> P:
+        """A typed position, or CommandError: ``position.out_of_range`` for a number outside
+        its field's documented range (:mod:`domain.kernel.bounds`), else ``position.invalid``."""
         position: P = self._decode(raw, self.position_type, "position.invalid")
+        try:
+            bounds.check(position)
+        except bounds.OutOfRange as error:
+            raise CommandError(
+                "position.out_of_range", str(error), field=error.field, **error.bound
+            ) from None
         return position
 
     def decode_event(self, raw: Mapping[str, Any] | bytes | str) -> E:
@@ -382,7 +486,13 @@ class Game(Generic[S, C, E, O, P]):
         try:
             return typed(raw, target)
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
-            raise CommandError(code, _describe(error)) from None
+            parsed: Any = raw
+            if isinstance(raw, bytes | str):
+                try:
+                    parsed = msgspec.json.decode(raw)
+                except msgspec.DecodeError:
+                    parsed = None
+            raise CommandError(code, helpful(error, target, parsed, code)) from None
 
     @staticmethod
     def to_builtins(value: Any) -> Any:

@@ -148,3 +148,16 @@ def message_secrets(message: TableMessage) -> list[Secret]:
     if message.to == "all":
         return []
     return [Secret(("text",), tuple(sorted({message.seat, *message.to})))]
+
+
+def event_view(event: PlatformEvent, seat: int | None) -> dict[str, Any]:
+    """A platform event as ``seat`` (None: a spectator or an auditor) may read it, as JSON: a
+    private message's text only to its sender and addressees (ever), a game's starting position
+    (it may hold hidden values) to no one. What a platform event's sentence is built from
+    (:mod:`domain.kernel.messages`)."""
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    if isinstance(event, TableMessage) and not message_visible_to(event, seat):
+        data["text"] = None
+    if isinstance(event, LobbyCreated):
+        data.pop("position", None)
+    return data

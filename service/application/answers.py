@@ -16,6 +16,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from domain.kernel.grammar import Rule
+from domain.kernel.messages import Sentence
 from domain.platform.table import ClockDocument
 
 #: One rule of a legal document's ``grammar`` (:mod:`domain.kernel.grammar`).
@@ -118,6 +119,9 @@ class EventDocument(msgspec.Struct, kw_only=True):
     #: the id of the command (or table-talk message) that made it, null for the server's own
     #: (set-up, clock, bot); absent only in an answer recorded before issue 35
     command: str | UnsetType | None = UNSET
+    #: the event told as a sentence for the caller, in the asked language (docs/api.md,
+    #: "Sentences"); absent where an event document is not read by a person (recorded answers)
+    sentence: Sentence | UnsetType = UNSET
 
 
 #: The seat's legal commands, as the projection stored them (encoded once, sent as they are).
@@ -162,6 +166,10 @@ class ReplayView(msgspec.Struct, omit_defaults=True):
     result: dict[str, Any] | None
     folded: int
     clock: ClockDocument | None = None
+    #: event ``n`` told as a sentence for the caller (docs/api.md, "Sentences")
+    sentence: Sentence | UnsetType = UNSET
+    #: the seat the caller's token holds (null: a spectator), so a viewer can say whose view
+    seat: int | UnsetType | None = UNSET
 
 
 class CommandDocument(msgspec.Struct):

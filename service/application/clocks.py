@@ -29,6 +29,7 @@ import msgspec
 import structlog
 from prometheus_client import Counter, Histogram
 
+from domain.kernel.folding import events_at_most
 from domain.platform import clocks, referee
 from domain.platform.clocks import ClockTerms, ClockTermsInvalid, check_terms
 from domain.platform.table import Table
@@ -172,7 +173,8 @@ class Clocks:
                 return False
             seat = seats[0]
             seed = await self.tables.seed(game_id)
-            fired = referee.fire(table, seat, now, seed)
+            with events_at_most(self.play.max_events):  # an expiry's cost is bounded too
+                fired = referee.fire(table, seat, now, seed)
             ruling = rule_events(table, seat, fired.events, seed)
             if not await self._act_for(head, table, seat, ruling, fired.command, now):
                 continue  # the game moved first: read it again

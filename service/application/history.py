@@ -13,6 +13,7 @@ import msgspec
 
 from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
+from domain.kernel.messages import DEFAULT
 from domain.platform.table import Table, fold_stream, game_document
 from domain.registry import AnyGame
 from projections.projector import Projector
@@ -30,7 +31,16 @@ from service.application.disputes import dispute_file, disputed
 from service.application.documents import Documents
 from service.application.errors import NotFound
 from service.application.gameplay import Manifest
-from service.application.redaction import event_for, key_of, redacted_command, secret_commands
+from service.application.redaction import (
+    key_of,
+    redacted_command,
+    secret_commands,
+    sentence_at,
+    templates_used,
+)
+from service.application.redaction import (
+    told_event as told,
+)
 from service.application.seats import Grant, Seats
 from service.application.tables import Tables, check_game_id
 from service.audit.adjudication import Progress
@@ -63,6 +73,8 @@ class ReplayPlan(msgspec.Struct, frozen=True):
     finished: bool
     version: int
     head: bytes
+    #: the language its lines' sentences are told in
+    lang: str = DEFAULT
 
 
 def _has_private_talk(lines: list[bytes]) -> bool:
@@ -73,6 +85,13 @@ def _has_private_talk(lines: list[bytes]) -> bool:
             if data.get("to") != "all":
                 return True
     return False
+
+
+def _viewer(plan: ReplayPlan) -> Viewer:
+    """Who reads a replay's events: an auditor (everything shown), a spectator or a seat."""
+    if plan.everything:
+        return AUDITOR
+    return SPECTATOR if plan.seat is None else seat_viewer(plan.seat)
 
 
 class History:
@@ -132,8 +151,10 @@ class History:
         return row, seat, SPECTATOR if seat is None else seat_viewer(seat)
 
     # --- events and replay -------------------------------------------------------------------
-    async def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventsPage:
-        row, seat, _ = await self._caller(game_id, token)
+    async def events(
+        self, game_id: str, token: str | None, after: int, limit: int, lang: str = DEFAULT
+    ) -> EventsPage:
+        row, seat, viewer = await self._caller(game_id, token)
         limit = max(1, min(limit, MAX_PAGE))
         after = max(0, after)
         events = await self.store.read_history(
@@ -142,7 +163,7 @@ class History:
         table = await self._table_for_redaction(game_id)
         keys = await self.tables.keys(game_id)
         finished = row.status == "finished"
-        page = [event_for(table.rules, e, seat, finished, keys) for e in events]
+        page = [told(table, e, seat, finished, keys, viewer, lang) for e in events]
         last = events[-1].version if events else after
         return EventsPage(events=page, next=last if last < row.version else None)
 
@@ -157,7 +178,7 @@ class History:
             _, table = await self.tables.current(game_id)
         return table
 
-    async def replay(self, game_id: str, token: str | None, n: int) -> ReplayView:
+    async def replay(self, game_id: str, token: str | None, n: int, lang: str = "en") -> ReplayView:
         row, seat, viewer = await self._caller(game_id, token)
         if not 1 <= n <= row.version:
             detail = f"the game has events 1 to {row.version}, not {n}"
@@ -172,9 +193,11 @@ class History:
             result=None if doc.result is None else msgspec.to_builtins(doc.result),
             folded=folded,
             clock=doc.clock,
+            sentence=await sentence_at(self.store, table, n, viewer, seat, lang),
+            seat=seat,
         )
 
-    async def replay_plan(self, game_id: str, token: str | None) -> ReplayPlan:
+    async def replay_plan(self, game_id: str, token: str | None, lang: str = DEFAULT) -> ReplayPlan:
         """What ``GET /replay`` of ``game_id`` is for this caller: checks the caller (401, 403,
         404) and names the state replayed, without reading a single event."""
         row, seat, viewer = await self._caller(game_id, token)
@@ -186,6 +209,7 @@ class History:
             finished=row.status == "finished",
             version=row.version,
             head=bytes(row.head),
+            lang=lang,
         )
 
     async def replay_lines(
@@ -207,6 +231,7 @@ class History:
             table, _ = await self.replayer.table_at(game_id, start - 1)
         after = start - 1
         folded = 0
+        who = _viewer(plan)  # who reads the lines' sentences
         while after < last:
             # read KEYFRAME_EVERY at a time: decoding the rows is one slice of work too
             events = await self.store.read_history(
@@ -218,7 +243,7 @@ class History:
                 table = fold_stream(table, [event], game_id)
                 line: dict[str, Any] = {
                     "version": event.version,
-                    "event": event_for(table.rules, event, plan.seat, plan.everything, keys),
+                    "event": told(table, event, plan.seat, plan.everything, keys, who, plan.lang),
                 }
                 if event.version % KEYFRAME_EVERY == 0 or event.version == plan.version:
                     doc = game_document(table, plan.key, everything=plan.everything)
@@ -346,6 +371,7 @@ def _export_file(
             progress(e.version, len(events))
     by_id = {e.command_id: e for e in out if e.command_id is not None}
     secret = secret_commands(events, rules, seat, finished)
+    used = {} if rules is None else templates_used(rules, {e.type for e in events})
     return ExportFile(
         format=EXPORT_FORMAT,
         game=ExportedGame(row.id, row.game, row.seats, row.status, row.version, row.head),
@@ -354,4 +380,5 @@ def _export_file(
         seed=seed if finished else None,
         openings=openings,
         withheld=withheld,
+        messages=used,
     )

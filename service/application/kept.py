@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 
 from prometheus_client import Counter
 
+from domain.kernel.messages import DEFAULT
 from service.application.errors import NotFound
 from service.application.history import History, ReplayPlan
 from service.audit.exportfile import encode_export
@@ -60,13 +61,21 @@ def replay_etag(plan: ReplayPlan, start: int, limit: int | None) -> str:
             str(plan.everything),
             str(start),
             str(limit),
+            plan.lang,
         ]
     )
     return f'"r{hashlib.sha256(text.encode()).hexdigest()[:32]}"'
 
 
+def _replay_kind(plan: ReplayPlan) -> str:
+    """A kept replay's kind: ``replay`` for English lines, ``replay.<lang>`` for another
+    language's sentences."""
+    return "replay" if plan.lang == DEFAULT else f"replay.{plan.lang}"
+
+
 def _replay_stamp(plan: ReplayPlan) -> bytes:
-    return plan.version.to_bytes(4, "big") + plan.head
+    # b"s": lines with sentences (a replay kept before them has the bare stamp: recomputed)
+    return plan.version.to_bytes(4, "big") + plan.head + b"s"
 
 
 def _page(body: bytes, start: int, limit: int | None) -> bytes:
@@ -126,15 +135,22 @@ class Kept:
 
             return await self._once(("replay", tag), live)
         whole = await self._once(
-            ("replay-kept", plan.game_id, plan.key, plan.version.to_bytes(4, "big").hex()),
+            (
+                "replay-kept",
+                plan.game_id,
+                plan.key,
+                plan.lang,
+                plan.version.to_bytes(4, "big").hex(),
+            ),
             lambda: self._kept_replay(plan),
         )
         return _page(whole, start, limit)
 
     async def _kept_replay(self, plan: ReplayPlan) -> bytes:
         stamp = _replay_stamp(plan)
+        kind = _replay_kind(plan)
         body = await self.history.store.kept.get(
-            plan.game_id, "replay", [kept.EVERYONE, plan.key], stamp
+            plan.game_id, kind, [kept.EVERYONE, plan.key], stamp
         )
         if body is not None:
             KEPT.labels("replay", "read").inc()
@@ -142,7 +158,7 @@ class Kept:
         body, private = await self.history.replay_body(plan)
         self.computed += 1
         klass = plan.key if private else kept.EVERYONE
-        stored = await self.history.store.kept.put(plan.game_id, "replay", klass, stamp, body)
+        stored = await self.history.store.kept.put(plan.game_id, kind, klass, stamp, body)
         KEPT.labels("replay", "computed" if stored else "not_kept").inc()
         return body
 

@@ -331,4 +331,4 @@ def _problem_from(thunk: Any) -> Any:
     try:
         return thunk()
     except RuleError as error:
-        raise RefusedByRules(error.code, error.message) from None
+        raise RefusedByRules(error.code, error.message, **error.details) from None

@@ -37,6 +37,15 @@ from service.observability import COMMANDS, REFUSALS_UNSTORED
 #: Decisions of one command before it is refused as ``version.contention`` (the game kept
 #: moving under it: other writers, other instances).
 RETRIES = 8
+#: ``MANIFEST_MAX_EVENTS_PER_COMMAND``'s default: the most game events one command may cause.
+#: The most any game's commands cause in play is 9 (an Empire Builder turn ending with event
+#: cards), 20 from a position (6 seats losing 3 turns each); a command past it is refused
+#: before the append (``command.too_many_events``), its decision stopped at the cap. Measured
+#: (2026-12-02, a shared 2-core machine, best of 5): an Empire Builder turn end of 199 events
+#: is decided, folded, committed and encoded in 1.7 ms (11 ms cold), the refusal at the 201st
+#: in 0.25 ms — within any request's budget, on the event loop — where the uncapped
+#: 750,000 took 19 s.
+MAX_EVENTS_PER_COMMAND = 200
 
 
 class _Attempt(msgspec.Struct):
@@ -83,8 +92,11 @@ class Play:
         rejected_cap: int = 1000,
         refusal_body_prefix: int = 1024,
         refusal_budget: rejections.Budget | None = None,
+        max_events: int = MAX_EVENTS_PER_COMMAND,
     ) -> None:
         self.store = store
+        #: The most game events one command may cause (``MANIFEST_MAX_EVENTS_PER_COMMAND``).
+        self.max_events = max_events
         self.tables = tables
         self.seats = seats
         self.writes = writes
@@ -183,7 +195,8 @@ class Play:
         )
         if refusal is None:
             try:
-                ruling = rule(table, a.seat, command, await self.tables.seed(a.game_id), at)
+                seed = await self.tables.seed(a.game_id)
+                ruling = rule(table, a.seat, command, seed, at, self.max_events)
             except RuleError as error:
                 refusal = RefusedByRules(error.code, error.message, **_details(error))
         if refusal is not None:
@@ -215,7 +228,7 @@ class Play:
             raise _Stale
         stored, response = appended
         self.tables.remember(new, stored[-1].hash)
-        known = {f"legal:{a.seat}": legal_bytes(ruling)}
+        known = {f"legal:{a.seat}": legal_bytes(ruling), "table": ruling.table_json}
         self.writes.project(new, ruling.snapshots, known, lazy=True)
         return _hints(response, new, a.seat, ruling.legal)
 

@@ -1,19 +1,28 @@
 """What of a game's record a caller may read: its events (public forms, with what the caller
 may read in the clear and the openings of it) and its recorded commands (a private message's
 text, a refused or secret-bearing command's body, a recorded answer, hidden from everyone but
-their seat while the game is live). Shared by the history's pages, exports and dispute files
+their seat while the game is live), and each event told as a sentence for its caller (built
+from the caller's event view, :func:`domain.platform.sentences.tell`; docs/api.md
+"Sentences"). Shared by the history's pages, exports and dispute files
 (:mod:`service.application.history`, :mod:`service.application.disputes`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import msgspec
 
+from domain.kernel import Viewer
+from domain.kernel.messages import LANGUAGES, PLATFORM, Sentence, Template, catalogue, package_of
+from domain.platform.sentences import tell
+from domain.platform.table import Table
 from domain.registry import AnyGame
 from service.application.answers import CommandDocument, EventDocument
 from service.application.ruling import event_json
 from service.audit.commitments import MESSAGE, Keys, shown, withholds
 from service.eventstore.chain import format_at
 from service.eventstore.records import CommandRecord, StoredEvent
+from service.eventstore.store import EventStore
 
 
 def key_of(seat: int | None) -> str:
@@ -105,3 +114,57 @@ def command_json(c: CommandRecord) -> CommandDocument:
         body_truncated=c.body_truncated,
         body_prefix=c.body_prefix,
     )
+
+
+def told(
+    doc: EventDocument,
+    rules: AnyGame,
+    event: StoredEvent,
+    viewer: Viewer,
+    seat: int | None,
+    names: Sequence[str | None],
+    lang: str,
+) -> EventDocument:
+    """``doc`` (``event`` as the caller reads it) with its sentence in ``lang``: the caller is
+    ``viewer`` (an auditor once the game is over) holding ``seat``'s token (None: none)."""
+    sentence = tell(rules, event.type, event.data, viewer, names, lang, seat)
+    return msgspec.structs.replace(doc, sentence=sentence)
+
+
+def templates_used(rules: AnyGame, types: Iterable[str]) -> dict[str, list[Template]]:
+    """Per language, the templates of the event ``types`` (every variant) and the words they
+    use (``<scope>.term.*``): what an export's reader needs to tell its events itself."""
+    scopes = {f"{PLATFORM if '.' in t else rules.id}.{t}" for t in types}
+    out: dict[str, list[Template]] = {}
+    for lang in LANGUAGES:
+        chosen: list[Template] = []
+        for package in (package_of(rules.state_type.__module__), "domain.platform"):
+            for template in catalogue(package, lang).templates:
+                base = template.id.split("#")[0]
+                if base in scopes or ".term." in template.id:
+                    chosen.append(template)
+        out[lang] = chosen
+    return out
+
+
+def told_event(
+    table: Table,
+    event: StoredEvent,
+    seat: int | None,
+    finished: bool,
+    keys: Keys,
+    viewer: Viewer,
+    lang: str,
+) -> EventDocument:
+    """``event`` as ``seat`` reads it (:func:`event_for`), told in ``lang`` to ``viewer``, its
+    seats called by ``table``'s names (:func:`told`)."""
+    doc = event_for(table.rules, event, seat, finished, keys)
+    return told(doc, table.rules, event, viewer, seat, table.names, lang)
+
+
+async def sentence_at(
+    store: EventStore, table: Table, n: int, viewer: Viewer, seat: int | None, lang: str
+) -> Sentence:
+    """Event ``n`` of ``table``'s game told in ``lang`` to ``viewer`` (``seat``'s token)."""
+    (e,) = await store.read_history(table.game_id, after=n - 1, limit=1, through=n)
+    return tell(table.rules, e.type, e.data, viewer, table.names, lang, seat)

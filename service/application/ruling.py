@@ -14,7 +14,8 @@ from typing import Any
 
 import msgspec
 
-from domain.kernel import Rng
+from domain.kernel import Rng, RuleError
+from domain.kernel.folding import TooManyEvents, events_at_most
 from domain.platform import referee
 from domain.platform.events import (
     LobbyCreated,
@@ -24,7 +25,7 @@ from domain.platform.events import (
     message_secrets,
 )
 from domain.platform.referee import with_clock
-from domain.platform.table import Table, legal_document, table_result
+from domain.platform.table import Table, encode_table, legal_document, table_result
 from projections.replay import fold_collecting
 from service.application.answers import EventDocument, Receipt, RecordedAnswer
 from service.audit.commitments import Keys, public_of, shown
@@ -58,6 +59,21 @@ class Ruling(msgspec.Struct):
     result: Any  # the outcome's builtins when the events end the game, else None
     legal: msgspec.Raw  # the mover's legal commands now, encoded
     legal_document: bytes  # the mover's whole GET /legal document now (with the grammar)
+    #: the table after the events, encoded before the append (what the projection stores;
+    #: every view is built from it): a value that cannot be encoded is refused, not recorded
+    table_json: bytes = b""
+
+
+class Unencodable(RuleError):
+    """The command's events, or the game after them, hold a value no JSON encoder writes (a
+    number of more than 4,300 digits, from a forged or legacy stream): refused before the
+    append (``command.unencodable``), so nothing is recorded that could not be served."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(
+            "command.unencodable",
+            f"the game after this command could not be stored or shown ({error})",
+        )
 
 
 def event_tag(event: msgspec.Struct) -> str:
@@ -114,11 +130,25 @@ def fold_new(
     return new, pending, snapshots
 
 
-def rule(table: Table, seat: int, command: Any, seed: bytes, at: datetime | None = None) -> Ruling:
+def rule(
+    table: Table,
+    seat: int,
+    command: Any,
+    seed: bytes,
+    at: datetime | None = None,
+    max_events: int | None = None,
+) -> Ruling:
     """Decide ``command`` of ``seat`` on an active ``table`` (raises the game's RuleError);
     in a game with a turn clock, at ``at`` (the time the events are recorded), with the clock
-    events (``domain.platform.referee.with_clock``)."""
-    events = referee.decide(table, seat, command, Rng(seed, table.version + 1))
+    events (``domain.platform.referee.with_clock``). A decision of more than ``max_events``
+    game events (``MANIFEST_MAX_EVENTS_PER_COMMAND``) is refused,
+    ``command.too_many_events``, stopped at the first event past the cap
+    (``domain.kernel.folding.events_at_most``): its cost is bounded as well. Every command,
+    a resignation or an abort too, is decided by ``domain.platform.referee.decide``."""
+    with events_at_most(max_events):
+        events = referee.decide(table, seat, command, Rng(seed, table.version + 1))
+    if max_events is not None and len(events) > max_events:  # a decision without a Run
+        raise TooManyEvents(max_events)
     if table.clock is not None:
         if at is None:
             raise ValueError("a move in a game with a clock is decided at a time")
@@ -132,14 +162,21 @@ def rule_events(table: Table, seat: int, events: list[Any], seed: bytes) -> Ruli
     new, pending, snapshots = fold_new(table, events, seed, seat=seat)
     outcome = table_result(new) if new.status == "finished" else None
     document = legal_document(new, seat)
-    return Ruling(
-        table=new,
-        pending=pending,
-        snapshots=snapshots,
-        result=None if outcome is None else msgspec.to_builtins(outcome),
-        legal=msgspec.Raw(_encoder.encode(document.commands)),
-        legal_document=_encoder.encode(document),
-    )
+    try:  # everything the append records or the projection stores, encoded before the append
+        encoded = encode_table(new)
+        result = None if outcome is None else msgspec.to_builtins(outcome)
+        legal = _encoder.encode(document.commands)
+        return Ruling(
+            table=new,
+            pending=pending,
+            snapshots=snapshots,
+            result=result,
+            legal=msgspec.Raw(legal),
+            legal_document=_encoder.encode(document),
+            table_json=encoded,
+        )
+    except (ValueError, OverflowError) as error:  # msgspec: an int past 4,300 digits
+        raise Unencodable(error) from None
 
 
 def legal_bytes(ruling: Ruling) -> bytes:

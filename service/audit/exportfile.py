@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from domain.kernel.messages import Template
 from service.eventstore.records import CommandRecord, StoredEvent
 
 #: v2: events are what the exporting caller may read (public forms, openings); v1 files (every
@@ -54,6 +55,9 @@ class ExportFile(msgspec.Struct):
     openings: list[Opening] = []
     #: Versions of canonical-form-1 events shown redacted: their links cannot be recomputed.
     withheld: list[int] = []
+    #: Per language, the message templates of the game's event types (docs/api.md,
+    #: "Sentences"): a reader tells the events as sentences without the server.
+    messages: dict[str, list[Template]] = {}
 
 
 def encode_export(exported: ExportFile) -> bytes:

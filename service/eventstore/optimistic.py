@@ -21,34 +21,12 @@ from collections.abc import Callable
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
-import msgspec
 
 from service.eventstore import pgrows as db
 from service.eventstore.appending import APPEND_COMMAND, CommandAppend
 from service.eventstore.batched import Appends
 from service.eventstore.chain import chain_events, utc_micro
-from service.eventstore.records import AcceptedCommand, DuplicateCommand, NewEvent, StoredEvent
-
-
-class _Float(Exception):
-    pass
-
-
-def _refuse_float(text: str) -> Any:
-    raise _Float
-
-
-#: Reads JSON back and stops at the first float (the walk runs in msgspec's C parser: a
-#: recursive walk in Python cost ~1 % of a worker's CPU under load).
-_FLOAT_FINDER = msgspec.json.Decoder(float_hook=_refuse_float)
-
-
-def _has_float(value: Any) -> bool:
-    try:
-        _FLOAT_FINDER.decode(msgspec.json.encode(value))
-    except _Float:
-        return True
-    return False
+from service.eventstore.records import AcceptedCommand, DuplicateCommand, StoredEvent
 
 
 async def append_command(
@@ -63,20 +41,9 @@ async def append_command(
     With ``batch``, the append goes with the others of its loop turn (:mod:`.batched`) and is
     sent alone only when the batch did not make it."""
     at = utc_micro(command.at)
+    # What is hashed is what jsonb reads back: no event type holds a float (whose digits jsonb
+    # may rewrite), checked on the types by tests/service/test_events_hold_no_float.py.
     events = command.events
-    if any(_has_float(e.data) for e in events):
-        # jsonb may rewrite a float's digits: hash exactly what will read back.
-        publics = db.public_texts(events)
-        async with pool.acquire() as conn:
-            texts = await conn.fetchval(
-                db.NORMALIZE_JSON,
-                [db.dumps(e.data) for e in events] + [p or "null" for p in publics],
-            )
-        n = len(events)
-        events = [
-            NewEvent(e.type, msgspec.json.decode(t), db.loads(p) if q else None)
-            for e, t, p, q in zip(events, texts[:n], texts[n:], publics, strict=True)
-        ]
     game_id, version, head = command.game_id, command.version, command.head
     stored = chain_events(game_id, version, head, events, command.seat, command.command_id, at)
     response = respond(stored)

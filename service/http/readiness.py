@@ -6,7 +6,10 @@ named in the answer; an exception is a failing check (with its message), never "
   read-only or stalled) — only with ``REDIS_URL`` set;
 - ``projections``: the oldest change this process committed and has not yet written to the
   projections is younger than ``MANIFEST_PROJECTION_LAG`` seconds, and the catch-up worker's
-  last pass succeeded;
+  last pass succeeded. Games whose projection cannot be computed at all (poison messages:
+  ``projections.projector.Poison``) are reported (``poisoned``: how many this process knows,
+  ``poisoned_games``: up to 10 ids) without failing the check: the instance serves every other
+  game, and a restart would not mend them;
 - ``streams``: the process's one change subscription (Redis pub/sub, fanned out to every live
   stream of the process: :mod:`projections.fanout`) is up; while it is down no stream can be
   opened (503) — only with ``REDIS_URL`` set.
@@ -21,6 +24,9 @@ from typing import Any
 from service.application.gameplay import Manifest
 
 CHECK_TIMEOUT = 2.0
+#: Poisoned games named in the answer (the latest; ``manifest_projection_poisoned_total``
+#: counts them all).
+POISONED_SHOWN = 10
 
 
 async def _check(probe: Awaitable[Any]) -> dict[str, Any]:
@@ -68,5 +74,8 @@ async def readiness(manifest: Manifest, max_lag: float) -> tuple[bool, dict[str,
             "lag_seconds": lag,
             "error": f"catch-up failed: {projector.last_pass_error}",
         }
+    if projector.poisoned:
+        projections["poisoned"] = len(projector.poisoned)
+        projections["poisoned_games"] = list(projector.poisoned)[-POISONED_SHOWN:]
     checks = {"postgres": postgres, "redis": redis, "projections": projections, "streams": streams}
     return all(c["ok"] for c in checks.values()), checks

@@ -18,6 +18,7 @@ from typing import Any
 from litestar import Request
 from litestar.di import Provide
 
+from domain.kernel.messages import negotiate
 from service.application.auditcache import AuditCache
 from service.application.gameplay import Manifest
 from service.application.history import History
@@ -36,6 +37,12 @@ def token_of(request: Request[Any, Any, Any]) -> str | None:
     """The bearer token of the request's ``Authorization`` header (None: no header; not
     ``Bearer <token>``: 401 ``auth.malformed``, :func:`token_of_header`)."""
     return token_of_header(request.headers.get("authorization"))
+
+
+def language_of(request: Request[Any, Any, Any], asked: str | None) -> str:
+    """The language a request's sentences are told in: ``lang=`` (``asked``), else its
+    ``Accept-Language``, else English (docs/api.md, "Sentences")."""
+    return negotiate(asked, request.headers.get("accept-language"))
 
 
 class Services:

@@ -74,6 +74,8 @@ def _struct_types(root: type[Any]) -> list[type[Any]]:
     found: list[type[Any]] = []
 
     def walk(t: mi.Type) -> None:
+        if isinstance(t, mi.Metadata):
+            walk(t.type)
         if isinstance(t, mi.StructType):
             if t.cls in found:
                 return
@@ -100,6 +102,8 @@ class _Unlike:
 
     def value(self, t: mi.Type, default: Any = msgspec.NODEFAULT) -> Any:
         self.n += 1
+        if isinstance(t, mi.Metadata):  # Annotated bounds: the value within them
+            return self.value(t.type, default)
         if isinstance(t, mi.BoolType):
             return default is not True
         if isinstance(t, (mi.IntType, mi.FloatType)):

@@ -18,7 +18,7 @@ from domain.empire_builder import EMPIRE_BUILDER
 from domain.empire_builder import events as eb
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo import events as jc
-from domain.kernel import CommandError, Game, Rng
+from domain.kernel import CommandError, Game, Rng, typed
 from domain.registry import GAMES
 
 SEED = bytes(32)
@@ -40,6 +40,11 @@ CASES: list[tuple[Game[Any, Any, Any, Any, Any], Any, dict[str, Any], Any]] = [
         {"players": [{"colour": "red"}, {"colour": "green"}], "crates": {"c3": "red"},
          "workers": {}, "moves_left": 4},
         lambda s: s.moves_left == 4,
+    ),
+    (  # a seat losing 150,000 turns (issue 35: out of skip's documented range, 0 to 3)
+        EMPIRE_BUILDER, eb.PositionLoaded,
+        {"players": [{"cards": [0, 1, 2], "skip": 150_000}, {"cards": [3, 4, 5]}]},
+        lambda s: s.players[0].skip == 150_000,
     ),
     (  # a train of speed 10
         EMPIRE_BUILDER, eb.PositionLoaded,
@@ -73,10 +78,11 @@ def test_every_registered_game_is_covered() -> None:
 def test_import_checks_a_position_and_folding_does_not(
     game: Game[Any, Any, Any, Any, Any], loaded: Any, raw: dict[str, Any], fact: Any
 ) -> None:
-    position = game.decode_position(raw)
-    with pytest.raises(CommandError) as caught:
-        game.start_from_position(position, Rng(SEED, 1))
-    assert caught.value.code == "position.invalid"
+    with pytest.raises(CommandError) as caught:  # decoding checks the numbers' ranges
+        game.start_from_position(game.decode_position(raw), Rng(SEED, 1))
+    assert caught.value.code in ("position.invalid", "position.out_of_range")
+    # A recorded position_loaded is decoded as an event is, ranges unchecked, and folds.
+    position = typed(raw, game.position_type)
     state = game.evolve(None, loaded(position))
     assert fact(state)
 

@@ -89,7 +89,7 @@ def test_host_token_reads_its_own_game(server: ServerProcess) -> None:
         assert r.status_code == 403 and r.json()["code"] == "auth.not_host"
         # The host token is no seat token: it cannot ask for a seat's legal commands.
         r = client.get(f"/v1/games/{gid}/legal", headers=auth(host))
-        assert r.status_code == 401
+        assert r.status_code == 403 and r.json()["code"] == "auth.not_seat"
 
 
 async def _stored(server: ServerProcess, game_id: str) -> tuple[list[Any], list[Any], bytes]:

@@ -249,3 +249,22 @@ def test_serve_logs_the_address_it_listens_on(fresh_database: str, redis_url: st
     assert listening[0]["viewer"] == proc.url + "/viewer/"
     assert listening[0]["api_docs"] == proc.url + "/schema"
     assert listening[0]["port"] == proc.port and listening[0]["level"] == "info"
+
+
+def test_replay_reads_a_game_aloud_in_french(server: ServerProcess) -> None:
+    """``manifest replay ID --lang fr``: one line per event, ``version. sentence``, the
+    sentences ``GET /replay?lang=fr`` carries (issue 43)."""
+    game_id = _game(server)
+    done = run(server.env, "replay", game_id, "--lang", "fr")
+    assert done.returncode == 0, done.stderr
+    with server.client() as client:
+        r = client.get(f"/v1/games/{game_id}/replay", params={"lang": "fr"})
+        assert r.status_code == 200
+        lines = [json.loads(line)["event"] for line in r.content.splitlines()]
+    expected = [f"{e['version']}. {e['sentence']['text']}" for e in lines]
+    assert done.stdout.splitlines() == expected
+    assert expected[1] == "2. a prend la place 0"
+    english = run(server.env, "replay", game_id)
+    assert english.stdout.splitlines()[1] == "2. a took seat 0"
+    nowhere = "0" * 8 + "-0000-4000-8000-" + "0" * 12
+    one_line(run(server.env, "replay", nowhere), terminal.EXIT_NO_GAME)

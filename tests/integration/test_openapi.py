@@ -343,3 +343,18 @@ def test_schemathesis_finds_nothing(server: ServerProcess, phases: str) -> None:
     tail = result.stdout[-6000:] + result.stderr[-2000:]
     assert result.returncode == 0, tail
     assert f"Tested: {len(openapi.OPERATIONS)}" in result.stdout, tail
+
+
+def test_sentences_and_their_language_are_documented() -> None:
+    """Issue 43: the events', replays' and replay positions' ``sentence`` (a ``Sentence``:
+    id, lang, text, args) and the ``lang`` parameter of each history read are in the document."""
+    doc = _document()
+    schemas = doc["components"]["schemas"]
+    assert set(schemas["Sentence"]["required"]) == {"id", "lang", "text", "args"}
+    for game in ("JollyCargo", "CargoEmpire", "EmpireBuilder", "CuriousCargo"):
+        for name in ("EventDocument", "ReplayView"):
+            assert "sentence" in schemas[f"{game}.{name}"]["properties"], (game, name)
+        assert "seat" in schemas[f"{game}.ReplayView"]["properties"], game
+    for path in ("events", "replay/{n}", "replay", "stream"):
+        operation = doc["paths"][f"/v1/games/{{game_id}}/{path}"]["get"]
+        assert "lang" in {p["name"] for p in operation.get("parameters", [])}, path

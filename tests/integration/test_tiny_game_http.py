@@ -194,6 +194,8 @@ async def _play(fresh_database: str, redis_url: str) -> None:
         events = (await client.get(base + "/events")).json()
         kinds = [e["type"] for e in events["events"]]
         assert kinds[0] == "lobby.created" and kinds.count("added") == moves
+        told = [e["sentence"]["text"] for e in events["events"] if e["type"] == "added"]
+        assert told[0] in ("a added 1", "b added 1"), told  # its catalogue, messages/en.po
 
         replay = await client.get(base + f"/replay/{doc['version']}")
         assert replay.status_code == 200, replay.text

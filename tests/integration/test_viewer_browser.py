@@ -299,7 +299,7 @@ def test_follow_a_live_game_with_a_seat_token(server: ServerProcess, browser: Br
         ready(page, "game")
         board_at(page, start)
         assert "live" in page.inner_text("#status")
-        assert "given token" in page.inner_text(".game-head")
+        assert "viewed as seat 0" in page.inner_text(".game-head")  # which seat (issue 43)
 
         moves = 12
         errors: list[BaseException] = []

@@ -9,6 +9,7 @@ import pytest
 
 from service.application import lobby, names
 from service.application.bodies import CreateGame
+from service.application.clocks import ClockLimits
 from service.application.errors import ApplicationError
 from service.application.names import (
     _prototypes,
@@ -162,6 +163,8 @@ def test_a_players_list_longer_than_the_seats_is_refused_before_its_names_are_re
     many = [WORST * 63 + chr(0x4E00 + i) for i in range(300)]
     req = CreateGame(game="empire-builder", seats=2, players=many)
     with pytest.raises(ApplicationError) as refused:
-        asyncio.run(lobby.Lobby.__new__(lobby.Lobby).create(req))
+        bare = lobby.Lobby.__new__(lobby.Lobby)
+        bare.clock_limits = ClockLimits()  # the only collaborator read before the names
+        asyncio.run(bare.create(req))
     assert (problem_of(refused.value).status, refused.value.code) == (422, "lobby.bad_players")
     assert read == 0

@@ -124,6 +124,11 @@ STATUS_BEFORE_TYPED_ERRORS: dict[str, set[int]] = {
     # issue 35 (docs/api.md "Authentication")
     "auth.not_seat": {403},  # this game's host token where only a seat's may act
     "auth.malformed": {401},  # an Authorization header that is not Bearer <token>
+    # added with the bounds on hostile positions and decisions (issue 35; docs/api.md codes),
+    # raised by the games (RuleError) and answered as RefusedByRules
+    "position.out_of_range": {422},  # a number of a position outside its documented range
+    "command.too_many_events": {422},  # past MANIFEST_MAX_EVENTS_PER_COMMAND, nothing appended
+    "command.unencodable": {422},  # the game after it could not be encoded, nothing appended
 }
 
 
@@ -161,3 +166,18 @@ def test_every_refusal_code_keeps_the_status_it_had_before_the_typed_errors() ->
         if statuses != STATUS_BEFORE_TYPED_ERRORS.get(code)
     }
     assert not changed, changed
+
+
+def test_the_codes_the_games_raise_for_bounds_are_documented_as_422() -> None:
+    """``position.out_of_range``, ``command.too_many_events`` and ``command.unencodable`` are
+    raised as RuleErrors (by the kernel and the ruling, not by a typed error here, so the scan
+    above cannot see them): the application answers every RuleError as RefusedByRules, 422,
+    and docs/api.md lists them in its 422 row."""
+    from pathlib import Path
+
+    api = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    row = next(line for line in api.splitlines() if line.startswith("| 422 |"))
+    for code in ("position.out_of_range", "command.too_many_events", "command.unencodable"):
+        assert STATUS_BEFORE_TYPED_ERRORS[code] == {422}
+        assert f"`{code}`" in row, code
+        assert problem_of(RefusedByRules(code, "no")).status == 422

@@ -24,12 +24,21 @@ from service.application.kept import replay_etag
 from service.application.seats import Grant
 from service.http.bulkhead import HeavyReads, not_modified, ranged
 from service.http.schemas import EventsPage, ReplayView
-from service.http.services import token_of
+from service.http.services import language_of, token_of
 from service.http.streams import LiveStreams
 
 log = structlog.get_logger("manifest")
 
 NDJSON = "application/x-ndjson"
+#: ``lang=``: the language of the sentences (docs/api.md, "Sentences"); a BCP 47 tag
+Lang = Annotated[
+    str | None,
+    QueryParameter(
+        name="lang",
+        max_length=35,
+        description="The sentences' language (en, fr); default: Accept-Language, else en",
+    ),
+]
 
 
 @get("/v1/games/{game_id:str}/events", summary="The game's events (redacted while it is live)")
@@ -39,8 +48,10 @@ async def get_events(
     request: Request[Any, Any, Any],
     after: int = Parameter(default=0, ge=0, le=2**31 - 1),  # versions are int4 in PostgreSQL
     limit: int = Parameter(default=100, ge=1, le=1000),
+    lang: Lang = None,
 ) -> EventsPage:
-    return await history.events(game_id, token_of(request), after, limit)
+    language = language_of(request, lang)
+    return await history.events(game_id, token_of(request), after, limit, language)
 
 
 @get("/v1/games/{game_id:str}/replay/{n:int}", summary="The view after event n")
@@ -49,8 +60,9 @@ async def get_replay_at(
     n: FromPath[int],
     history: NamedDependency[History],
     request: Request[Any, Any, Any],
+    lang: Lang = None,
 ) -> ReplayView:
-    return await history.replay(game_id, token_of(request), n)
+    return await history.replay(game_id, token_of(request), n, language_of(request, lang))
 
 
 @get(
@@ -63,13 +75,15 @@ async def get_replay(
     request: Request[Any, Any, Any],
     start: Annotated[int, QueryParameter(name="from", ge=1, le=2**31 - 1)] = 1,
     limit: int | None = Parameter(default=None, ge=1, le=2**31 - 1),
+    lang: Lang = None,
 ) -> Response[bytes]:
-    plan = await heavy.history.replay_plan(game_id, token_of(request))  # 401/403/404 first
+    language = language_of(request, lang)
+    plan = await heavy.history.replay_plan(game_id, token_of(request), language)  # 401/403/404
     etag = replay_etag(plan, start, limit)
     headers = {
         "etag": etag,
         "cache-control": "no-cache",
-        "vary": "Authorization",
+        "vary": "Authorization, Accept-Language",
         "accept-ranges": "bytes",
     }
     if not_modified(request, etag):  # from the game's row alone: no slot, no event read
@@ -81,10 +95,17 @@ async def get_replay(
 
 @get("/v1/games/{game_id:str}/stream", summary="Server-Sent Events: the caller's view on change")
 async def get_stream(
-    game_id: FromPath[str], streams: NamedDependency[LiveStreams], request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    streams: NamedDependency[LiveStreams],
+    request: Request[Any, Any, Any],
+    lang: Lang = None,
 ) -> ServerSentEvent:
     history = streams.history
     token = token_of(request)
+    language = language_of(request, lang)
+    # the events told as sentences too, to a client that names a language (an older client
+    # reading every message as a ``change`` is sent the changes alone, as before)
+    telling = lang is not None or "accept-language" in request.headers
     grant = await history.seats.grant(game_id, token)  # 401/403 before streaming
     await history.documents.game_document(game_id, token)  # 404 before streaming
     slot = streams.caps.acquire(request.scope, token, grant.seat)  # 429 / 503 past a cap
@@ -100,11 +121,17 @@ async def get_stream(
 
     async def changes() -> AsyncGenerator[ServerSentEventMessage, None]:
         pending: asyncio.Future[bytes | None] | None = None
+        told = None  # the version whose events were last told
         try:
             doc: bytes | None = first
             while doc is not None:
                 version = msgspec.json.decode(doc)["version"]
                 yield ServerSentEventMessage(data=doc.decode(), event="change", id=version)
+                if telling and told is not None and version > told:
+                    said = await _sentences(history, game_id, token, told, version, language)
+                    if said is not None:
+                        yield ServerSentEventMessage(data=said, event="sentences")
+                told = version
                 pending = asyncio.ensure_future(anext(docs, None))
                 # A quiet game sends nothing for minutes: a comment every `keepalive` seconds
                 # keeps proxies' idle timeouts from cutting the stream, and makes a write
@@ -146,6 +173,21 @@ async def get_stream(
         await docs.aclose()
 
     return ServerSentEvent(events, background=BackgroundTask(finish))
+
+
+async def _sentences(
+    history: History, game_id: str, token: str | None, after: int, version: int, lang: str
+) -> str | None:
+    """A stream's ``sentences`` message: the events after ``after`` through ``version`` told
+    as the caller reads them (docs/api.md, "Sentences"); None when they cannot be read now
+    (the next change tells its own)."""
+    try:
+        page = await history.events(game_id, token, after, min(version - after, 100), lang)
+    except Exception as error:
+        log.info("stream sentences skipped", game=game_id, reason=f"{type(error).__name__}")
+        return None
+    told = [{"version": e.version, "sentence": e.sentence} for e in page.events]
+    return msgspec.json.encode({"version": version, "sentences": told}).decode()
 
 
 async def _still(history: History, grant: Grant) -> bool:

@@ -146,7 +146,9 @@ def test_a_position_with_cubes_beyond_the_supply_is_refused() -> None:
 
 
 def test_a_position_may_not_hold_more_posts_than_turns_left() -> None:
-    assert "turns left" in invalid({"players": [{"supply": 13}, {}]})
+    assert "turns left" in invalid({"round": 2, "players": [{"supply": 9}, {}]})
+    # more than any seat ever has: out of the field's documented range, named
+    assert "players[0].supply is at most 12" in invalid({"players": [{"supply": 13}, {}]})
     assert "turns left" in invalid({"round": 3, "turn": 7, "players": [{"supply": 1}, {}]})
     t = at({"round": 3, "turn": 7, "players": [{}, {}]})
     assert [p.supply for p in t.state.players] == [0, 1]

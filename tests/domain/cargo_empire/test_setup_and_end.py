@@ -169,8 +169,8 @@ def test_perfect_upgrade_stays_public_in_the_neutral_bonus_form() -> None:
 
 
 def test_a_position_may_not_give_a_seat_more_posts_than_the_game_has() -> None:
-    message = invalid({"cities": {"Paris": {"posts": [0]}},
-                        "players": [{"supply": 14}, {}]})
+    three = {"Paris": {"posts": [0]}, "Wien": {"posts": [0]}, "Berlin": {"posts": [0]}}
+    message = invalid({"cities": three, "players": [{"supply": 12}, {}]})
     assert "seat 0" in message
     at({"cities": {"Paris": {"posts": [0]}}, "players": [{"supply": 12}, {}]})
 

@@ -293,7 +293,7 @@ def test_a_hostile_position_loads_or_is_refused_as_invalid(raw: dict[str, Any]) 
     try:
         table = LocalGame.from_position(G, bytes(32), G.decode_position(raw))
     except CommandError as error:
-        assert error.code == "position.invalid", error
+        assert error.code in ("position.invalid", "position.out_of_range"), error
         return
     for who in G.to_act(table.state):
         G.legal(table.state, who)

@@ -56,12 +56,15 @@ export class Api {
         while ((cut = buffer.indexOf("\n\n")) >= 0) {
           const block = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
-          const data = block
-            .split("\n")
+          const lines = block.split("\n");
+          const named = lines.find((line) => line.startsWith("event:"));
+          const kind = named ? named.slice(6).trim() : "change";
+          const data = lines
             .filter((line) => line.startsWith("data:"))
             .map((line) => line.slice(5).replace(/^ /, ""))
             .join("\n");
-          if (data) onChange(JSON.parse(data));
+          // "change": the caller's document; other messages ("sentences") are not changes
+          if (data && kind === "change") onChange(JSON.parse(data));
         }
       }
     })().catch((error) => {

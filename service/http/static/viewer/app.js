@@ -4,6 +4,9 @@
 
 import { Api } from "./api.js";
 import { verifyDispute } from "./verify.js";
+import { firstVisit, lang, legend, markChanges, t } from "./explain.js";
+
+document.documentElement.lang = lang;
 
 const app = document.getElementById("app");
 let stopPage = () => {};
@@ -107,7 +110,13 @@ async function listPage(params) {
         ),
       );
     }
-    if (!body.children.length) body.append(h("tr", {}, h("td", { colspan: 6, class: "muted" }, "no games")));
+    if (!body.children.length) {
+      body.append(h("tr", {}, h("td", { colspan: 6, class: "muted" }, "no games")));
+      // a server with no game at all: say how to start one
+      if (reset && !gameSel.value && !statusSel.value && !app.querySelector("#welcome")) {
+        app.insertBefore(firstVisit(h, location.origin), app.children[1]);
+      }
+    }
     next = page.next;
     more.hidden = !next;
     app.dataset.ready = "list";
@@ -127,7 +136,7 @@ async function listPage(params) {
 }
 
 // --- one game --------------------------------------------------------------------------------
-async function gamePage(id) {
+async function gamePage(id, at) {
   const api = new Api(token());
   let doc;
   try {
@@ -139,7 +148,7 @@ async function gamePage(id) {
   document.title = `Manifest — ${doc.game} ${id.slice(0, 8)}`;
   const names = new Map(doc.seats.map((s) => [s.seat, s.name]));
   let events = await api.allEvents(id);
-  let selected = events.length;
+  let selected = at && at >= 1 ? Math.min(at, events.length) : events.length;
   let following = true;
   let boardRequest = 0;
 
@@ -157,7 +166,16 @@ async function gamePage(id) {
   const logBox = h("div", { class: "logbox" }, logTable);
   const disputeBox = h("div", { id: "dispute" });
   const disputeButton = h("button", { id: "dispute-open" }, "dispute file of this event");
-  const viewer = token() ? "as the seat of the given token" : "as a spectator";
+  const viewerBox = h("span", { id: "viewer-seat", class: "muted" }, token() ? "" : t.asSpectator);
+  const asOf = h("span", { id: "as-of", class: "muted" });
+  const why = h("p", { id: "why" });
+  const legendBox = h(
+    "div",
+    { class: "card", id: "legend" },
+    h("h2", {}, t.legend),
+    h("ul", { class: "legend" }, legend(doc.game).map((item) =>
+      h("li", {}, item.colour ? h("span", { class: "swatch", style: `background:${item.swatch}` }) : h("span", { class: "symbol" }, item.swatch), " ", item.text))),
+  );
   const players = h("div", { id: "players" });
 
   // Who plays, and once the game is over its scores and winners (the game's `result`).
@@ -258,9 +276,11 @@ async function gamePage(id) {
       h("span", { class: "id" }, id),
       statusBadge,
       auditBox,
-      h("span", { class: "muted" }, `viewed ${viewer}`),
+      viewerBox,
+      asOf,
     ),
     players,
+    why,
     clocks,
     h(
       "div",
@@ -270,6 +290,7 @@ async function gamePage(id) {
         "div",
         { class: "side" },
         h("div", { class: "card" }, h("h2", {}, "Events"), logBox),
+        legendBox,
         h("div", { class: "card" }, h("h2", {}, "Dispute file"), disputeButton, disputeBox),
       ),
     ),
@@ -282,7 +303,7 @@ async function gamePage(id) {
       { "data-version": e.version, onclick: () => select(e.version) },
       h("td", { class: "v" }, e.version),
       h("td", {}, seat),
-      h("td", { class: "t" }, e.type),
+      h("td", { class: "t", "data-type": e.type, title: e.type }, e.sentence ? e.sentence.text : e.type),
       h("td", { title: time(e.at) }, time(e.at).slice(11)),
     );
   }
@@ -308,15 +329,42 @@ async function gamePage(id) {
       }
     }
     disputeBox.replaceChildren();
+    // the position's own address: #/games/{id}/{n} (sharable; reloading it opens event n)
+    const here = `#/games/${id}/${n}`;
+    if (location.hash !== here) history.replaceState(null, "", here);
     const mine = ++boardRequest;
     try {
-      const svg = await api.svg(`/v1/games/${id}/replay/${n}/board.svg`);
+      const [svg, at] = await Promise.all([
+        api.svg(`/v1/games/${id}/replay/${n}/board.svg`),
+        api.json(`/v1/games/${id}/replay/${n}`),
+      ]);
       if (mine !== boardRequest) return;
       board.innerHTML = svg;
+      markChanges(board, events[n - 1]);
+      showPosition(at, n);
       board.dataset.version = String(n);
     } catch (error) {
       if (mine === boardRequest) board.replaceChildren(h("p", { class: "error" }, error.message));
     }
+  }
+
+  // The header as of event n: its status, who is to act, and once over its result and why.
+  function showPosition(at, n) {
+    statusBadge.replaceChildren(badge(at.status));
+    if (doc.status !== "finished" && n === events.length) statusBadge.append(" ", badge("live", "live"));
+    const acting = (at.to_act || []).map((s) => names.get(s) ?? `seat ${s}`).join(", ");
+    asOf.textContent = `${t.at(n, events.length)}${acting ? ` · ${t.toAct}: ${acting}` : ""}`;
+    if (at.seat !== undefined && at.seat !== null) {
+      viewerBox.textContent = t.asSeat(at.seat, names.get(at.seat));
+      viewerBox.dataset.seat = String(at.seat);
+    } else if (!token()) {
+      viewerBox.textContent = t.asSpectator;
+    }
+    const finished = at.status === "finished";
+    showPlayers(finished ? at.result : null);
+    const ended = finished ? events.slice(0, n).reverse().find((e) => e.type === "game_ended") : null;
+    why.textContent = ended && ended.sentence ? ended.sentence.text : "";
+    why.hidden = !why.textContent;
   }
 
   async function showDispute() {
@@ -414,10 +462,7 @@ async function gamePage(id) {
           if (live.status !== doc.status) {
             doc.status = live.status;
             statusBadge.replaceChildren(badge(live.status));
-            if (live.status === "finished") {
-              showAudit();
-              showPlayers(live.result);
-            }
+            if (live.status === "finished") showAudit();
             else statusBadge.append(" ", badge("live", "live"));
           }
           await select(wasFollowing ? events.length : selected);
@@ -442,7 +487,7 @@ async function render() {
   const { parts, params } = route();
   if (params.get("token") !== null) sessionStorage.setItem("manifest.token", params.get("token"));
   document.getElementById("token").value = token();
-  if (parts[0] === "games" && parts[1]) await gamePage(parts[1]);
+  if (parts[0] === "games" && parts[1]) await gamePage(parts[1], Number(parts[2]) || null);
   else await listPage(params);
 }
 
