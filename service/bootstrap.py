@@ -20,6 +20,7 @@ from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
 from service.application.lobby import Lobby
 from service.application.play import MAX_EVENTS_PER_COMMAND, Play
+from service.application.players import Players
 from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
@@ -102,6 +103,8 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
             max_events=settings.max_events_per_command,
             clock_limits=ClockLimits(settings.clock_max_bank, settings.clock_rest_after),
+            player_keys_max=settings.player_keys_max,
+            my_games_max=settings.my_games_max,
         ),
         store,
         projections,
@@ -120,6 +123,8 @@ def compose(
     refusal_budget: Budget | None = None,
     max_events: int = MAX_EVENTS_PER_COMMAND,
     clock_limits: ClockLimits | None = None,
+    player_keys_max: int = 20,
+    my_games_max: int = 500,
 ) -> Manifest:
     """The application's services over an event store, a projector and a signer already built
     (by :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on
@@ -156,6 +161,7 @@ def compose(
         documents=Documents(store, tables, seats, projector),
         queries=Queries(store, tables, seats),
         clocks=Clocks(store, tables, seats, writes, play, signer),
+        players=Players(store, tables, seats, player_keys_max, my_games_max),
     )
 
 

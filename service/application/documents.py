@@ -127,5 +127,5 @@ class Documents:
         return msgspec.json.encode(doc)
 
     async def legal_document(self, game_id: str, token: str | None) -> bytes:
-        seat = await self.seats.require_seat(game_id, token)
+        seat = await self.seats.require_seat(game_id, token, "read")  # a read, not an act
         return await self.document(game_id, f"legal:{seat}")

@@ -44,6 +44,7 @@ from service.application.documents import Documents
 from service.application.faults import Faults
 from service.application.lobby import Lobby
 from service.application.play import Play
+from service.application.players import Players
 from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
@@ -71,6 +72,7 @@ class Manifest:
         documents: Documents,
         queries: Queries,
         clocks: Clocks,
+        players: Players,
     ) -> None:
         self.store = store
         self.projector = projector
@@ -84,3 +86,4 @@ class Manifest:
         self.documents = documents
         self.queries = queries
         self.clocks = clocks
+        self.players = players

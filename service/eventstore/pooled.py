@@ -1,7 +1,7 @@
 """What every part of :class:`service.eventstore.store.EventStore` stands on: the asyncpg pool,
 an optional read replica's pool, and the clock that stamps events and commands; and the small
-ports the store owns on the same pool (refusals, kept documents, signing keys, deadlines). Nothing
-outside :mod:`service.eventstore` touches a pool (``tests/test_layers.py``)."""
+ports the store owns on the same pool (refusals, kept documents, signing keys, deadlines,
+players). Nothing outside :mod:`service.eventstore` touches a pool (``tests/test_layers.py``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from service.eventstore.batched import Appends
 from service.eventstore.deadlines import Deadlines
 from service.eventstore.kept import KeptDocuments
 from service.eventstore.keys import SigningKeys
+from service.eventstore.players import PlayerRows
 from service.eventstore.rejections import Refusals
 
 
@@ -44,6 +45,8 @@ class Pooled:
         self.signing_keys = SigningKeys(pool)
         #: Turn clocks' deadlines, claimed and released (:mod:`.deadlines`).
         self.deadlines = Deadlines(pool)
+        #: Players, their keys and the seats bound to them (:mod:`.players`).
+        self.players = PlayerRows(pool)
         #: A read replica's pool (``PG_READ_DSN``) for history reads, or None.
         self.read_pool = read_pool
         #: How history reads were answered: replica, fallback_behind, fallback_error.
