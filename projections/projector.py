@@ -34,6 +34,7 @@ from domain.platform.table import (
     fold_collecting,
     game_document,
     legal_document,
+    table_to_act,
     viewer_keys,
 )
 from projections.poison import Poison, Poisoned
@@ -98,7 +99,7 @@ def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
     views = {name: body for name, body in known.items() if name != "table"}
     state = table.state
     if table.status == "active" and state is not None:
-        for seat in table.rules.to_act(state):
+        for seat in table_to_act(table):
             name = f"legal:{seat}"
             if name not in views:
                 views[name] = _encoder.encode(legal_document(table, seat))

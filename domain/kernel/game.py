@@ -63,6 +63,10 @@ class Outcome(msgspec.Struct, frozen=True):
     scores: list[int]
     winners: list[int]
     details: dict[str, Any] = {}
+    #: Why the game ended, when not by its rules: ``resigned``, ``aborted`` (absent: by the
+    #: rules — as in every game finished before reasons were recorded; docs/api.md "Ending a
+    #: game").
+    reason: str | msgspec.UnsetType = msgspec.UNSET
 
 
 def _describe(error: msgspec.ValidationError | msgspec.DecodeError) -> str:

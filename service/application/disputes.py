@@ -12,11 +12,13 @@ from collections.abc import Sequence
 import msgspec
 
 from domain.kernel import Rng, RuleError
-from domain.platform.events import is_platform
-from domain.platform.table import Table, game_document
+from domain.platform import referee
+from domain.platform.events import ENDING_COMMANDS, is_platform
+from domain.platform.table import Table, game_document, legal_document, table_to_act
 from domain.registry import AnyGame
 from infra.lru import LRU
 from ledger import clocking
+from ledger.adjudication import ENDINGS
 from ledger.answers import Receipt
 from ledger.chain import canonical_of, link
 from ledger.commitments import Keys, withholds
@@ -153,20 +155,22 @@ def checks(
             return found
         if command.type in clocking.PRESENCE:
             return found  # a leave or a return: no command of the game to re-run
-    to_act = rules.to_act(before.state)
+    to_act = table_to_act(before)
+    ending = command.type in ENDING_COMMANDS  # any seat may resign or abort, on its turn or not
     found.append(
         Check(
             check="to_act",
-            ok=command.seat in to_act,
+            ok=command.seat in to_act or ending,
             detail=f"seat {command.seat} sent it; the game waited for {to_act}",
         )
     )
 
     try:
-        decoded = rules.decode_command(body or {})
-        produced = rules.decide(before.state, command.seat, decoded, Rng(seed, first))
+        decoded = referee.decode_command(rules, body or {})
+        produced = referee.decide(before, command.seat, decoded, Rng(seed, first))
+        decided = [e for e in decision if not is_platform(e.type) or e.type in ENDINGS]
         same = [msgspec.json.encode(msgspec.to_builtins(e), order="sorted") for e in produced] == [
-            msgspec.json.encode(e.data, order="sorted") for e in decision if not is_platform(e.type)
+            msgspec.json.encode(e.data, order="sorted") for e in decided
         ]
         found.append(
             Check(
@@ -176,7 +180,8 @@ def checks(
                 f"{first}), {'produces exactly' if same else 'does NOT produce'} these events",
             )
         )
-        legal = [msgspec.to_builtins(c) for c in rules.legal(before.state, command.seat)]
+        listed = legal_document(before, command.seat)
+        legal = [msgspec.to_builtins(c) for c in [*listed.commands, *listed.endings]]
         # how many may depend on the seat's hidden hand: counted once the game is over
         counted = "the" if live else f"{len(legal)}"
         found.append(

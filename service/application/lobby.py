@@ -20,7 +20,7 @@ from domain.platform.events import (
     LobbyJoined,
     LobbyLeft,
 )
-from domain.platform.table import Table, game_document
+from domain.platform.table import Table, game_document, table_to_act
 from domain.registry import AnyGame, current_edition, get_game
 from ledger.commitments import CANONICAL, Keys
 from service.application.answers import (
@@ -180,7 +180,7 @@ class Lobby:
             invite_code=row.invite_code,
             seats=seats,
             # started at once: who acts, and the game as the host (no seat) sees it
-            to_act=rules.to_act(table.state) if started else [],
+            to_act=table_to_act(table) if started else [],
             view=game_document(table, "spectator").view if started else None,
         )
 

@@ -14,7 +14,8 @@ from typing import Any
 import msgspec
 
 from domain.kernel import CommandError, RuleError
-from domain.platform.table import Table, legal_document
+from domain.platform import referee
+from domain.platform.table import Table, legal_document, table_to_act
 from ledger.answers import CommandAnswer, RecordedAnswer
 from ledger.receipts import Signer
 from ledger.records import CommandRecord
@@ -70,10 +71,9 @@ def _hints(
     """The recorded answer and what it adds so a client need not ask: who is to act now, and
     the seat's own legal commands (empty unless it is still to act; ``legal``: already
     encoded, else encoded here once)."""
-    state = table.state
     if legal is None:
         legal = msgspec.Raw(msgspec.json.encode(legal_document(table, seat).commands))
-    return recorded.answer(table.rules.to_act(state) if state is not None else [], legal)
+    return recorded.answer(table_to_act(table), legal)
 
 
 class Play:
@@ -175,7 +175,7 @@ class Play:
         signed (:mod:`ledger`), then appended by one call; refused, recorded."""
         rules = table.rules
         try:
-            command = rules.decode_command(a.body.command)
+            command = referee.decode_command(rules, a.body.command)
         except CommandError as error:
             return await self._refuse(a, RefusedByRules(error.code, error.message), "rejected")
         version = table.version

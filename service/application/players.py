@@ -12,6 +12,7 @@ from typing import Annotated
 
 import msgspec
 
+from domain.platform.table import table_to_act
 from service.application.errors import BadRequest, Conflict, Forbidden, NotFound, RefusedByRules
 from service.application.names import player_name
 from service.application.seats import Seats
@@ -188,7 +189,7 @@ class Players:
         to_act = False
         if row.status == "active":
             table = await self.tables.stored(row.game_id, row.head, row.version)
-            to_act = table.state is not None and row.seat in table.rules.to_act(table.state)
+            to_act = row.seat in table_to_act(table)  # never a resigned seat
         return MyGame(
             id=row.game_id,
             game=row.game,

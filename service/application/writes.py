@@ -14,7 +14,7 @@ import msgspec
 import structlog
 
 from domain.platform.events import LobbyJoined
-from domain.platform.table import Table, fold_collecting
+from domain.platform.table import Table, fold_collecting, table_result
 from ledger.records import NewEvent
 from ledger.ruling import Pending, fold_new, lobby_pending
 from service.application.errors import ApplicationError
@@ -80,7 +80,7 @@ class Writes:
         status = table.status if table.status != locked.row.status else None
         result = None
         if table.status == "finished" and table.state is not None:
-            outcome = table.rules.outcome(table.state)
+            outcome = table_result(table)
             result = None if outcome is None else msgspec.to_builtins(outcome)
         names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
         runs = _seat_runs(pending, seat)

@@ -127,6 +127,9 @@ class LegalDocument(msgspec.Struct):
     commands: list[dict[str, Any]]
     complete: bool
     grammar: list[GrammarRule]
+    #: the platform's commands ending the game the seat may send now (resign, abort; docs/api.md
+    #: "Ending a game"), on its turn or not; absent: none
+    endings: list[dict[str, Any]] | UnsetType = UNSET
 
 
 class Rejected(msgspec.Struct):

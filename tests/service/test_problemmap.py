@@ -32,6 +32,8 @@ from service.http.problemmap import STATUS, document_of, problem_of
         (NotFound("game.not_found", "no"), 404),
         (Conflict("version.conflict", "no", version=7), 409),
         (RefusedByRules("rule.not_your_turn", "no", rule={"seat": 1}), 422),
+        (RefusedByRules("rule.abort_too_late", "no"), 422),
+        (RefusedByRules("rule.resigned", "no"), 422),
     ],
 )
 def test_each_kind_has_its_status_and_keeps_its_fields(
