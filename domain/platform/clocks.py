@@ -25,7 +25,7 @@ commands of the game at all) leaves every clock as it is. Kinds:
 * ``correspondence``: ``days`` per move.
 
 When a seat's deadline passes, ``clock.expired`` is appended with what the game's timeout rules
-make of it (:mod:`domain.platform.timeouts`): the turn ends as the rules allow. After
+make of it (``Game.expiry_command``): the turn ends as the rules allow. After
 ``sit_in_after`` expiries in a row (0: never), or when the player asks to leave, the game's
 greedy bot sits in for the seat (``clock.sat_in``) — its deadline is then the time it starts
 running, so it is due at once — until the seat's player sends a command with the seat's token

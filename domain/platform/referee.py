@@ -13,7 +13,6 @@ import msgspec
 from domain.kernel import Rng
 from domain.platform import clocks
 from domain.platform.table import Table
-from domain.platform.timeouts import timeout_of
 
 
 def rng_at(seed: bytes) -> clocks.RngAt:
@@ -54,17 +53,16 @@ def fire(table: Table, seat: int, now: datetime, seed: bytes) -> Fired:
     if clock is None or table.state is None:
         raise ValueError("a game without a running clock has no deadline")
     rules = table.rules
-    timeout = timeout_of(table.game)
     version = table.version + 1
     if clock.seats[seat].sitting_in:
-        bot = timeout.bot(seat, version)
+        bot = rules.sitting_in(seat, version)
         command, events = clocks.bot_move(
             clock, rules, table.state, seat, now, version, rng_at(seed), bot.choose
         )
         return Fired(seat, msgspec.to_builtins(command), events)
     deadline = clock.seats[seat].deadline
     events = clocks.expire(
-        clock, rules, table.state, seat, now, version, rng_at(seed), timeout.command
+        clock, rules, table.state, seat, now, version, rng_at(seed), rules.expiry_command
     )
     body = {"type": "clock.expired", "seat": seat, "deadline": msgspec.to_builtins(deadline)}
     return Fired(seat, body, events)

@@ -129,7 +129,11 @@ class Seats:
         if found is None:
             found = await self.store.seat_for_token(digest)
             if found is not None and await self._started(found[0]):
-                self._seat_tokens.put(digest, found)  # before the start the host may remove it
+                # Final only when read after the start was seen: the binding read before may
+                # be gone (the seat removed, retaken and the game started in between).
+                found = await self.store.seat_for_token(digest)
+                if found is not None:
+                    self._seat_tokens.put(digest, found)
         return found
 
     def knows_token(self, token: str) -> bool:

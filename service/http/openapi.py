@@ -158,6 +158,14 @@ _RETRY_AFTER_503 = {
         "required": True,
     }
 }
+_REQUEST_ID = {
+    "X-Request-Id": {
+        "description": "The request's id, as the access log records it: the client's own "
+        "(its first 64 characters) if it sent one, else a new one",
+        "schema": {"type": "string"},
+        "required": True,
+    }
+}
 _ETAG = {
     "ETag": {
         "description": "The answer's entity tag (for If-None-Match): of the audit and the "
@@ -312,6 +320,8 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             elif code == 503:
                 answer["headers"] = _RETRY_AFTER_503
             responses[str(code)] = answer
+        for answer in responses.values():  # every answer, errors too (RequestLogMiddleware)
+            answer["headers"] = {**answer.get("headers", {}), **_REQUEST_ID}
         operation["responses"] = responses
         if security == "required":
             operation["security"] = [{"bearer": []}]

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from domain.platform.clocks import ClockTerms
-from domain.platform.timeouts import timeout_of
+from domain.registry import get_game
 from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
@@ -183,7 +183,7 @@ def test_a_move_at_the_deadline_and_the_expiry_compete_and_exactly_one_wins(
                 # The firer's clock reads the deadline itself; the move is sent now, in time.
                 firer = ClockFirer(m.clocks, clock=lambda d=deadline: d, owner="race")
                 _, table = await m.tables.current(gid)
-                command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
+                command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, seat))
                 move, fired = await asyncio.gather(
                     m.play.command(
                         gid,
@@ -234,7 +234,7 @@ def test_a_move_after_the_deadline_is_refused_and_the_expiry_recorded(
 
             await until(passed, "the deadline")
             _, table = await m.tables.current(gid)
-            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, seat))
             with pytest.raises(ApplicationError) as caught:
                 await m.play.command(gid, token, CommandBody(command=command), "late")
             assert isinstance(caught.value, Conflict) and caught.value.code == "clock.expired"
@@ -259,14 +259,14 @@ def test_one_seat_stops_answering_and_the_game_still_ends(fresh_database: str) -
             firer = ClockFirer(m.clocks, tick=0.02, owner="table")
             stop = asyncio.Event()
             runner = asyncio.create_task(firer.run(stop))
-            timeout = timeout_of(GAME)
+            timeout = get_game(GAME)
             try:
                 for _ in range(2000):
                     _, table = await m.tables.current(gid)
                     if table.status == "finished":
                         break
                     if player in table.rules.to_act(table.state):
-                        bot = timeout.bot(player, table.version + 1)
+                        bot = timeout.sitting_in(player, table.version + 1)
                         command = msgspec.to_builtins(bot.choose(table.state, player))
                         try:
                             await m.play.command(
@@ -380,7 +380,7 @@ def test_dispute_files_and_the_offline_export_judge_the_clock(fresh_database: st
             _, table = await m.tables.current(gid)
             mover = table.rules.to_act(table.state)[0]
             token = created.seats[mover].token
-            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, mover))
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, mover))
             answer = await m.play.command(gid, token, CommandBody(command=command), None)
             move = await history.dispute(gid, answer.version)
             checks = {c.check: c for c in move.checks}
@@ -438,7 +438,7 @@ def test_a_move_by_a_player_the_bot_sat_in_for_is_its_return(fresh_database: str
             assert token is not None
             await m.clocks.presence(gid, token, PresenceBody(away=True))
             _, table = await m.tables.current(gid)
-            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, seat))
             answer = await m.play.command(gid, token, CommandBody(command=command), None)
             types = [e.type for e in answer.events]
             assert types[0] == "clock.returned" and types[-1] == "clock.set"
@@ -497,7 +497,7 @@ def test_the_issues_terms_come_to_rest_and_a_move_wakes_the_game(fresh_database:
             _, table = await m.tables.current(gid)
             mover = table.rules.to_act(table.state)[0]
             token = created.seats[mover].token
-            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, mover))
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, mover))
             answer = await m.play.command(gid, token, CommandBody(command=command), None)
             assert answer.events[-1].type == "clock.set"
             assert await m.store.deadlines.pending(gid) is not None  # the clocks run again
