@@ -33,3 +33,17 @@ def test_a_shared_square_with_a_worker_that_is_no_worker_is_invalid(stranger: st
     with pytest.raises(CommandError) as refused:  # as POST /v1/games starts a game from it
         LocalGame.from_position(game, b"s" * 32, game.decode_position(position))
     assert refused.value.code == "position.invalid"
+
+
+def test_a_huge_stranger_comes_back_cut() -> None:
+    """A 100 KB worker id is named in the refusal cut, not whole (the detail echoes it)."""
+    game = GAMES["jolly-cargo"]
+    position = _jolly_position()
+    workers = position["workers"]
+    assert isinstance(workers, dict)
+    square = next(iter(workers))
+    workers[square] = ["q" * 100_000]
+    with pytest.raises(CommandError) as refused:
+        LocalGame.from_position(game, b"s" * 32, game.decode_position(position))
+    assert refused.value.code == "position.invalid"
+    assert len(refused.value.message) <= 1_001
