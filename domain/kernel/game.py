@@ -69,8 +69,22 @@ class Outcome(msgspec.Struct, frozen=True):
     reason: str | msgspec.UnsetType = msgspec.UNSET
 
 
+#: The longest of a sender's own text (a name, a value) a detail echoes back, and the longest
+#: detail: a 100 KB field name comes back cut, so a refusal costs no more than the hint.
+_ECHO = 64
+_DETAIL = 1_000
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _ECHO else text[:_ECHO] + "…"
+
+
 def _describe(error: msgspec.ValidationError | msgspec.DecodeError) -> str:
-    return str(error) or "the command is not well formed"
+    text = str(error) or "the command is not well formed"
+    # msgspec quotes the sent value ('…' - at `$.x`) or the unknown field (`…`) whole
+    text = re.sub(r"(?s)'(.*)'(?= - at `)", lambda m: f"'{_clip(m.group(1))}'", text)
+    text = re.sub(r"(?s)(unknown field `)(.*)(`)$", lambda m: m[1] + _clip(m[2]) + m[3], text)
+    return text if len(text) <= _DETAIL else text[:_DETAIL] + "…"
 
 
 #: What a refused type or field is called in a detail, by the error's code.
