@@ -42,6 +42,7 @@ def create_app() -> Litestar:
     from service.settings import Settings
 
     tune_collector(Settings.from_env().gc_threshold)  # as each manifest serve worker does
+
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         pool = await asyncpg.create_pool(

@@ -22,10 +22,10 @@ from typing import Any
 
 import msgspec
 
+from ledger.merkle import Tree
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
 from service.application.history import History
-from service.audit.merkle import Tree
 from service.bootstrap import build_manifest
 from service.settings import Settings
 from tests.support.servers import fresh_database, postgres_dsn, redis_url
@@ -67,7 +67,6 @@ async def _run(dsn: str, redis: str, events: int, n: int, repeat: int) -> None:
         version = created.version
         while version < events:
             version = await _command(manifest, game_id, tokens, rng)
-        store = manifest.store
 
         async def cold() -> Any:
             return await History.of(manifest).dispute(game_id, n)

@@ -59,8 +59,15 @@ def mid_game() -> Any:
             path = _route(start, end, used)
             used |= {edge_key(p, q) for p, q in itertools.pairwise(path)}
             paths.append(path)
-        players.append({"cards": [3 * seat, 3 * seat + 1, 3 * seat + 2], "money": 80,
-                        "train": paths[0][len(paths[0]) // 2], "turns": 10, "track": paths})
+        players.append(
+            {
+                "cards": [3 * seat, 3 * seat + 1, 3 * seat + 2],
+                "money": 80,
+                "train": paths[0][len(paths[0]) // 2],
+                "turns": 10,
+                "track": paths,
+            }
+        )
     position = EMPIRE_BUILDER.decode_position({"players": players, "turn_number": 40})
     return LocalGame.from_position(EMPIRE_BUILDER, bytes(32), position).state
 
@@ -92,12 +99,18 @@ def main() -> None:
         EMPIRE_BUILDER.fold(events)
     fold_seconds = time.perf_counter() - started
 
-    print(f"mid-game position: 4 players, {len(state.track)} track sections,"
-          f" {len(listed)} legal steps for seat {s}")
-    print(f"legal: {args.repeat / legal_seconds:,.0f} generations/s"
-          f"  ({legal_seconds / args.repeat * 1e3:.2f} ms each)")
-    print(f"fold:  {rounds * len(events) / fold_seconds:,.0f} events/s"
-          f"  (a 4-player bot game of {len(events)} events, {args.turns} turns each)")
+    print(
+        f"mid-game position: 4 players, {len(state.track)} track sections,"
+        f" {len(listed)} legal steps for seat {s}"
+    )
+    print(
+        f"legal: {args.repeat / legal_seconds:,.0f} generations/s"
+        f"  ({legal_seconds / args.repeat * 1e3:.2f} ms each)"
+    )
+    print(
+        f"fold:  {rounds * len(events) / fold_seconds:,.0f} events/s"
+        f"  (a 4-player bot game of {len(events)} events, {args.turns} turns each)"
+    )
 
 
 if __name__ == "__main__":

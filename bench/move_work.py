@@ -5,8 +5,8 @@
 Plays 2-player CARGO games with random crate placement the way ``bench.e2e``'s bots do (the seat
 to act sends a uniformly random legal command) and times, per move, exactly the functions the
 server runs for an accepted command besides HTTP, PostgreSQL and Redis: decoding the command,
-``service.application.ruling.rule`` (decide, fold, seed reveal, outcome, the mover's legal
-commands), the hash chain (``service.eventstore.chain.chain_events``), the recorded answer
+``ledger.ruling.rule`` (decide, fold, seed reveal, outcome, the mover's legal
+commands), the hash chain (``ledger.chain.chain_events``), the recorded answer
 (``accepted_answer``: redacted events and the Ed25519 receipt), what the write path stores in
 the projection (``projections.projector.state_fields``: the table, the mover's legal commands
 and those of the seats to act next; every other view is built when first read,
@@ -39,12 +39,12 @@ from domain.jolly_cargo import JOLLY_CARGO
 from domain.jolly_cargo.options import Options
 from domain.kernel import LocalGame as Played
 from domain.platform.table import Table
+from ledger.chain import ZERO_HASH, chain_events
+from ledger.commitments import CANONICAL
+from ledger.receipts import Signer
+from ledger.records import NewEvent
+from ledger.ruling import accepted_answer, legal_bytes, rule
 from projections.projector import state_fields, state_views, table_fields
-from service.application.ruling import accepted_answer, legal_bytes, rule
-from service.audit.commitments import CANONICAL
-from service.audit.receipts import Signer
-from service.eventstore.chain import ZERO_HASH, chain_events
-from service.eventstore.records import NewEvent
 
 PARTS = ("decode", "rule", "chain", "answer", "projection", "encode")
 

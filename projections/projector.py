@@ -31,12 +31,13 @@ from domain.platform.table import (
     Table,
     decode_table,
     encode_table,
+    fold_collecting,
     game_document,
     legal_document,
+    table_to_act,
     viewer_keys,
 )
 from projections.poison import Poison, Poisoned
-from projections.replay import fold_collecting
 from projections.store import ProjectionStore, tag_view
 from projections.views import Views, table_field
 
@@ -98,7 +99,7 @@ def state_views(table: Table, known: Mapping[str, bytes]) -> dict[str, bytes]:
     views = {name: body for name, body in known.items() if name != "table"}
     state = table.state
     if table.status == "active" and state is not None:
-        for seat in table.rules.to_act(state):
+        for seat in table_to_act(table):
             name = f"legal:{seat}"
             if name not in views:
                 views[name] = _encoder.encode(legal_document(table, seat))

@@ -9,37 +9,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 from domain.platform.table import (
+    SNAPSHOT_EVERY,
     StreamEvent,
     Table,
     copy_table,
     decode_table,
-    encode_table,
+    fold_collecting,
     fold_stream,
 )
 from projections.store import ProjectionStore
 
 ReadRange = Callable[[str, int, int | None], Awaitable[Sequence[StreamEvent]]]
-SNAPSHOT_EVERY = 100
-
-
-def fold_collecting(
-    table: Table | None, events: Sequence[StreamEvent], game_id: str, every: int = SNAPSHOT_EVERY
-) -> tuple[Table, dict[int, bytes]]:
-    """Fold ``events`` onto ``table`` (not mutated); also return the encoded snapshots of every
-    multiple of ``every`` passed on the way."""
-    snapshots: dict[int, bytes] = {}
-    current = None if table is None else copy_table(table)
-    start = 0
-    for i, event in enumerate(events):
-        if event.version % every == 0:
-            current = fold_stream(current, events[start : i + 1], game_id)
-            snapshots[event.version] = encode_table(current)
-            current = copy_table(current)
-            start = i + 1
-    current = fold_stream(current, events[start:], game_id) if start < len(events) else current
-    if current is None:
-        raise ValueError("nothing to fold")
-    return current, snapshots
 
 
 class Replayer:

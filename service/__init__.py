@@ -4,7 +4,7 @@
                           quotas, OpenAPI, pictures and the viewer's static files
     service/application/  what a request means: lobby, play, table talk, documents, history,
                           queries and tokens — HTTP-free
-    service/audit/        proving what happened: audit, commitments to hidden values, receipts,
+    ledger/        proving what happened: audit, commitments to hidden values, receipts,
                           Merkle proofs, signed tree heads, export files
     service/eventstore/   PostgreSQL: appends under optimistic concurrency, rows, the hash chain,
                           migrations

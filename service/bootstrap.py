@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 
 from infra.pool import BoundedPool
+from ledger.receipts import Signer
 from projections.projector import Projector
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore, ProjectionStore
@@ -20,13 +21,16 @@ from service.application.faults import Admission, Faults, pg_session_settings
 from service.application.gameplay import Manifest
 from service.application.lobby import Lobby
 from service.application.play import MAX_EVENTS_PER_COMMAND, Play
+from service.application.players import Players
 from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.talk import Talk
 from service.application.writes import Writes
-from service.audit.receipts import Signer, load_signer
+from service.eventstore.keys import load_signer
+from service.eventstore.memory import MemoryLog
 from service.eventstore.migrate import migrate
+from service.eventstore.port import EventLog
 from service.eventstore.primary import PrimaryConnector
 from service.eventstore.rejections import Budget
 from service.eventstore.store import EventStore
@@ -84,9 +88,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
         retries=settings.projection_retries,
     )
     try:
-        signer = await load_signer(
-            store.signing_keys, settings.signing_key, source=settings.signing_key_source
-        )
+        signer = await load_signer(store, settings.signing_key, source=settings.signing_key_source)
     except BaseException:
         await store.close()
         raise
@@ -102,6 +104,8 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
             refusal_budget=Budget(settings.refusals_per_client, settings.refusal_bytes),
             max_events=settings.max_events_per_command,
             clock_limits=ClockLimits(settings.clock_max_bank, settings.clock_rest_after),
+            player_keys_max=settings.player_keys_max,
+            my_games_max=settings.my_games_max,
         ),
         store,
         projections,
@@ -109,7 +113,7 @@ async def build_manifest(settings: Settings) -> tuple[Manifest, EventStore, Proj
 
 
 def compose(
-    store: EventStore,
+    store: EventLog,
     projector: Projector,
     signer: Signer,
     *,
@@ -120,6 +124,8 @@ def compose(
     refusal_budget: Budget | None = None,
     max_events: int = MAX_EVENTS_PER_COMMAND,
     clock_limits: ClockLimits | None = None,
+    player_keys_max: int = 20,
+    my_games_max: int = 500,
 ) -> Manifest:
     """The application's services over an event store, a projector and a signer already built
     (by :func:`build_manifest`; tests and benchmarks build their own, e.g. two "instances" on
@@ -156,7 +162,17 @@ def compose(
         documents=Documents(store, tables, seats, projector),
         queries=Queries(store, tables, seats),
         clocks=Clocks(store, tables, seats, writes, play, signer),
+        players=Players(store, tables, seats, player_keys_max, my_games_max),
     )
+
+
+async def in_memory(**options: Any) -> Manifest:
+    """The application over an event log in memory (:class:`service.eventstore.memory.MemoryLog`)
+    and projections in memory, with a generated signing key: no PostgreSQL, no Redis — for
+    tests and tools. ``options``: those of :func:`compose`."""
+    log = MemoryLog()
+    projector = Projector(MemoryStore(), lambda game_id, after: log.read(game_id, after=after))
+    return compose(log, projector, await load_signer(log), **options)
 
 
 async def _keep_session(connection: Any) -> None:

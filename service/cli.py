@@ -174,7 +174,8 @@ def _url_host(host: str) -> str:
 
 def _check_signing_key(settings: Settings) -> None:
     """Production without a signing key (or with a bad one) stops here, with the reason."""
-    from service.audit.receipts import SigningKeyMissing, check_source
+    from ledger.receipts import SigningKeyMissing
+    from service.eventstore.keys import check_source
 
     try:
         check_source(settings.signing_key, settings.signing_key_source)
@@ -240,8 +241,8 @@ def _json(path: str) -> Any:
 
 
 def _verify(path: str) -> dict[str, Any]:
-    from service.audit.audit import verify_export
-    from service.audit.exportfile import decode_export
+    from ledger.audit import verify_export
+    from ledger.exportfile import decode_export
 
     raw = _read(path)
     try:
@@ -255,7 +256,7 @@ def _verify(path: str) -> dict[str, Any]:
 
 
 def _verify_dispute(path: str, keys: str) -> dict[str, Any]:
-    from service.audit.treeheads import verify_dispute
+    from ledger.treeheads import verify_dispute
 
     return verify_dispute(_json(path), _json(keys))
 
@@ -314,9 +315,9 @@ def _run(args: argparse.Namespace) -> None:
 
     from redis.exceptions import RedisError
 
+    from ledger.receipts import SigningKeyMissing
     from projections.store import StoreUnavailable
     from service.application.errors import ApplicationError, NotFound, Unavailable
-    from service.audit.receipts import SigningKeyMissing
 
     try:
         _command(args)
@@ -352,7 +353,7 @@ def _command(args: argparse.Namespace) -> None:
         exported = asyncio.run(
             _history(resolve_database(Settings.from_env()), args.game_id, "export")
         )
-        from service.audit.exportfile import encode_export
+        from ledger.exportfile import encode_export
 
         data = encode_export(exported)
         if args.output:

@@ -192,6 +192,10 @@ SPECS: dict[str, tuple[str, str, Callable[[str, str], Any]]] = {
     "clock_rest_after": ("MANIFEST_CLOCK_REST_AFTER", "50", _int(1, 10000)),
     # a decision's cost (issue 35): more events than this and the command is refused, unappended
     "max_events_per_command": ("MANIFEST_MAX_EVENTS_PER_COMMAND", "200", _int(1, 100_000)),
+    # players (docs/api.md, "Players"): most live (unrevoked) keys one player holds at once
+    "player_keys_max": ("MANIFEST_PLAYER_KEYS_MAX", "20", _int(1, 10**4)),
+    # ... and how many of a player's games (the most recently changed) "my games" orders
+    "my_games_max": ("MANIFEST_MY_GAMES_MAX", "500", _int(1, 10**5)),
 }
 
 
@@ -253,6 +257,8 @@ class Settings(msgspec.Struct, frozen=True):
     stream_heartbeat: float = _default("stream_heartbeat")
     stream_keepalive: float = _default("stream_keepalive")
     quota_heavy: int = _default("quota_heavy")
+    player_keys_max: int = _default("player_keys_max")
+    my_games_max: int = _default("my_games_max")
     heavy_per_client: int = _default("heavy_per_client")
     heavy_per_process: int = _default("heavy_per_process")
     clock_tick: float = _default("clock_tick")

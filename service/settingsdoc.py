@@ -179,6 +179,10 @@ MEANINGS: dict[str, str] = {
         "heavy reads running at once in a process; more: 503 `service.unavailable` with "
         "`Retry-After`"
     ),
+    "MANIFEST_PLAYER_KEYS_MAX": ("live (unrevoked) keys one player holds at once"),
+    "MANIFEST_MY_GAMES_MAX": (
+        "of a player's games, the most recently changed that `GET /v1/me/games` orders"
+    ),
     "MANIFEST_CLOCK_MAX_BANK": (
         "the most seconds a Fischer bank may hold; kept in each new game's terms"
     ),

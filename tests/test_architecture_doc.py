@@ -29,7 +29,7 @@ from tests.test_layers import LAYERS, _readme_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
-TOPS = ("service", "domain", "projections", "infra")
+TOPS = ("service", "ledger", "domain", "projections", "infra")
 _TICKED = re.compile(r"`([^`\s]+)`")
 _DOTTED = re.compile(r"^[a-z_]+(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
@@ -145,13 +145,20 @@ def test_a_command_goes_through_every_stage() -> None:
         "service.application.seats.Seats.require_seat",
         "service.eventstore.commandlog.CommandLog.find_command",
         "service.application.tables.Tables.current",
-        "service.application.ruling.rule",
+        "ledger.ruling.rule",
         "service.eventstore.store.EventStore.append_command",
-        "service.application.answers.CommandAnswer",
+        "ledger.answers.CommandAnswer",
         "projections.projector.Projector.schedule",
         "service.application.changes.LiveChanges.changes",
     ):
         assert f"`{stage}`" in section, f"the command's path does not name {stage}"
+
+
+def test_the_paths_are_short() -> None:
+    """Issue 36: a command's path in at most 8 hops, a read's in at most 5."""
+    text = DOC.read_text()
+    assert len(_hops(_section(text, "A command's path"))) <= 8
+    assert len(_hops(_section(text, "A read's path"))) <= 5
 
 
 def test_the_read_tiers_are_freshness_tiers() -> None:

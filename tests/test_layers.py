@@ -1,8 +1,10 @@
 """The tree states the architecture, and the imports keep to it (issue 11): inside ``service/``,
-``http → application → audit → eventstore``, each layer importing only from itself, the layers
-after it, the shared modules beside them (settings, problems, observability, collector),
-``domain``, ``projections`` and ``infra``; ``projections`` derives views from ``domain`` alone (and
-``infra``); ``infra`` (deadlines, the bounded pool, the LRU: issue 27) imports none of them;
+``http → application → eventstore``, each layer importing only from itself, the layers after it,
+the shared modules beside them (settings, problems, observability, collector), ``ledger``,
+``domain``, ``projections`` and ``infra``; ``ledger`` (the chain, commitments, Merkle trees,
+receipts, the ruling, the export and dispute files: issue 36) is a library as pure as ``domain``
+and imports nothing of ours but ``domain``; ``projections`` derives views from ``domain`` alone
+(and ``infra``); ``infra`` (deadlines, the bounded pool, the LRU: issue 27) imports none of them;
 ``domain`` imports nothing of ours but itself. Read from the source with :mod:`ast`, lazy imports
 included."""
 
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ["service.http", "service.application", "service.audit", "service.eventstore"]
+LAYERS = ["service.http", "service.application", "service.eventstore"]
 SHARED = [
     "service.settings",
     "service.problems",
@@ -32,7 +34,7 @@ ENTRY = [
 # HTTP app's lifespan may call it (the application and below never assemble themselves).
 ROOT_USERS = ["service.http.app"]
 #: Our top-level packages.
-TOPS = ("service", "domain", "projections", "infra")
+TOPS = ("service", "ledger", "domain", "projections", "infra")
 
 
 def _module(path: Path) -> str:
@@ -64,6 +66,8 @@ def _under(name: str, prefixes: list[str]) -> bool:
 def _allowed(module: str) -> list[str]:
     if module.startswith("domain"):
         return ["domain"]
+    if module.startswith("ledger"):
+        return ["ledger", "domain"]
     if module.startswith("infra"):
         return ["infra"]
     if module.startswith("projections"):
@@ -71,11 +75,11 @@ def _allowed(module: str) -> list[str]:
     if _under(module, SHARED) or module == "service":
         return [*SHARED, "domain", "infra"]
     if _under(module, ENTRY):
-        return ["service", "domain", "projections", "infra"]
+        return ["service", "ledger", "domain", "projections", "infra"]
     for i, layer in enumerate(LAYERS):
         if _under(module, [layer]):
             root = ["service.bootstrap"] if module in ROOT_USERS else []
-            return LAYERS[i:] + SHARED + root + ["domain", "projections", "infra"]
+            return LAYERS[i:] + SHARED + root + ["ledger", "domain", "projections", "infra"]
     raise AssertionError(f"{module} is in no layer: add it to one (tests/test_layers.py)")
 
 
@@ -104,6 +108,56 @@ def test_an_upward_import_is_caught() -> None:
     assert not _under("service.settings", _allowed("infra.pool"))
     assert not _under("projections.store", _allowed("infra.deadlines"))
     assert not _under("domain.registry", _allowed("infra.lru"))
+    assert not _under("service.eventstore.records", _allowed("ledger.chain"))
+    assert not _under("projections.replay", _allowed("ledger.ruling"))
+    assert not _under("infra.lru", _allowed("ledger.treeheads"))
+
+
+def test_the_ledger_imports_nothing_of_ours_but_domain() -> None:
+    """Issue 36: ``ledger/`` is as pure as ``domain/``; the application, the event store, the
+    CLI and the offline verifier use it, and it uses none of them (nor projections, nor infra)."""
+    found = {
+        _module(p): sorted(n for n in _imports(p) if not _under(n, ["ledger", "domain"]))
+        for p in sorted((ROOT / "ledger").rglob("*.py"))
+    }
+    assert found and all(not wrong for wrong in found.values()), found
+
+
+def test_the_application_knows_the_event_log_only_by_its_port() -> None:
+    """Issue 36: the application depends on :class:`service.eventstore.port.EventLog` (and the
+    store's records and typed errors), never on a concrete log — PostgreSQL's or memory's."""
+    concrete = ["service.eventstore.store", "service.eventstore.memory"]
+    found = {
+        _module(p): sorted(n for n in _imports(p) if _under(n, concrete))
+        for p in sorted((ROOT / "service" / "application").rglob("*.py"))
+    }
+    assert all(not wrong for wrong in found.values()), found
+
+
+#: The one application module that imports ``projections`` (issue 36).
+PROJECTION_ADAPTER = "service.application.projection"
+
+
+def test_only_the_projection_adapter_imports_projections() -> None:
+    """The application asks the projections through :mod:`service.application.projection`;
+    no other module of it imports :mod:`projections` (lazy imports included)."""
+    found = {
+        _module(p): sorted(n for n in _imports(p) if _under(n, ["projections"]))
+        for p in sorted((ROOT / "service" / "application").rglob("*.py"))
+        if _module(p) != PROJECTION_ADAPTER
+    }
+    assert all(not wrong for wrong in found.values()), found
+    adapter = ROOT / "service" / "application" / "projection.py"
+    assert any(_under(n, ["projections"]) for n in _imports(adapter))
+
+
+def test_the_event_store_never_imports_the_application() -> None:
+    """Issue 36: the store never calls back into the application (lazy imports included)."""
+    found = {
+        _module(p): sorted(n for n in _imports(p) if _under(n, ["service.application"]))
+        for p in sorted((ROOT / "service" / "eventstore").rglob("*.py"))
+    }
+    assert all(not wrong for wrong in found.values()), found
 
 
 def test_every_service_module_sits_in_a_layer() -> None:
@@ -117,11 +171,11 @@ def test_every_service_module_sits_in_a_layer() -> None:
 
 def test_only_the_http_layer_speaks_http() -> None:
     """litestar is imported by service/http and the entry points only: the application, the
-    audit and the event store are HTTP-free."""
+    event store and the ledger are HTTP-free."""
     speaking = sorted(
         _module(p)
-        for top in ("application", "audit", "eventstore")
-        for p in (ROOT / "service" / top).rglob("*.py")
+        for top in ("service/application", "service/eventstore", "ledger")
+        for p in (ROOT / top).rglob("*.py")
         if any(n == "litestar" or n.startswith("litestar.") for n in _all_imports(p))
     )
     assert not speaking, f"HTTP inside the application layers: {speaking}"
@@ -188,7 +242,11 @@ def _sizes(path: Path) -> tuple[int, list[tuple[str, int]]]:
 
 @pytest.mark.parametrize(
     "path",
-    sorted(p for top in ("service", "projections", "infra") for p in (ROOT / top).rglob("*.py")),
+    sorted(
+        p
+        for top in ("service", "ledger", "projections", "infra")
+        for p in (ROOT / top).rglob("*.py")
+    ),
     ids=lambda p: str(p.relative_to(ROOT)),
 )
 def test_modules_and_classes_stay_small(path: Path) -> None:
@@ -200,7 +258,7 @@ def test_modules_and_classes_stay_small(path: Path) -> None:
 
 #: The layers below the HTTP edge: they say what went wrong with typed errors
 #: (``service.application.errors``); only ``service/http`` turns them into statuses and headers.
-HTTP_FREE = ("application", "audit", "eventstore")
+HTTP_FREE = ("application", "eventstore")
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -260,11 +318,14 @@ def _http_spoken(source: str, name: str = "<source>") -> list[str]:
 
 @pytest.mark.parametrize(
     "path",
-    sorted(p for top in HTTP_FREE for p in (ROOT / "service" / top).rglob("*.py")),
+    sorted(
+        [p for top in HTTP_FREE for p in (ROOT / "service" / top).rglob("*.py")]
+        + list((ROOT / "ledger").rglob("*.py"))
+    ),
     ids=lambda p: str(p.relative_to(ROOT)),
 )
 def test_below_the_edge_no_status_codes(path: Path) -> None:
-    """The application, the audit and the event store raise typed errors
+    """The application, the event store and the ledger raise typed errors
     (:mod:`service.application.errors`) and never choose an HTTP status, a problem document or
     a header: :mod:`service.http.problemmap` maps the errors to HTTP (issue 27)."""
     spoken = _http_spoken(path.read_text(), str(path))
@@ -285,9 +346,9 @@ def test_a_status_code_below_the_edge_is_caught() -> None:
 
 
 # --- the event store's pools (issue 27) ------------------------------------------------------
-# Nothing outside service/eventstore touches a pool: the application, the audit layer, the HTTP
+# Nothing outside service/eventstore touches a pool: the application, the ledger, the HTTP
 # edge, the CLI and the benchmarks go through EventStore's methods and the ports it owns
-# (refusals, kept, signing_keys). Read from the source with ast:
+# (refusals, kept documents, deadlines, signing keys). Read from the source with ast:
 # - no attribute ``pool`` / ``_pool`` / ``read_pool`` is read or set (on a store or anything
 #   else), in service/ and bench/;
 # - in service/, no asyncpg statement method (fetch, fetchval, fetchrow, executemany) is
@@ -396,7 +457,7 @@ def test_nothing_outside_the_event_store_touches_a_pool() -> None:
             "service/cli.py",
         ),
         ("import asyncpg\nP = asyncpg.create_pool\n", "service/application/games.py"),
-        ("from asyncpg import Pool\n", "service/audit/receipts.py"),
+        ("from asyncpg import Pool\n", "service/application/history.py"),
         ("from asyncpg.pool import create_pool\n", "service/bootstrap.py"),
         ("async def f(s):\n    await s.read_pool.close()\n", "bench/seek.py"),
     ],

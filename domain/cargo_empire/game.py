@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.kernel import Game, Outcome
+from domain.kernel import Decider, Game, Outcome, PositionForm, Presentation
 from domain.kernel.assets import data_assets
 
 from . import events as ev
@@ -15,6 +15,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
+from .timeout import TIMEOUT
 from .views import CargoEmpireView, EventView, event_view, hidden, hidden_position, view
 
 
@@ -50,28 +51,35 @@ CARGO_EMPIRE: Game[State, Command, ev.E, Options, Position] = Game(
     title="Cargo Empire",
     min_seats=rules.MIN_SEATS,
     max_seats=rules.MAX_SEATS,
-    #: the map and the components as the data files hold them
-    assets=data_assets("domain.cargo_empire", "map", "components"),
     state_type=State,
     command_type=Command,
     event_type=ev.Event,
     options_type=Options,
-    position_type=Position,
-    start=rules.start,
-    start_from_position=rules.start_from_position,
-    decide=rules.decide,
-    evolve=evolve,
-    legal=legal,
-    to_act=to_act,
-    outcome=outcome,
     seats=lambda state: state.seats,
-    view=view,
-    event_view=event_view,
-    export_position=position_of,
-    position_seats=lambda position: len(position.players),
-    hidden=hidden,
-    hidden_position=hidden_position,
-    draw=svg,
-    view_type=CargoEmpireView,
-    event_view_type=EventView,
+    decider=Decider(
+        start=rules.start,
+        decide=rules.decide,
+        evolve=evolve,
+        legal=legal,
+        to_act=to_act,
+        outcome=outcome,
+        hidden=hidden,
+    ),
+    presentation=Presentation(
+        view_type=CargoEmpireView,
+        view=view,
+        event_view_type=EventView,
+        event_view=event_view,
+        draw=svg,
+        #: the map and the components as the data files hold them
+        assets=data_assets("domain.cargo_empire", "map", "components"),
+        timeout=TIMEOUT,
+        position=PositionForm(
+            type=Position,
+            start=rules.start_from_position,
+            export=position_of,
+            seats=lambda position: len(position.players),
+            hidden=hidden_position,
+        ),
+    ),
 )

@@ -20,7 +20,6 @@ from domain.kernel import Rng, best_by_trial
 
 from . import commands as cmd
 from .board import NAMES
-from .game import CARGO_EMPIRE
 from .legal import legal
 from .rules import score
 from .state import State
@@ -48,6 +47,8 @@ class GreedyBot:
         self._trial = Rng(b"cargo-empire/greedy/trial".ljust(32, b"."), 0)
 
     def choose(self, state: State, seat: int) -> cmd.Command:
+        from .game import CARGO_EMPIRE  # the record names this bot (its ``timeout``)
+
         return best_by_trial(
             CARGO_EMPIRE,
             state,

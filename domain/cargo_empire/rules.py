@@ -106,12 +106,7 @@ def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
 
 # --- decide ----------------------------------------------------------------------------------
 def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E]:
-    if not 0 <= seat < state.seats:
-        raise RuleError("rule.no_such_seat", f"this game has seats 0 to {state.seats - 1}")
-    if state.phase == "finished":
-        raise RuleError("rule.game_over", "the game is over")
-    if state.current() != seat:
-        raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
+    """``command`` by ``seat``, the seat to act (the kernel checked that)."""
     run = Run(evolve, state)
     if isinstance(command, cmd.PlacePost):
         if state.phase != "setup":

@@ -1,4 +1,4 @@
-"""What a turn clock's expiry does in this game (:mod:`domain.platform.timeouts`): ``gather`` from
+"""What a turn clock's expiry does in this game (``Game.timeout``): ``gather`` from
 the deck (``market: null``, listed first: the pass the rules allow instead of a delivery); in
 the set-up, the first legal trading post.
 
@@ -7,7 +7,7 @@ No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
 from __future__ import annotations
 
 from domain.kernel import Bot
-from domain.platform.timeouts import Timeout, bot_rng
+from domain.kernel.timeouts import Timeout, bot_rng
 
 from .greedy import GreedyBot
 
@@ -18,4 +18,4 @@ def sitting_in(seat: int, version: int) -> Bot:
     return GreedyBot(bot_rng(seat, version))
 
 
-TIMEOUT = Timeout.ending_turns("cargo-empire", PREFER, sitting_in)
+TIMEOUT = Timeout(prefer=PREFER, bot=sitting_in)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.kernel import Game, Outcome
+from domain.kernel import Decider, Game, Outcome, PositionForm, Presentation
 from domain.kernel.assets import data_assets
 
 from . import events as ev
@@ -17,6 +17,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import EDITION, State
 from .svg import svg
+from .timeout import TIMEOUT
 from .views import CuriousCargoView, EventView, event_view, hidden, hidden_position, view
 
 
@@ -46,31 +47,39 @@ def _edition(edition: int) -> GameRecord:
         title="Curious Cargo",
         min_seats=2,
         max_seats=2,
-        #: the components (tiles, trucks, board) and the player boards as the data files hold them
-        assets=data_assets("domain.curious_cargo", "components", "boards"),
         state_type=State,
         command_type=Command,
         event_type=ev.Event,
         options_type=Options,
-        position_type=Position,
-        start=rules.start,
-        start_from_position=rules.start_from_position,
-        decide=rules.decide,
-        evolve=folder(edition),
-        legal=legal,
-        grammar=grammar,
-        to_act=to_act,
-        outcome=outcome,
         seats=lambda state: len(state.players),
-        view=view,
-        event_view=event_view,
-        export_position=position_of,
-        position_seats=lambda position: len(position.players),
-        hidden=hidden,
-        hidden_position=hidden_position,
-        draw=svg,
-        view_type=CuriousCargoView,
-        event_view_type=EventView,
+        decider=Decider(
+            start=rules.start,
+            decide=rules.decide,
+            evolve=folder(edition),
+            legal=legal,
+            grammar=grammar,
+            to_act=to_act,
+            outcome=outcome,
+            hidden=hidden,
+        ),
+        presentation=Presentation(
+            view_type=CuriousCargoView,
+            view=view,
+            event_view_type=EventView,
+            event_view=event_view,
+            draw=svg,
+            #: the components (tiles, trucks, board) and the player boards as the data files
+            #: hold them
+            assets=data_assets("domain.curious_cargo", "components", "boards"),
+            timeout=TIMEOUT,
+            position=PositionForm(
+                type=Position,
+                start=rules.start_from_position,
+                export=position_of,
+                seats=lambda position: len(position.players),
+                hidden=hidden_position,
+            ),
+        ),
     )
 
 

@@ -363,12 +363,7 @@ def loading_pass(run: Run) -> None:
 
 # --- deciding -------------------------------------------------------------------------------
 def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E]:
-    if state.step == "finished":
-        raise RuleError("rule.game_over", "the game is over")
-    if seat not in state.to_act():
-        raise RuleError(
-            "rule.not_your_turn", f"seat {seat} is not to act now", to_act=state.to_act()
-        )
+    """``command`` by ``seat``, a seat to act (the kernel checked that)."""
     run = Run(evolve, state)
     if isinstance(command, cmd.KeepCard):
         _keep(run, seat, command)

@@ -115,6 +115,9 @@ class State(msgspec.Struct):
             return self.order[self.turn]
         return None
 
+    def copy(self) -> State:
+        return _clone(self)
+
     def to_act(self) -> list[int]:
         if self.step == "finished":
             return []

@@ -164,7 +164,9 @@ CARDS: list[tuple[Demand, Demand, Demand]] = [
 ]
 
 START_MONEY = 60
-TURN_LIMIT = 20  # $M a player may spend in a turn, all spending included
+#: $M a player may spend in a turn, all spending included (the wire code stays
+#: ``rule.turn_limit``; not the option ``turn_limit``, a number of turns).
+SPEND_LIMIT = 20
 UPGRADE_COST = 20
 FEE = 4  # $M to an opponent for running on their track (once per opponent per turn)
 CITY_PLAYERS = {"medium": 3, "small": 2}

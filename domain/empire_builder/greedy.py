@@ -35,7 +35,7 @@ import heapq
 from dataclasses import dataclass
 
 from . import commands as cmd
-from .board import BORROW_LIMIT, CARDS, LOADS, MAP, SUPPLIES, TURN_LIMIT, UPGRADE_COST, edge_key
+from .board import BORROW_LIMIT, CARDS, LOADS, MAP, SPEND_LIMIT, SUPPLIES, UPGRADE_COST, edge_key
 from .rules import connected_majors, move_problem, start_problem, step_moves, step_problem, struck
 from .state import BUILDING_TURNS, State
 
@@ -392,7 +392,7 @@ class GreedyBot:
                         travel = from_train[s] + hops[s]
                     if build >= _FAR:
                         continue
-                    turns = 1 + travel / speed + build / TURN_LIMIT
+                    turns = 1 + travel / speed + build / SPEND_LIMIT
                     score = (demand.payoff - build) / turns
                     if build > max(p.money, 0):
                         score -= 1000  # out of reach of the cash: only if nothing else is
@@ -405,7 +405,7 @@ class GreedyBot:
     # --- building --------------------------------------------------------------------------
     def _build(self, state: State, seat: int, plan: Plan | None) -> cmd.Command | None:
         p = state.players[seat]
-        if state.turn.spent >= TURN_LIMIT:
+        if state.turn.spent >= SPEND_LIMIT:
             return None
         o = state.options
         if (p.money - p.debt >= o.money_to_win

@@ -18,8 +18,8 @@ from .board import (
     MAP,
     MEDIUM,
     SMALL,
+    SPEND_LIMIT,
     SUPPLIES,
-    TURN_LIMIT,
     UPGRADE_COST,
     edge_key,
 )
@@ -40,7 +40,7 @@ def legal(state: State, seat: int) -> list[cmd.Command]:
     out: list[cmd.Command] = []
     t = state.turn
     if not t.acted:
-        if p.money >= UPGRADE_COST and t.spent + UPGRADE_COST <= TURN_LIMIT:
+        if p.money >= UPGRADE_COST and t.spent + UPGRADE_COST <= SPEND_LIMIT:
             if p.speed == 9:
                 out.append(cmd.Upgrade("speed"))
             if p.capacity == 2:
@@ -102,10 +102,10 @@ def build_starts(state: State, seat: int) -> list[int]:
 
 
 def builds(state: State, seat: int) -> list[cmd.Command]:
-    if state.turn.spent >= TURN_LIMIT or state.players[seat].money <= 0:
+    if state.turn.spent >= SPEND_LIMIT or state.players[seat].money <= 0:
         return []
     out: list[cmd.Command] = []
-    budget = min(TURN_LIMIT - state.turn.spent, state.players[seat].money)
+    budget = min(SPEND_LIMIT - state.turn.spent, state.players[seat].money)
     track, terrain = state.track, MAP.terrain
     for a in build_starts(state, seat):
         a_town = terrain[a] in _TOWNS

@@ -45,7 +45,7 @@ from domain.kernel import CommandError
 from domain.kernel import invalid_position as _bad
 from domain.kernel.bounds import between
 
-from .board import BORROW_LIMIT, CARDS, FACES, LOADS, MAP, TURN_LIMIT, edge_ends, edge_key
+from .board import BORROW_LIMIT, CARDS, FACES, LOADS, MAP, SPEND_LIMIT, edge_ends, edge_key
 from .cards import ALL_CARDS, EVENT_BASE, event_card
 from .options import MONEY_MAX, TURNS_MAX, Options
 from .state import BUILDING_TURNS, Effect, Player, State, Turn
@@ -81,7 +81,7 @@ class PlayerPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class TurnPosition(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     moved: Annotated[int, between(0, MOVED_MAX)] = 0
-    spent: Annotated[int, between(0, TURN_LIMIT)] = 0
+    spent: Annotated[int, between(0, SPEND_LIMIT)] = 0
     major_starts: Annotated[int, between(0, MAJOR_STARTS_MAX)] = 0
     paid: list[Seat] = []
     built: bool = False

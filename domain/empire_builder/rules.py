@@ -24,9 +24,9 @@ from .board import (
     LOADS,
     MAP,
     MAP_HASH,
+    SPEND_LIMIT,
     START_MONEY,
     SUPPLIES,
-    TURN_LIMIT,
     UPGRADE_COST,
     edge_ends,
     edge_key,
@@ -130,19 +130,21 @@ def start_from_position(position: Position, rng: Rng) -> list[ev.E]:
 
 
 # --- decide ----------------------------------------------------------------------------------
+def out_of_turn(state: State, seat: int, command: cmd.Command) -> bool:
+    """Any seat may choose its face (cosmetic) at any time, and a seat not to act that names a
+    lost load is told it has none (``rule.no_lost_load``)."""
+    return isinstance(command, (cmd.ChooseFace, cmd.LoseLoad))
+
+
 def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E]:
-    if not 0 <= seat < state.seats:
-        raise RuleError("rule.no_such_seat", f"this game has seats 0 to {state.seats - 1}")
-    if state.phase == "finished":
-        raise RuleError("rule.game_over", "the game is over")
+    """``command`` by ``seat`` (the kernel has checked the seat is the game's, the game is not
+    over and the seat is to act, or sends a command of :func:`out_of_turn`)."""
     if isinstance(command, cmd.ChooseFace):
         if command.face not in FACES:
             raise RuleError("rule.no_such_face", f"faces are {', '.join(FACES)}")
         return [ev.FaceChosen(seat, command.face)]
     if seat in state.pending or isinstance(command, cmd.LoseLoad):
         return [_lose_load(state, seat, command)]
-    if state.current() != seat:
-        raise RuleError("rule.not_your_turn", f"it is seat {state.current()}'s turn")
     p = state.players[seat]
     if isinstance(command, cmd.PlaceTrain):
         return _place_train(state, seat, command)
@@ -222,8 +224,8 @@ def _upgrade(state: State, seat: int, c: cmd.Upgrade) -> ev.E:
         raise RuleError("rule.not_start_of_turn", "a train is upgraded at the start of a turn")
     if (p.speed if c.kind == "speed" else p.capacity) > (9 if c.kind == "speed" else 2):
         raise RuleError("rule.already_upgraded", f"your train already has the {c.kind} upgrade")
-    if state.turn.spent + UPGRADE_COST > TURN_LIMIT:
-        raise RuleError("rule.turn_limit", f"at most ${TURN_LIMIT}M is spent in a turn")
+    if state.turn.spent + UPGRADE_COST > SPEND_LIMIT:
+        raise RuleError("rule.turn_limit", f"at most ${SPEND_LIMIT}M is spent in a turn")
     if p.money < UPGRADE_COST:
         raise RuleError("rule.no_money", f"an upgrade costs ${UPGRADE_COST}M; you have"
                         f" ${p.money}M")
@@ -295,10 +297,10 @@ def step_problem(
             return ("rule.city_sections",
                     f"you have built {CITY_SECTIONS} sections into {name} already")
     price = MAP.entry_cost(a, b)
-    if state.turn.spent + cost + price > TURN_LIMIT:
+    if state.turn.spent + cost + price > SPEND_LIMIT:
         return ("rule.turn_limit",
-                f"this section costs ${price}M; ${TURN_LIMIT - state.turn.spent - cost}M of the"
-                f" ${TURN_LIMIT}M a turn is left")
+                f"this section costs ${price}M; ${SPEND_LIMIT - state.turn.spent - cost}M of the"
+                f" ${SPEND_LIMIT}M a turn is left")
     if state.players[seat].money < cost + price:
         left = state.players[seat].money - cost
         return "rule.no_money", f"this section costs ${price}M; you have ${left}M"

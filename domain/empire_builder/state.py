@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from domain.kernel import copier
 from domain.kernel.bounds import between
 
 from .cards import ALL_CARDS
@@ -37,8 +38,7 @@ class Player(msgspec.Struct):
     skip: int = 0
 
     def copy(self) -> Player:
-        return Player(self.money, list(self.cards), list(self.loads), self.train, self.speed,
-                      self.capacity, self.turns, self.debt, self.face, self.skip)
+        return _copy_player(self)
 
 
 class Effect(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -66,8 +66,7 @@ class Turn(msgspec.Struct):
     borrowed: int = 0
 
     def copy(self) -> Turn:
-        return Turn(self.moved, self.spent, self.major_starts, list(self.paid), self.built,
-                    self.acted, self.borrowed)
+        return _copy_turn(self)
 
 
 class State(msgspec.Struct):
@@ -93,22 +92,7 @@ class State(msgspec.Struct):
     pending: list[int] = []
 
     def copy(self) -> State:
-        return State(
-            seats=self.seats,
-            options=self.options,
-            phase=self.phase,
-            order=list(self.order),
-            players=[p.copy() for p in self.players],
-            track=dict(self.track),
-            deck=list(self.deck),
-            discard=list(self.discard),
-            turn_number=self.turn_number,
-            turn=self.turn.copy(),
-            winners=list(self.winners),
-            reason=self.reason,
-            effects=list(self.effects),
-            pending=list(self.pending),
-        )
+        return _copy_state(self)
 
     def current(self) -> int | None:
         """The seat whose turn it is: rounds go in ``order``, except the second building round,
@@ -126,3 +110,9 @@ class State(msgspec.Struct):
 
     def chips_out(self, load: str) -> int:
         return sum(p.loads.count(load) for p in self.players)
+
+
+# The kernel's copier (every field carried over, written once: tests/domain/test_copying.py).
+_copy_player = copier(Player)
+_copy_turn = copier(Turn)
+_copy_state = copier(State)

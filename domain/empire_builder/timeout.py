@@ -1,4 +1,4 @@
-"""What a turn clock's expiry does in this game (:mod:`domain.platform.timeouts`): ``end_turn``
+"""What a turn clock's expiry does in this game (``Game.timeout``): ``end_turn``
 (the train stays, nothing is built); where a choice is asked for (an event card's lost load, the
 first turn's train), the first legal one.
 
@@ -7,7 +7,7 @@ No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
 from __future__ import annotations
 
 from domain.kernel import Bot
-from domain.platform.timeouts import Timeout
+from domain.kernel.timeouts import Timeout
 
 from .greedy import GreedyBot
 
@@ -19,4 +19,6 @@ def sitting_in(seat: int, version: int) -> Bot:
     return GreedyBot()
 
 
-TIMEOUT = Timeout.ending_turns("empire-builder", PREFER, sitting_in)
+#: A player card's face changes nothing of the game: a turn clock does not count it as a move
+#: (docs/api.md, "Clocks").
+TIMEOUT = Timeout(prefer=PREFER, bot=sitting_in, cosmetic_events=frozenset({"face_chosen"}))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.kernel import Game, Outcome
+from domain.kernel import Decider, Game, Outcome, PositionForm, Presentation
 
 from . import events as ev
 from . import rules
@@ -14,6 +14,7 @@ from .options import Options
 from .position import Position, position_of
 from .state import State
 from .svg import svg
+from .timeout import TIMEOUT
 from .views import EventView, JollyCargoView, event_view, hidden, view
 
 
@@ -52,22 +53,30 @@ JOLLY_CARGO: Game[State, Command, ev.E, Options, Position] = Game(
     command_type=Command,
     event_type=ev.Event,
     options_type=Options,
-    position_type=Position,
-    start=rules.start,
-    start_from_position=rules.start_from_position,
-    decide=rules.decide,
-    evolve=evolve,
-    legal=legal,
-    grammar=grammar,
-    to_act=to_act,
-    outcome=outcome,
     seats=lambda state: state.seats,
-    view=view,
-    event_view=event_view,
-    export_position=position_of,
-    position_seats=lambda position: len(position.players),
-    hidden=hidden,
-    draw=svg,
-    view_type=JollyCargoView,
-    event_view_type=EventView,
+    out_of_turn=rules.out_of_turn,
+    decider=Decider(
+        start=rules.start,
+        decide=rules.decide,
+        evolve=evolve,
+        legal=legal,
+        grammar=grammar,
+        to_act=to_act,
+        outcome=outcome,
+        hidden=hidden,
+    ),
+    presentation=Presentation(
+        view_type=JollyCargoView,
+        view=view,
+        event_view_type=EventView,
+        event_view=event_view,
+        draw=svg,
+        timeout=TIMEOUT,
+        position=PositionForm(
+            type=Position,
+            start=rules.start_from_position,
+            export=position_of,
+            seats=lambda position: len(position.players),
+        ),
+    ),
 )

@@ -23,7 +23,6 @@ from domain.kernel import Rng, best_by_trial
 
 from . import commands as cmd
 from .board import INDEX, LOADING, SIZE, Colour, Square
-from .game import JOLLY_CARGO
 from .legal import legal
 from .state import State
 
@@ -96,6 +95,8 @@ class GreedyBot:
         self._trial = Rng(b"jolly-cargo/greedy/trial".ljust(32, b"."), 0)
 
     def choose(self, state: State, seat: int) -> cmd.Command:
+        from .game import JOLLY_CARGO  # the record names this bot (its ``timeout``)
+
         commands = legal(state, seat)
         if state.phase in ("crates", "ships"):
             return self.rng.choice(commands)

@@ -115,10 +115,10 @@ def validate(p: Position) -> None:
             continue
         if square in p.crates:
             raise _bad(f"{square} holds a crate and a worker")
+        for worker in stack:  # first: a Dockhand's check reads the id, so it must be one
+            claim(worker)
         if len(stack) > 1 and not all(is_dockhand(w) for w in stack):
             raise _bad(f"{square}: only Dockhands share a square")
-        for worker in stack:
-            claim(worker)
     for worker in [*p.water, *p.doctor]:
         claim(worker)
     for worker in p.doctor:

@@ -66,10 +66,8 @@ def _roll_off(rng: Rng, purpose: str, contenders: list[int]) -> ev.DiceRolled:
 
 # --- decide ----------------------------------------------------------------------------------
 def decide(state: State, seat: int, command: cmd.Command, rng: Rng) -> list[ev.E]:
-    if not 0 <= seat < state.seats:
-        raise RuleError("rule.no_such_seat", f"this game has seats 0 to {state.seats - 1}")
-    if state.phase == "finished":
-        raise RuleError("rule.game_over", "the game is over")
+    """``command`` by ``seat`` (the kernel has checked the seat is the game's, the game is not
+    over and the seat is to act, or is the mover told to wait: :func:`out_of_turn`)."""
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise RuleError("rule.unknown_command", f"CARGO has no command {type(command).__name__}")
@@ -100,9 +98,13 @@ def setup_seat(state: State) -> int:
     return state.order[state.placed % state.seats]
 
 
-def _expect_turn(state: State, seat: int, seat_to_act: int) -> None:
-    if seat != seat_to_act:
-        raise RuleError("rule.not_your_turn", f"it is seat {seat_to_act}'s turn, not seat {seat}'s")
+def out_of_turn(state: State, seat: int, command: cmd.Command) -> bool:
+    """In play, the player whose turn it is, while another seat places back a crate, is told
+    to wait (``rule.waiting_for_placement``), and a seat placing back a crate it does not hold
+    is told so (``rule.no_held_crate``), not that it is not their turn."""
+    return state.phase == "play" and (
+        seat == state.current or isinstance(command, cmd.PlaceHeldCrate)
+    )
 
 
 def _square(text: str) -> Square:
@@ -113,7 +115,6 @@ def _square(text: str) -> Square:
 
 
 def _place_crate(state: State, seat: int, c: cmd.PlaceCrate, rng: Rng) -> list[ev.E]:
-    _expect_turn(state, seat, setup_seat(state))
     square = _square(c.square)
     if square in CORNERS:
         raise RuleError("rule.corner", "crates may not be placed on the four corner squares")
@@ -137,7 +138,6 @@ def _crates_left(state: State) -> list[Colour]:
 
 
 def _choose_ship(state: State, seat: int, c: cmd.ChooseShip, rng: Rng) -> list[ev.E]:
-    _expect_turn(state, seat, setup_seat(state))
     if c.colour not in state.colours:
         raise RuleError("rule.ship_not_in_play", f"the {c.colour} ship is not in this game")
     taken = {p.colour for p in state.players}
@@ -155,7 +155,6 @@ def _choose_ship(state: State, seat: int, c: cmd.ChooseShip, rng: Rng) -> list[e
 
 
 def _place_worker(state: State, seat: int, c: cmd.PlaceWorker, rng: Rng) -> list[ev.E]:
-    _expect_turn(state, seat, setup_seat(state))
     colour = state.colour_of_seat(seat)
     if c.worker not in crew(colour):
         raise RuleError("rule.not_your_worker", f"{c.worker} is not one of your workers")
@@ -214,7 +213,7 @@ def _in_turn(state: State, seat: int) -> None:
             "rule.waiting_for_placement",
             f"seat {waiting[0]} must first place back the crate that reached their ship",
         )
-    _expect_turn(state, seat, state.mover())
+    state.mover()  # rule.wrong_phase when nobody is to move
     if state.moves_left == 0:
         raise RuleError(
             "rule.turn_over", "you have stopped moving: place back your held crates to end the turn"

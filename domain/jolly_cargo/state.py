@@ -97,12 +97,5 @@ class State(msgspec.Struct):
     def crates_on_dock(self, colour: str) -> int:
         return sum(1 for c in self.crates.values() if c == colour)
 
-    def occupants(self) -> dict[str, list[str]]:
-        """Square name → the workers on it."""
-        out: dict[str, list[str]] = {}
-        for worker, square in self.workers.items():
-            out.setdefault(square, []).append(worker)
-        return out
-
 
 _copy = copier(State)

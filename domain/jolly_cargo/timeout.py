@@ -1,4 +1,4 @@
-"""What a turn clock's expiry does in this game (:mod:`domain.platform.timeouts`): ``end_turn``
+"""What a turn clock's expiry does in this game (``Game.timeout``): ``end_turn``
 (the turn ends with the actions left unused); in the set-up, the first legal placement or ship.
 
 No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
@@ -6,7 +6,7 @@ No forfeit: the rules have none (docs/rules, "Decision: clocks")."""
 from __future__ import annotations
 
 from domain.kernel import Bot
-from domain.platform.timeouts import Timeout, bot_rng
+from domain.kernel.timeouts import Timeout, bot_rng
 
 from .greedy import GreedyBot
 
@@ -17,4 +17,4 @@ def sitting_in(seat: int, version: int) -> Bot:
     return GreedyBot(bot_rng(seat, version))
 
 
-TIMEOUT = Timeout.ending_turns("jolly-cargo", PREFER, sitting_in)
+TIMEOUT = Timeout(prefer=PREFER, bot=sitting_in)

@@ -6,12 +6,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from .errors import RuleError
 from .game import Game, Outcome
 from .localgame import LocalGame
 from .rng import Rng
+from .timeouts import Bot
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -52,13 +53,6 @@ def play_random_game(
             raise BotGameStalled(f"seat {seat} is to act but has no legal command")
         table.submit(seat, chooser.choice(options_now))
     raise BotGameStalled(f"no result after {max_commands} commands")
-
-
-class Bot(Protocol):
-    """A scripted player: the command it sends for ``seat`` in ``state`` (one that the rules
-    accept). It may keep a plan between calls: use one per seat and game."""
-
-    def choose(self, state: Any, seat: int) -> Any: ...
 
 
 def play_bot_game(

@@ -28,8 +28,9 @@ class CommandError(RuleError):
 
 
 def invalid_position(why: str) -> CommandError:
-    """The error of a position that could not occur (``position.invalid``), saying why."""
-    return CommandError("position.invalid", why)
+    """The error of a position that could not occur (``position.invalid``), saying why: cut
+    to 1,000 characters (a why names the sender's own values, which may be 100 KB long)."""
+    return CommandError("position.invalid", why if len(why) <= 1_000 else why[:1_000] + "…")
 
 
 class UnknownGame(KeyError):

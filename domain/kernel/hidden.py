@@ -41,7 +41,7 @@ opened only to its addressees (each is given the salt of its path).
 In the public form of an event, the value at each hidden path is replaced by the object
 ``{"commitment": "<64 hex digits>"}``. An *opening* of a path is its clear value and its salt:
 whoever holds one recomputes the commitment, puts it back at the path and so recovers the public
-form, whose canonical bytes the chain hashes (:mod:`service.eventstore.chain`).
+form, whose canonical bytes the chain hashes (:mod:`ledger.chain`).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ commands of the game at all) leaves every clock as it is. Kinds:
 * ``correspondence``: ``days`` per move.
 
 When a seat's deadline passes, ``clock.expired`` is appended with what the game's timeout rules
-make of it (:mod:`domain.platform.timeouts`): the turn ends as the rules allow. After
+make of it (``Game.expiry_command``): the turn ends as the rules allow. After
 ``sit_in_after`` expiries in a row (0: never), or when the player asks to leave, the game's
 greedy bot sits in for the seat (``clock.sat_in``) — its deadline is then the time it starts
 running, so it is due at once — until the seat's player sends a command with the seat's token
@@ -413,11 +413,19 @@ def timeout_moves(
     return Played(events, state, steps)
 
 
-def after_move(clock: Clock, rules: Any, state_after: Any, seat: int, now: datetime) -> ClockSet:
+def after_move(
+    clock: Clock,
+    rules: Any,
+    state_after: Any,
+    seat: int,
+    now: datetime,
+    asked: list[int] | None = None,
+) -> ClockSet:
     """The ``clock.set`` appended after ``seat``'s player's move, decided at ``now`` (a player
     whose seat the bot sat in for is back: ``clock.returned`` comes first, see
-    :func:`returning`)."""
-    to_act = _asked(rules, state_after)
+    :func:`returning`). ``asked``: the seats asked now when not the game's ``to_act`` (a
+    resignation or an abort: ``domain.platform.referee.decide``)."""
+    to_act = _asked(rules, state_after) if asked is None else asked
     returned = seat if clock.seats[seat].sitting_in else None
     return settle(clock, to_act, now, moved=seat, returned=returned)
 

@@ -5,7 +5,8 @@ commitment to the game's secret seed), ``lobby.joined`` for each seat taken (``l
 when the host takes one back before the start), then the game's own set-up and play events,
 with ``table.message`` events (table talk) anywhere after creation, and ``seed.revealed``
 appended with the events that finish the game. A game with a turn clock also holds the clock
-events (``clock.*``, :mod:`domain.platform.clocks`).
+events (``clock.*``, :mod:`domain.platform.clocks`), and a game ended other than by its rules
+``game.resigned`` / ``game.aborted`` (:func:`domain.platform.referee.decide`).
 Platform event types contain a dot; a game's own event types never do, so folding a game skips
 platform events by type alone.
 """
@@ -30,7 +31,7 @@ class LobbyCreated(
     #: Hex SHA-256 of the game's secret seed (revealed when the game ends).
     seed_commitment: str
     position: Any = None
-    #: The canonical form of the game's events (``service.eventstore.chain``): 1 (absent) = hidden
+    #: The canonical form of the game's events (``ledger.chain``): 1 (absent) = hidden
     #: values
     #: hashed in the clear, as games created before version 2 were; 2 = salted commitments.
     canonical: int = 1
@@ -65,6 +66,36 @@ class TableMessage(msgspec.Struct, frozen=True, tag="table.message", tag_field="
     text: str
 
 
+class Resign(
+    msgspec.Struct, frozen=True, tag="resign", tag_field="type", forbid_unknown_fields=True
+):
+    """A platform command (docs/api.md "Ending a game"): a seat gives the game up."""
+
+
+class Abort(
+    msgspec.Struct, frozen=True, tag="abort", tag_field="type", forbid_unknown_fields=True
+):
+    """A platform command: a seat calls the game off before every seat has moved."""
+
+
+#: The platform's commands ending a game, sent like a game's commands
+#: (``domain.platform.referee.decide``).
+Ending = Resign | Abort
+ENDING_COMMANDS = frozenset({"resign", "abort"})
+
+
+class Resigned(msgspec.Struct, frozen=True, tag="game.resigned", tag_field="type"):
+    """``seat`` resigned: ranked last, never asked again; with one seat left the game ends."""
+
+    seat: int
+
+
+class Aborted(msgspec.Struct, frozen=True, tag="game.aborted", tag_field="type"):
+    """``seat`` called the game off before every seat had moved: it ends with no result."""
+
+    seat: int
+
+
 class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="type"):
     """Appended with the events that end the game: the secret seed, in hex, so anyone can
     check it against ``lobby.created.seed_commitment`` and re-run every shuffle and roll."""
@@ -72,7 +103,16 @@ class SeedRevealed(msgspec.Struct, frozen=True, tag="seed.revealed", tag_field="
     seed: str
 
 
-PlatformEvent = LobbyCreated | LobbyJoined | LobbyLeft | TableMessage | SeedRevealed | ClockEvent
+PlatformEvent = (
+    LobbyCreated
+    | LobbyJoined
+    | LobbyLeft
+    | TableMessage
+    | SeedRevealed
+    | ClockEvent
+    | Resigned
+    | Aborted
+)
 
 
 def is_platform(event_type: str) -> bool:

@@ -4,7 +4,7 @@ what lets projections be repaired or rebuilt from PostgreSQL at any time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Generic, Literal, Protocol, TypeVar
 
@@ -15,9 +15,13 @@ from domain.kernel import AUDITOR, SPECTATOR, Outcome, Viewer, decoder, seat, ty
 from domain.kernel.grammar import Rule, legal_answer
 from domain.platform.clocks import Clock, ClockSet, ClockTerms, new_clock
 from domain.platform.events import (
+    Abort,
+    Aborted,
     LobbyCreated,
     LobbyJoined,
     LobbyLeft,
+    Resign,
+    Resigned,
     TableMessage,
     decode_platform,
     is_platform,
@@ -59,6 +63,12 @@ class Table(msgspec.Struct):
     edition: int = 1
     #: Every seat's turn clock (None: the game has none), as the last ``clock.set`` left it.
     clock: Clock | None = None
+    #: The seats that resigned, in order (``game.resigned``; docs/api.md "Ending a game").
+    resigned: list[int] = []
+    #: Why the game ended when not by its rules (``resigned``, ``aborted``), else None.
+    ended: str | None = None
+    #: The seats that have made a move (what ``abort`` asks: until every seat has moved).
+    moved: list[int] = []
 
     @property
     def rules(self) -> AnyGame:
@@ -104,10 +114,21 @@ def fold_stream(table: Table | None, events: Iterable[StreamEvent], game_id: str
                 table.messages.append(platform)
             elif isinstance(platform, ClockSet) and table.clock is not None:
                 table.clock = Clock(table.clock.terms, list(platform.seats), platform.idle)
+            elif isinstance(platform, Resigned):
+                table.resigned = [*table.resigned, platform.seat]
+                if len(remaining_seats(table.seats, table.resigned)) <= 1:
+                    table.ended, table.status = "resigned", "finished"
+            elif isinstance(platform, Aborted):
+                table.ended, table.status = "aborted", "finished"
             continue
         rules = table.rules
         table.state = rules.evolve(table.state, rules.decode_event(event.data))
-        table.status = "finished" if rules.outcome(table.state) is not None else "active"
+        # A move: a game event a command appended (the set-up's have no command).
+        mover = getattr(event, "seat", None) if getattr(event, "command_id", None) else None
+        if mover is not None and mover not in table.moved:
+            table.moved = [*table.moved, mover]
+        finished = table.ended is not None or rules.outcome(table.state) is not None
+        table.status = "finished" if finished else "active"
     if table is None:
         raise ValueError("an empty stream has no table")
     return table
@@ -121,6 +142,30 @@ def copy_table(table: Table) -> Table:
 
 def encode_table(table: Table) -> bytes:
     return msgspec.json.encode(table)
+
+
+#: A replay snapshot (the encoded table) is kept after every event whose version is a multiple.
+SNAPSHOT_EVERY = 100
+
+
+def fold_collecting(
+    table: Table | None, events: Sequence[StreamEvent], game_id: str, every: int = SNAPSHOT_EVERY
+) -> tuple[Table, dict[int, bytes]]:
+    """Fold ``events`` onto ``table`` (not mutated); also return the encoded snapshots of every
+    multiple of ``every`` passed on the way."""
+    snapshots: dict[int, bytes] = {}
+    current = None if table is None else copy_table(table)
+    start = 0
+    for i, event in enumerate(events):
+        if event.version % every == 0:
+            current = fold_stream(current, events[start : i + 1], game_id)
+            snapshots[event.version] = encode_table(current)
+            current = copy_table(current)
+            start = i + 1
+    current = fold_stream(current, events[start:], game_id) if start < len(events) else current
+    if current is None:
+        raise ValueError("nothing to fold")
+    return current, snapshots
 
 
 def decode_table(raw: bytes) -> Table:
@@ -209,7 +254,7 @@ class GameDocument(msgspec.Struct, Generic[V], frozen=True, kw_only=True, omit_d
     ] = None
 
 
-class LegalDocument(msgspec.Struct, frozen=True, kw_only=True):
+class LegalDocument(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """The body of ``GET /v1/games/{id}/legal`` for one seat (docs/api.md, "legal")."""
 
     version: int
@@ -218,6 +263,13 @@ class LegalDocument(msgspec.Struct, frozen=True, kw_only=True):
     grammar: Annotated[
         list[Rule], Meta(description="Rules deriving the accepted commands not listed")
     ]
+    endings: Annotated[
+        list[Any],
+        Meta(
+            description="The platform's commands ending the game the seat may send now "
+            "(resign, abort; docs/api.md 'Ending a game'), on its turn or not; absent: none"
+        ),
+    ] = []
 
 
 def game_document(table: Table, key: str, everything: bool | None = None) -> GameDocument[Any]:
@@ -225,7 +277,7 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> Gam
     rules = table.rules
     viewer = viewer_of(key, table, everything)
     state = table.state
-    outcome = rules.outcome(state) if state is not None else None
+    outcome = table_result(table)
     seat_no = int(key[5:]) if key.startswith("seat:") else None
     return GameDocument(
         id=table.game_id,
@@ -233,7 +285,7 @@ def game_document(table: Table, key: str, everything: bool | None = None) -> Gam
         status=table.status,
         version=table.version,
         seats=[SeatName(seat=i, name=n) for i, n in enumerate(table.names)],
-        to_act=rules.to_act(state) if state is not None else [],
+        to_act=table_to_act(table),
         view=rules.view(state, viewer) if state is not None else None,
         result=outcome,
         messages=[m for m in table.messages if message_visible_to(m, seat_no)],
@@ -268,7 +320,74 @@ def legal_document(table: Table, seat_no: int) -> LegalDocument:
     (msgspec encodes them as it would their builtins, without building the builtins)."""
     commands: list[Any] = []
     grammar: list[Rule] = []
-    if table.state is not None and table.status == "active":
+    if table.state is not None and table.status == "active" and seat_no not in table.resigned:
         commands = table.rules.legal(table.state, seat_no)
         grammar = table.rules.grammar(table.state, seat_no, commands)
-    return LegalDocument(version=table.version, **legal_answer(commands, grammar))
+    return LegalDocument(
+        version=table.version,
+        **legal_answer(commands, grammar),
+        endings=ending_commands(table, seat_no),
+    )
+
+
+# --- a game ended other than by its rules (docs/api.md "Ending a game") -----------------------
+def remaining_seats(seats: int, resigned: list[int]) -> list[int]:
+    return [s for s in range(seats) if s not in resigned]
+
+
+def live(table: Table) -> bool:
+    return table.state is not None and table.status == "active"
+
+
+def abortable(table: Table) -> bool:
+    """Whether the game may still be called off: live, and some seat has not moved yet."""
+    return live(table) and len(set(table.moved)) < table.seats
+
+
+def ending_commands(table: Table, seat_no: int) -> list[Any]:
+    """The ending commands ``seat_no`` may send now (``/legal``'s ``endings``)."""
+    if not live(table) or not 0 <= seat_no < table.seats or seat_no in table.resigned:
+        return []
+    return [Resign(), Abort()] if abortable(table) else [Resign()]
+
+
+def table_result(table: Table) -> Outcome | None:
+    """The table's result: the platform's ending (``reason``), or the game's own with the
+    resigned seats ranked last."""
+    if table.ended == "aborted":
+        return Outcome(scores=[], winners=[], details={}, reason="aborted")
+    if table.ended == "resigned":
+        left = remaining_seats(table.seats, table.resigned)
+        return Outcome(
+            scores=[1 if s in left else 0 for s in range(table.seats)],
+            winners=left,
+            details={"resigned": list(table.resigned)},
+            reason="resigned",
+        )
+    if table.state is None:
+        return None
+    result: Outcome | None = table.rules.outcome(table.state)
+    if result is None or not table.resigned:
+        return result
+    return ranked_last(result, table.resigned)
+
+
+def ranked_last(result: Outcome, resigned: list[int]) -> Outcome:
+    """A game's own result with the resigned seats ranked last: never winners (the best of the
+    others by score win instead, if every winner had resigned)."""
+    winners = [s for s in result.winners if s not in resigned]
+    if not winners:
+        others = [s for s in range(len(result.scores)) if s not in resigned]
+        best = max((result.scores[s] for s in others), default=None)
+        winners = [s for s in others if result.scores[s] == best]
+    return msgspec.structs.replace(
+        result, winners=winners, details={**result.details, "resigned": list(resigned)}
+    )
+
+
+def table_to_act(table: Table) -> list[int]:
+    """The seats the table waits for: the game's, never a resigned seat, none once ended."""
+    if table.state is None or table.ended is not None:
+        return []
+    waiting: list[int] = table.rules.to_act(table.state)
+    return [s for s in waiting if s not in table.resigned]

@@ -42,7 +42,7 @@ class AuditCache:
         fingerprint = await self.history.store.fingerprint(game_id)
         if fingerprint is None:
             raise NotFound("game.not_found", f"no game {game_id}")
-        unrecorded = await self.history.store.refusals.unrecorded(game_id)
+        unrecorded = await self.history.store.unrecorded_refusals(game_id)
         return f'"{bytes(fingerprint).hex()[:40]}"', bytes(fingerprint), unrecorded
 
     async def report(
@@ -71,7 +71,7 @@ class AuditCache:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._running[key] = future
         try:
-            stored = await self.history.store.kept.get(
+            stored = await self.history.store.kept_document(
                 game_id, "audit", [kept.EVERYONE], fingerprint
             )
             if stored is not None:  # a finished game's report, kept in PostgreSQL
@@ -87,7 +87,7 @@ class AuditCache:
                 row = await self.history.store.get_game(game_id)
                 if row is not None and row.status == "finished":
                     body = msgspec.json.encode(report)
-                    await self.history.store.kept.put(
+                    await self.history.store.keep_document(
                         game_id, "audit", kept.EVERYONE, fingerprint, body
                     )
             future.set_result(report)

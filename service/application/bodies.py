@@ -25,11 +25,14 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     invited: Annotated[list[str], msgspec.Meta(max_length=MAX_INVITED)] | None = None
     #: The turn clock's terms (None: no clock; docs/api.md, "Clocks").
     clock: ClockTerms | None = None
+    #: The seat a creator with a player key takes (None: the first; docs/api.md, "Players").
+    seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class JoinGame(msgspec.Struct, forbid_unknown_fields=True):
-    name: str
     invite_code: str
+    #: The player's name (not needed with a player key: the seat takes the player's own).
+    name: str | None = None
     seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
@@ -42,4 +45,3 @@ class CommandBody(msgspec.Struct, forbid_unknown_fields=True):
 class MessageBody(msgspec.Struct, forbid_unknown_fields=True):
     to: list[int] | str
     text: str
-

@@ -14,15 +14,15 @@ from collections.abc import AsyncGenerator
 import msgspec
 import structlog
 
-from projections.store import ProjectionStore
 from service.application.documents import Documents
+from service.application.projection import Projection
 from service.application.seats import Grant, Seats
 
 log = structlog.get_logger("manifest")
 
 
 class LiveChanges:
-    def __init__(self, seats: Seats, documents: Documents, projections: ProjectionStore) -> None:
+    def __init__(self, seats: Seats, documents: Documents, projections: Projection) -> None:
         self.seats = seats
         self.documents = documents
         self.projections = projections
@@ -38,7 +38,7 @@ class LiveChanges:
         :class:`StoreUnavailable` when changes can no longer be heard."""
         game_id, field = grant.game_id, grant.field
         sent = -1
-        versions = self.projections.subscribe(game_id)
+        versions = self.projections.store.subscribe(game_id)
         try:
             async for version in versions:
                 if version is not None and version <= sent:

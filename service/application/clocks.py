@@ -6,7 +6,7 @@ statement on the game's version and head (the store's ``append_command``, as a c
 recorded in ``commands`` with the seat it concerns, hash-chained, audited.
 
 Exactly once: every instance runs a firer; each claims due deadlines for a lease
-(``EventStore.deadlines``: ``FOR UPDATE SKIP LOCKED``), so one instance holds a deadline at a
+(``EventLog.claim_deadlines``: ``FOR UPDATE SKIP LOCKED``), so one instance holds a deadline at a
 time; the append's compare-and-set makes a second firing (after a lease lapsed on a slow
 instance) or a firing that lost to a move append nothing. Deadlines live in PostgreSQL, so
 they fire after a restart of every instance. Lateness: a due deadline is claimed within
@@ -33,15 +33,16 @@ from domain.kernel.folding import events_at_most
 from domain.platform import clocks, referee
 from domain.platform.clocks import ClockTerms, ClockTermsInvalid, check_terms
 from domain.platform.table import Table
-from service.application.answers import MessageAnswer, Receipt
+from ledger.answers import Receipt
+from ledger.receipts import Signer
+from ledger.ruling import Ruling, accepted_answer, chained, rule_events
+from service.application.answers import MessageAnswer
 from service.application.errors import Conflict, RefusedByRules
-from service.application.ruling import Ruling, accepted_answer, rule_events
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
-from service.audit.receipts import Signer
-from service.eventstore.records import AcceptedCommand, NewEvent
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
+from service.eventstore.records import AcceptedCommand
 
 if TYPE_CHECKING:
     from service.application.play import Play
@@ -139,7 +140,7 @@ class Clocks:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventLog,
         tables: Tables,
         seats: Seats,
         writes: Writes,
@@ -167,7 +168,7 @@ class Clocks:
                 if row is not None and row.head != head:  # this process's table is behind
                     self.tables.forget(game_id)
                     continue
-                await self.store.deadlines.correct(
+                await self.store.correct_deadline(
                     game_id, table.version, clocks.next_deadline(table.clock)
                 )
                 return False
@@ -199,32 +200,32 @@ class Clocks:
         """Append a decision taken for ``seat`` without its token (an expiry, or the bot's
         move for a seat it sits in for) on the game at (``table.version``, ``head``), recorded
         at ``at`` as ``command``, with the compare-and-set statement of every command
-        (``EventStore.append_command``). False (nothing appended, the cached table dropped)
+        (``EventLog.append_command``). False (nothing appended, the cached table dropped)
         when the game moved first: decide again on the fresh state."""
         new = ruling.table
         keys = self.tables.known_keys(table.game_id)
+        command_id = str(uuid.uuid4())
+        stored = chained(ruling, head, seat, command_id, at)
         appended = await self.store.append_command(
             AcceptedCommand(
                 game_id=table.game_id,
                 version=table.version,
                 head=head,
-                events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
+                stored=stored,
                 seat=seat,
-                command_id=str(uuid.uuid4()),
-                at=at,
+                command_id=command_id,
                 status=new.status if new.status != table.status else None,
                 result=ruling.result,
                 idempotency_key=None,
                 command_type=str(command.get("type", ""))[:64],
                 body={"command": command},
                 received_at=at,
-            ),
-            respond=lambda stored: accepted_answer(self.signer, new, seat, stored, keys),
+                response=accepted_answer(self.signer, new, seat, stored, keys),
+            )
         )
-        if appended is None:
+        if not appended:
             self.tables.forget(table.game_id)
             return False
-        stored, _ = appended
         self.tables.remember(new, stored[-1].hash)
         self.writes.project(new, ruling.snapshots)
         return True
@@ -319,8 +320,8 @@ class ClockFirer:
         """Claim the due deadlines and fire them; True if any was claimed (there may be more:
         claim again without waiting)."""
         now = self.clock()
-        deadlines = self.clocks.store.deadlines
-        claims = await deadlines.claim(now, now + self.lease, self.owner, self.batch)
+        store = self.clocks.store
+        claims = await store.claim_deadlines(now, now + self.lease, self.owner, self.batch)
         for claim in claims:
             try:
                 await self.fire(claim.game_id)
@@ -329,7 +330,7 @@ class ClockFirer:
                 # other games of the claim still fire.
                 log.exception("clock firing failed", game=claim.game_id, error=repr(error))
                 continue
-            await deadlines.release(claim.game_id, self.owner)
+            await store.release_deadline(claim.game_id, self.owner)
         return bool(claims)
 
     async def fire(self, game_id: str) -> bool:

@@ -12,8 +12,6 @@ import msgspec
 import structlog
 
 from domain.platform.table import Table
-from projections.projector import Projector
-from projections.store import StoreUnavailable
 from service.application.errors import NotFound
 from service.application.freshness import (
     TIERS,
@@ -24,10 +22,11 @@ from service.application.freshness import (
     projected_view,
     projection_current,
 )
+from service.application.projection import Projection, ProjectionDown
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.tokens import HOST_PREFIX
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
 
 log = structlog.get_logger("manifest")
 
@@ -36,7 +35,7 @@ class Documents:
     """The current game as a viewer sees it, and a seat's legal commands."""
 
     def __init__(
-        self, store: EventStore, tables: Tables, seats: Seats, projector: Projector
+        self, store: EventLog, tables: Tables, seats: Seats, projector: Projection
     ) -> None:
         self.store = store
         self.tables = tables
@@ -95,7 +94,7 @@ class Documents:
         if current and self.tables.cached(game_id, stored.head, stored.version) is None:
             try:
                 table = await self.projector.load(game_id)
-            except StoreUnavailable as error:
+            except ProjectionDown as error:
                 log.warning("view built from PostgreSQL", game=game_id, reason=str(error))
                 table = None
             if table is not None and projected_table_answers(table, stored):
@@ -106,7 +105,7 @@ class Documents:
         """(version, field) of the projection; (None, None) when Redis fails."""
         try:
             have, raw = await self.projector.store.fields(game_id, ["version", field])
-        except StoreUnavailable as error:
+        except ProjectionDown as error:
             log.warning("view served from PostgreSQL", game=game_id, reason=str(error))
             return None, None
         return have, raw
@@ -127,5 +126,5 @@ class Documents:
         return msgspec.json.encode(doc)
 
     async def legal_document(self, game_id: str, token: str | None) -> bytes:
-        seat = await self.seats.require_seat(game_id, token)
+        seat = await self.seats.require_seat(game_id, token, "read")  # a read, not an act
         return await self.document(game_id, f"legal:{seat}")

@@ -30,8 +30,8 @@ from prometheus_client import Counter
 from redis.exceptions import RedisError
 
 from infra.pool import PG_TROUBLE, ROLLED_BACK, NotSent
-from projections.store import StoreUnavailable
 from service.application.errors import Unavailable
+from service.application.projection import ProjectionDown
 from service.settings import Settings
 
 log = structlog.get_logger("manifest")
@@ -88,7 +88,7 @@ class Faults:
         if isinstance(error, NotSent):
             detail = f"PostgreSQL is unavailable ({error}); {NOT_RECORDED}"
             return self.unavailable("postgres", detail)
-        if isinstance(error, StoreUnavailable | RedisError):
+        if isinstance(error, ProjectionDown | RedisError):
             return self.unavailable("redis", f"Redis is unavailable ({error}); try again")
         if isinstance(error, ROLLED_BACK):
             if isinstance(error, asyncpg.exceptions.LockNotAvailableError):

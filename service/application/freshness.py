@@ -46,7 +46,7 @@ import enum
 from typing import NamedTuple
 
 from domain.platform.table import Table
-from projections.store import split_view
+from service.application.projection import view_version
 
 
 class Stored(NamedTuple):
@@ -83,7 +83,7 @@ def projected_view(raw: bytes | None, stored: Stored) -> bytes | None:
     stored one or newer), else None."""
     if raw is None or Tier.PROJECTED not in TIERS:
         return None
-    have, body = split_view(raw)
+    have, body = view_version(raw)
     return body if have is not None and have >= stored.version else None
 
 

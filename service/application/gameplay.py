@@ -38,18 +38,19 @@ folded from PostgreSQL instead, and repaired.
 
 from __future__ import annotations
 
-from projections.projector import Projector
+from ledger.receipts import Signer
 from service.application.clocks import Clocks
 from service.application.documents import Documents
 from service.application.faults import Faults
 from service.application.lobby import Lobby
 from service.application.play import Play
+from service.application.players import Players
+from service.application.projection import Projection
 from service.application.queries import Queries
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.talk import Talk
-from service.audit.receipts import Signer
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
 
 
 class Manifest:
@@ -59,8 +60,8 @@ class Manifest:
     def __init__(
         self,
         *,
-        store: EventStore,
-        projector: Projector,
+        store: EventLog,
+        projector: Projection,
         signer: Signer,
         faults: Faults,
         tables: Tables,
@@ -71,6 +72,7 @@ class Manifest:
         documents: Documents,
         queries: Queries,
         clocks: Clocks,
+        players: Players,
     ) -> None:
         self.store = store
         self.projector = projector
@@ -84,3 +86,4 @@ class Manifest:
         self.documents = documents
         self.queries = queries
         self.clocks = clocks
+        self.players = players

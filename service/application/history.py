@@ -14,23 +14,24 @@ import msgspec
 from domain.kernel import AUDITOR, SPECTATOR, Viewer
 from domain.kernel import seat as seat_viewer
 from domain.kernel.messages import DEFAULT
-from domain.platform.table import Table, fold_stream, game_document
+from domain.platform.table import SNAPSHOT_EVERY, Table, fold_stream, game_document
 from domain.registry import AnyGame
-from projections.projector import Projector
-from projections.replay import SNAPSHOT_EVERY, Replayer
-from projections.store import StoreUnavailable
-from service.application.answers import (
-    DisputeFile,
-    EventsPage,
-    Inclusion,
-    Receipt,
-    ReplayView,
-)
+from ledger.adjudication import Progress
+from ledger.answers import Receipt
+from ledger.audit import audit
+from ledger.commitments import Keys, shown
+from ledger.evidence import Evidence
+from ledger.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
+from ledger.receipts import Signer
+from ledger.records import CommandRecord, StoredEvent
+from ledger.treeheads import inclusion
+from service.application.answers import DisputeFile, EventsPage, Inclusion, ReplayView
 from service.application.changes import LiveChanges
-from service.application.disputes import dispute_file, disputed
+from service.application.disputes import TreeCache, dispute_file, disputed
 from service.application.documents import Documents
 from service.application.errors import NotFound
 from service.application.gameplay import Manifest
+from service.application.projection import Projection, ProjectionDown, Replay, replayer
 from service.application.redaction import (
     key_of,
     redacted_command,
@@ -43,15 +44,8 @@ from service.application.redaction import (
 )
 from service.application.seats import Grant, Seats
 from service.application.tables import Tables, check_game_id
-from service.audit.adjudication import Progress
-from service.audit.audit import audit
-from service.audit.commitments import Keys, shown
-from service.audit.evidence import Evidence
-from service.audit.exportfile import EXPORT_FORMAT, ExportedGame, ExportFile, Opening
-from service.audit.receipts import Signer
-from service.audit.treeheads import TreeCache, inclusion
-from service.eventstore.records import CommandRecord, GameRow, StoredEvent
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
+from service.eventstore.records import GameRow
 
 MAX_PAGE = 1000
 #: A replay line carries the view after its event every KEYFRAME_EVERY events (and on the
@@ -99,13 +93,13 @@ class History:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventLog,
         tables: Tables,
         seats: Seats,
         documents: Documents,
-        projector: Projector,
+        projector: Projection,
         signer: Signer,
-        replayer: Replayer,
+        replayer: Replay,
     ) -> None:
         self.store = store
         self.tables = tables
@@ -116,7 +110,7 @@ class History:
         self.replayer = replayer
         self.trees = TreeCache()
         #: the caller's document after every change, one read shared per change
-        self.live = LiveChanges(seats, documents, projector.store)
+        self.live = LiveChanges(seats, documents, projector)
 
     @classmethod
     def of(cls, manifest: Manifest) -> History:
@@ -138,7 +132,7 @@ class History:
             manifest.documents,
             manifest.projector,
             manifest.signer,
-            Replayer(manifest.projector.store, read_range, SNAPSHOT_EVERY),
+            replayer(manifest.projector, read_range),
         )
 
     async def _caller(self, game_id: str, token: str | None) -> tuple[GameRow, int | None, Viewer]:
@@ -172,7 +166,7 @@ class History:
         projection's, or (Redis failing) folded from PostgreSQL."""
         try:
             table = await self.projector.load(game_id)
-        except StoreUnavailable:
+        except ProjectionDown:
             table = None
         if table is None:
             _, table = await self.tables.current(game_id)
@@ -319,7 +313,7 @@ class History:
         keys = await self.tables.keys(game_id)
         live = row.status != "finished"
         tree = self.trees.tree(game_id, [bytes(e.hash) for e in events])
-        # event n's O(log n) inclusion proof under a signed tree head (service.audit.treeheads)
+        # event n's O(log n) inclusion proof under a signed tree head (ledger.treeheads)
         proof = inclusion(self.signer, game_id, tree, n, bytes(events[-1].hash))
         receipt = Receipt(**self.signer.receipt(game_id, row.version, row.head.hex()))
         # pure, and over the whole game's events and commands: in a thread, as the audit

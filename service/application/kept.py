@@ -33,9 +33,9 @@ from collections.abc import Awaitable, Callable
 from prometheus_client import Counter
 
 from domain.kernel.messages import DEFAULT
+from ledger.exportfile import encode_export
 from service.application.errors import NotFound
 from service.application.history import History, ReplayPlan
-from service.audit.exportfile import encode_export
 from service.eventstore import kept
 
 KEPT = Counter(
@@ -149,7 +149,7 @@ class Kept:
     async def _kept_replay(self, plan: ReplayPlan) -> bytes:
         stamp = _replay_stamp(plan)
         kind = _replay_kind(plan)
-        body = await self.history.store.kept.get(
+        body = await self.history.store.kept_document(
             plan.game_id, kind, [kept.EVERYONE, plan.key], stamp
         )
         if body is not None:
@@ -158,7 +158,7 @@ class Kept:
         body, private = await self.history.replay_body(plan)
         self.computed += 1
         klass = plan.key if private else kept.EVERYONE
-        stored = await self.history.store.kept.put(plan.game_id, kind, klass, stamp, body)
+        stored = await self.history.store.keep_document(plan.game_id, kind, klass, stamp, body)
         KEPT.labels("replay", "computed" if stored else "not_kept").inc()
         return body
 
@@ -179,7 +179,7 @@ class Kept:
     ) -> tuple[bytes, bool]:
         """The export's bytes for the caller, and whether they are those of ``fingerprint``
         (False: the rows moved while it was computed; send it without the ETag)."""
-        body = await self.history.store.kept.get(game_id, "export", [klass], fingerprint)
+        body = await self.history.store.kept_document(game_id, "export", [klass], fingerprint)
         if body is not None:
             KEPT.labels("export", "read").inc()
             return body, True
@@ -194,6 +194,8 @@ class Kept:
         after = await self.history.store.fingerprint(game_id)
         same = after is not None and bytes(after) == fingerprint
         if same and finished:
-            stored = await self.history.store.kept.put(game_id, "export", klass, fingerprint, body)
+            stored = await self.history.store.keep_document(
+                game_id, "export", klass, fingerprint, body
+            )
             KEPT.labels("export", "computed" if stored else "not_kept").inc()
         return body, same

@@ -20,8 +20,9 @@ from domain.platform.events import (
     LobbyJoined,
     LobbyLeft,
 )
-from domain.platform.table import Table, game_document
+from domain.platform.table import Table, game_document, table_to_act
 from domain.registry import AnyGame, current_edition, get_game
+from ledger.commitments import CANONICAL, Keys
 from service.application.answers import (
     CreatedGame,
     GameList,
@@ -39,6 +40,7 @@ from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.tokens import (
     HOST_PREFIX,
+    PLAYER_PREFIX,
     SEAT_PREFIX,
     new_invite_code,
     new_seed,
@@ -46,8 +48,9 @@ from service.application.tokens import (
     token_hash,
 )
 from service.application.writes import Writes
-from service.audit.commitments import CANONICAL, Keys
-from service.eventstore.store import EventStore, Locked, SeatTaken
+from service.eventstore.players import KeyHolder
+from service.eventstore.port import EventLog, LockedGame
+from service.eventstore.records import SeatTaken
 
 
 def _names(values: list[str], seats: int) -> list[str]:
@@ -67,7 +70,7 @@ class Lobby:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventLog,
         tables: Tables,
         seats: Seats,
         writes: Writes,
@@ -78,13 +81,17 @@ class Lobby:
         self.tables = tables
         self.seats = seats
         self.writes = writes
-        #: The canonical form new games are created in (``service.eventstore.chain``; 1 only to
+        #: The canonical form new games are created in (``ledger.chain``; 1 only to
         #: test that games created before commitments still verify).
         self.canonical = canonical
         #: The operator's bounds kept in a new game's clock terms.
         self.clock_limits = clock_limits or ClockLimits()
 
-    async def create(self, req: CreateGame) -> CreatedGame:
+    async def create(self, req: CreateGame, token: str | None = None) -> CreatedGame:
+        """A new game; created with a player key (``token``), its creator takes the seat
+        ``req.seat`` names (else the first), bound to the player (docs/api.md, "Players")."""
+        creator = None if token is None else await _player_of(self.seats, token)
+        _check_creator(creator, req)
         try:
             rules = get_game(req.game)
         except UnknownGame:
@@ -103,6 +110,9 @@ class Lobby:
             position = _problem_from(lambda: rules.decode_position(req.position or {}))
         players = None if req.players is None else _names(req.players, req.seats)
         invited = _invited(req.invited, players)
+        mine = 0 if req.seat is None else req.seat
+        if creator and invited and not any(alike(creator.name, n) for n in invited):
+            raise RefusedByRules("lobby.bad_players", "invite the creator's name too")
         seed = new_seed()
         message_key = new_seed() if self.canonical >= CANONICAL else None
         # Dry run of the set-up, so bad options or positions never leave a game behind.
@@ -145,8 +155,15 @@ class Lobby:
                 await locked.set_seat(i, name, token_hash(token))
                 seats[i] = SeatSlot(seat=i, name=name, token=token)
                 pending.append(LobbyJoined(i, name))
+            if creator is not None:
+                token = new_token(SEAT_PREFIX)
+                await locked.set_seat(
+                    mine, creator.name, token_hash(token), player=creator.player_id
+                )
+                seats[mine] = SeatSlot(seat=mine, name=creator.name, token=token)
+                pending.append(LobbyJoined(mine, creator.name))
             table = await self.writes.append(locked, pending, snapshots, seat=None, command_id=None)
-            if players is not None:
+            if players is not None or (creator is not None and req.seats == 1):
                 table = await self._start(locked, table, snapshots)
             locked_row = locked.row
         for slot in seats:  # committed: the tokens are valid now (cached once started only:
@@ -163,11 +180,11 @@ class Lobby:
             invite_code=row.invite_code,
             seats=seats,
             # started at once: who acts, and the game as the host (no seat) sees it
-            to_act=rules.to_act(table.state) if started else [],
+            to_act=table_to_act(table) if started else [],
             view=game_document(table, "spectator").view if started else None,
         )
 
-    async def _open_table(self, locked: Locked) -> Table:
+    async def _open_table(self, locked: LockedGame) -> Table:
         """The locked game's table, which must still be open (a lobby action): else 409."""
         table = await self.tables.at_lock(locked)
         if table.status != "open":
@@ -183,17 +200,22 @@ class Lobby:
             return rules.start_from_position(position, rng)
         return rules.start(options, seats, rng)
 
-    async def join(self, game_id: str, req: JoinGame) -> Joined:
+    async def join(self, game_id: str, req: JoinGame, token: str | None = None) -> Joined:
+        """Take a seat with the invite code; with a player key (``token``) the seat is bound
+        to the player and takes its name (a ``name`` sent must be alike it)."""
+        player = None if token is None else await _player_of(self.seats, token)
         row = await self.tables.row(game_id)
         if not hmac.compare_digest(req.invite_code.encode(), row.invite_code.encode()):
             raise Forbidden("lobby.bad_invite", "the invite code does not match this game")
-        name = player_name(req.name)
+        name = _joiner_name(player, req.name)
         token = new_token(SEAT_PREFIX)
         snapshots: dict[int, bytes] = {}
         async with self.store.lock(game_id) as locked:
             table = await self._open_table(locked)
             _check_invited(table, name)
             free = [i for i, n in enumerate(table.names) if n is None]
+            if player is not None and await locked.seat_of_player(player.player_id) is not None:
+                raise Conflict("lobby.already_seated", "the player has a seat in this game")
             if any(n is not None and alike(n, name) for n in table.names):
                 raise Conflict("lobby.name_taken", f"a player called {name!r} has joined")
             if req.seat is not None:
@@ -207,7 +229,12 @@ class Lobby:
             else:
                 chosen = free[0]
             try:
-                await locked.set_seat(chosen, name, token_hash(token))
+                await locked.set_seat(
+                    chosen,
+                    name,
+                    token_hash(token),
+                    player=None if player is None else player.player_id,
+                )
             except SeatTaken:
                 raise Conflict("lobby.seat_taken", f"seat {chosen} is taken") from None
             table = await self.writes.append(
@@ -250,7 +277,7 @@ class Lobby:
         self.writes.project(table, snapshots)
         return Started(id=game_id, status=table.status, version=table.version)
 
-    async def _start(self, locked: Locked, table: Table, snapshots: dict[int, bytes]) -> Table:
+    async def _start(self, locked: LockedGame, table: Table, snapshots: dict[int, bytes]) -> Table:
         rules = table.rules
         seed = await self.tables.seed(table.game_id)
         created = await locked.read(after=0, limit=1)
@@ -288,6 +315,41 @@ class Lobby:
             for r in rows
         ]
         return GameList(games=games, next=nxt)
+
+
+async def _player_of(seats: Seats, token: str) -> KeyHolder | None:
+    """The player a lobby request is made by (a player key holding ``play``), if any; other
+    tokens are not read here (the lobby takes none)."""
+    if not token.startswith(PLAYER_PREFIX):
+        return None
+    return await seats.player(token, "play")
+
+
+def _check_creator(creator: KeyHolder | None, req: CreateGame) -> None:
+    """A creator with a player key takes a seat in range and names no players; ``seat`` is a
+    player key's alone."""
+    if creator is None:
+        if req.seat is not None:
+            raise RefusedByRules("lobby.no_such_seat", "seat names a player key's seat")
+        return
+    if req.players is not None:
+        raise RefusedByRules(
+            "lobby.bad_players", "with a player key, name no players: the others join"
+        )
+    if req.seat is not None and req.seat >= req.seats:
+        raise RefusedByRules("lobby.no_such_seat", f"seats are 0 to {req.seats - 1}")
+
+
+def _joiner_name(player: KeyHolder | None, sent: str | None) -> str:
+    """The name a seat is joined under: the player's (a name sent must be alike it), else
+    the name sent, which is needed then."""
+    if player is not None:
+        if sent is not None and not alike(player_name(sent), player.name):
+            raise BadRequest("lobby.bad_name", "with a player key, the name is the player's")
+        return player.name
+    if sent is None:
+        raise BadRequest("lobby.bad_name", "send a name (or join with a player key)")
+    return player_name(sent)
 
 
 def _cursor(text: str) -> tuple[datetime, str]:

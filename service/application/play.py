@@ -14,23 +14,21 @@ from typing import Any
 import msgspec
 
 from domain.kernel import CommandError, RuleError
-from domain.platform.table import Table, legal_document
-from service.application.answers import CommandAnswer, RecordedAnswer
+from domain.platform import referee
+from domain.platform.table import Table, legal_document, table_to_act
+from ledger.answers import CommandAnswer, RecordedAnswer
+from ledger.receipts import Signer
+from ledger.records import CommandRecord
+from ledger.ruling import accepted_answer, chained, legal_bytes, rule
 from service.application.bodies import CommandBody
 from service.application.clocks import clock_refusal
 from service.application.errors import ApplicationError, Conflict, RefusedByRules, Repeated
-from service.application.ruling import (
-    accepted_answer,
-    legal_bytes,
-    rule,
-)
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
-from service.audit.receipts import Signer
 from service.eventstore import rejections
-from service.eventstore.records import AcceptedCommand, CommandRecord, NewEvent, StoredEvent
-from service.eventstore.store import DuplicateCommand, EventStore
+from service.eventstore.port import EventLog
+from service.eventstore.records import AcceptedCommand, DuplicateCommand
 from service.observability import COMMANDS, REFUSALS_UNSTORED
 
 #: Decisions of one command before it is refused as ``version.contention`` (the game kept
@@ -61,8 +59,10 @@ class _Attempt(msgspec.Struct):
     client: str | None = None
 
 
-class _Stale(Exception):
-    """The state a decision was based on is not the stored one any more."""
+#: What deciding a command on a state came to: the answer, the refusal to raise, or
+#: :data:`STALE` — the state decided on is not the stored one any more: decide again.
+Outcome = CommandAnswer | ApplicationError | None
+STALE: Outcome = None
 
 
 def _hints(
@@ -71,10 +71,9 @@ def _hints(
     """The recorded answer and what it adds so a client need not ask: who is to act now, and
     the seat's own legal commands (empty unless it is still to act; ``legal``: already
     encoded, else encoded here once)."""
-    state = table.state
     if legal is None:
         legal = msgspec.Raw(msgspec.json.encode(legal_document(table, seat).commands))
-    return recorded.answer(table.rules.to_act(state) if state is not None else [], legal)
+    return recorded.answer(table_to_act(table), legal)
 
 
 class Play:
@@ -82,7 +81,7 @@ class Play:
 
     def __init__(
         self,
-        store: EventStore,
+        store: EventLog,
         tables: Tables,
         seats: Seats,
         writes: Writes,
@@ -151,38 +150,38 @@ class Play:
             received_at=datetime.now(UTC),
             client=client,
         )
-        game = "?"
-        try:
-            for _ in range(RETRIES):
-                head, table = await self.tables.current(game_id)
-                game = table.game
-                try:
-                    answer = await self._decide_and_append(attempt, head, table)
-                except _Stale:
-                    self.tables.forget(game_id)
-                    continue
-                COMMANDS.labels(game=game, outcome="accepted").inc()
-                return answer
-            raise self.writes.faults.contention(RETRIES)
-        except ApplicationError as refused:
-            COMMANDS.labels(game=game, outcome=refused.code).inc()
-            raise
+        game, outcome = "?", STALE
+        for _ in range(RETRIES):
+            head, table = await self.tables.current(game_id)
+            game = table.game
+            outcome = await self._decide_and_append(attempt, head, table)
+            if outcome is not None:  # not STALE
+                break
+            self.tables.forget(game_id)
+        if outcome is None:  # STALE every time
+            outcome = self.writes.faults.contention(RETRIES)
+        if isinstance(outcome, ApplicationError):
+            COMMANDS.labels(game=game, outcome=outcome.code).inc()
+            raise outcome
+        COMMANDS.labels(game=game, outcome="accepted").inc()
+        return outcome
 
-    async def _still(self, game_id: str, head: bytes) -> None:
-        """Before refusing a command on a cached state, make sure the state is the stored one."""
-        row = await self.tables.row(game_id)
-        if row.head != head:
-            raise _Stale
+    async def _still(self, game_id: str, head: bytes) -> bool:
+        """Before refusing a command on a cached state: whether the state is the stored one."""
+        return (await self.tables.row(game_id)).head == head
 
-    async def _decide_and_append(self, a: _Attempt, head: bytes, table: Table) -> CommandAnswer:
+    async def _decide_and_append(self, a: _Attempt, head: bytes, table: Table) -> Outcome:
+        """The command decided on ``table`` at ``head`` and, accepted, chained, answered and
+        signed (:mod:`ledger`), then appended by one call; refused, recorded."""
         rules = table.rules
         try:
-            command = rules.decode_command(a.body.command)
+            command = referee.decode_command(rules, a.body.command)
         except CommandError as error:
             return await self._refuse(a, RefusedByRules(error.code, error.message), "rejected")
         version = table.version
         if a.body.expected_version is not None and a.body.expected_version != version:
-            await self._still(a.game_id, head)
+            if not await self._still(a.game_id, head):
+                return STALE
             conflict = Conflict(
                 "version.conflict",
                 f"the game is at version {version}, not {a.body.expected_version}",
@@ -200,42 +199,42 @@ class Play:
             except RuleError as error:
                 refusal = RefusedByRules(error.code, error.message, **_details(error))
         if refusal is not None:
-            await self._still(a.game_id, head)
+            if not await self._still(a.game_id, head):
+                return STALE
             return await self._refuse(a, refusal, "rejected")
         new = ruling.table
+        stored = chained(ruling, head, a.seat, a.command_id, at)
+        keys = self.tables.known_keys(a.game_id)
+        recorded = accepted_answer(self.signer, new, a.seat, stored, keys)
+        accepted = AcceptedCommand(
+            game_id=a.game_id,
+            version=version,
+            head=head,
+            stored=stored,
+            seat=a.seat,
+            command_id=a.command_id,
+            status=new.status if new.status != table.status else None,
+            result=ruling.result,
+            idempotency_key=a.key,
+            command_type=str(a.body.command.get("type", ""))[:64],
+            body=msgspec.to_builtins(a.body),
+            received_at=a.received_at,
+            response=recorded,
+        )
         try:
-            appended = await self.store.append_command(
-                AcceptedCommand(
-                    game_id=a.game_id,
-                    version=version,
-                    head=head,
-                    events=[NewEvent(p.type, p.data, p.public) for p in ruling.pending],
-                    seat=a.seat,
-                    command_id=a.command_id,
-                    at=at,
-                    status=new.status if new.status != table.status else None,
-                    result=ruling.result,
-                    idempotency_key=a.key,
-                    command_type=str(a.body.command.get("type", ""))[:64],
-                    body=msgspec.to_builtins(a.body),
-                    received_at=a.received_at,
-                ),
-                respond=lambda stored: self._accepted(new, a.seat, stored),
-            )
+            if not await self.store.append_command(accepted):
+                return STALE
         except DuplicateCommand:
             return await self._replay_key(a)
-        if appended is None:
-            raise _Stale
-        stored, response = appended
         self.tables.remember(new, stored[-1].hash)
         known = {f"legal:{a.seat}": legal_bytes(ruling), "table": ruling.table_json}
         self.writes.project(new, ruling.snapshots, known, lazy=True)
-        return _hints(response, new, a.seat, ruling.legal)
+        return _hints(recorded, new, a.seat, ruling.legal)
 
-    async def _refuse(self, a: _Attempt, refusal: ApplicationError, outcome: str) -> CommandAnswer:
-        """Record a refused command and raise its ``refusal``, recorded with the answer its
+    async def _refuse(self, a: _Attempt, refusal: ApplicationError, outcome: str) -> Outcome:
+        """Record a refused command; the ``refusal`` to raise, recorded with the answer its
         client gets (:attr:`document_of`) (or, if its Idempotency-Key was
-        taken meanwhile, answer as that command was answered). Its body is kept whole up to
+        taken meanwhile, the answer that command got). Its body is kept whole up to
         ``refusal_body_prefix`` bytes, else as that prefix, with the SHA-256 of the whole. Over
         the client's or the process's storage budget, or past the seat's cap of recorded
         refusals, it is only counted (:mod:`service.eventstore.rejections`)."""
@@ -249,12 +248,12 @@ class Play:
             + rejections.ROW_BYTES
         )
         if a.client is not None and not self.refusal_budget.take(a.client, cost):
-            self.store.refusals.over_budget(a.game_id, a.seat)
+            self.store.refusal_over_budget(a.game_id, a.seat)
             REFUSALS_UNSTORED.labels("budget").inc()
-            raise refused
-        if not await self.store.refusals.admit(a.game_id, a.seat, self.rejected_cap):
+            return refused
+        if not await self.store.admit_refusal(a.game_id, a.seat, self.rejected_cap):
             REFUSALS_UNSTORED.labels("cap").inc()
-            raise refused
+            return refused
         try:
             await self.store.record_rejection(
                 game_id=a.game_id,
@@ -274,7 +273,7 @@ class Play:
             )
         except DuplicateCommand:
             return await self._replay_key(a)
-        raise refused
+        return refused
 
     async def _answer_again(
         self, prior: CommandRecord, seat: int, body: CommandBody
@@ -288,13 +287,16 @@ class Play:
         table = await self.tables.stored(prior.game_id, head, answer.version, False)
         return _hints(answer, table, seat)
 
-    async def _replay_key(self, a: _Attempt) -> CommandAnswer:
+    async def _replay_key(self, a: _Attempt) -> Outcome:
         if a.key is None:
             raise RuntimeError("only a command with an idempotency key is replayed")
         prior = await self.store.find_command(a.game_id, a.seat, a.key)
         if prior is None:  # the other insert rolled back: nothing to repeat
-            raise _Stale
-        return await self._answer_again(prior, a.seat, a.body)
+            return STALE
+        try:
+            return await self._answer_again(prior, a.seat, a.body)
+        except ApplicationError as refused:  # the key's command was refused, or another one
+            return refused
 
     def not_playing(self, table: Table) -> Conflict | None:
         """The conflict of acting in a game that is not being played (open or over)."""
@@ -303,12 +305,6 @@ class Play:
         if table.status == "finished":
             return Conflict("game.finished", "the game is over")
         return None
-
-    def _accepted(self, table: Table, seat: int, stored: list[StoredEvent]) -> RecordedAnswer:
-        """The recorded answer (built inside the append, before the commit; a test makes it
-        fail there to prove a rolled-back append leaves no trace)."""
-        keys = self.tables.known_keys(table.game_id)
-        return accepted_answer(self.signer, table, seat, stored, keys)
 
 
 def _details(error: RuleError) -> dict[str, Any]:

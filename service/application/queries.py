@@ -18,7 +18,7 @@ from service.application.answers import QueryAnswer
 from service.application.errors import Conflict, NotFound, RefusedByRules
 from service.application.seats import Seats
 from service.application.tables import Tables
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
 
 
 class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -28,7 +28,7 @@ class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
 class Queries:
     """Questions to a game, answered on its stored state."""
 
-    def __init__(self, store: EventStore, tables: Tables, seats: Seats) -> None:
+    def __init__(self, store: EventLog, tables: Tables, seats: Seats) -> None:
         self.store = store
         self.tables = tables
         self.seats = seats

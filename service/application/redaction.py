@@ -17,12 +17,13 @@ from domain.kernel.messages import LANGUAGES, PLATFORM, Sentence, Template, cata
 from domain.platform.sentences import tell
 from domain.platform.table import Table
 from domain.registry import AnyGame
-from service.application.answers import CommandDocument, EventDocument
-from service.application.ruling import event_json
-from service.audit.commitments import MESSAGE, Keys, shown, withholds
-from service.eventstore.chain import format_at
-from service.eventstore.records import CommandRecord, StoredEvent
-from service.eventstore.store import EventStore
+from ledger.answers import EventDocument
+from ledger.chain import format_at
+from ledger.commitments import MESSAGE, Keys, shown, withholds
+from ledger.records import CommandRecord, StoredEvent
+from ledger.ruling import event_json
+from service.application.answers import CommandDocument
+from service.eventstore.port import EventLog
 
 
 def key_of(seat: int | None) -> str:
@@ -163,7 +164,7 @@ def told_event(
 
 
 async def sentence_at(
-    store: EventStore, table: Table, n: int, viewer: Viewer, seat: int | None, lang: str
+    store: EventLog, table: Table, n: int, viewer: Viewer, seat: int | None, lang: str
 ) -> Sentence:
     """Event ``n`` of ``table``'s game told in ``lang`` to ``viewer`` (``seat``'s token)."""
     (e,) = await store.read_history(table.game_id, after=n - 1, limit=1, through=n)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from domain.platform.table import Table, fold_stream
 from infra.lru import LRU
+from ledger.chain import CANONICAL_UUID
+from ledger.commitments import Keys
 from service.application.errors import NotFound
 from service.application.freshness import Stored, table_answers
-from service.audit.commitments import Keys
-from service.eventstore.chain import CANONICAL_UUID
+from service.eventstore.port import EventLog, LockedGame
 from service.eventstore.records import GameRow
-from service.eventstore.store import EventStore, Locked
 
 #: Games whose table (and keys) a process keeps.
 CACHE_GAMES = 4096
@@ -22,7 +22,7 @@ class Tables:
     """This process's (head, table) per game and the games' secret keys, over the event store.
     A cached table is used for a decision only at the locked row's (version, head)."""
 
-    def __init__(self, store: EventStore, size: int = CACHE_GAMES) -> None:
+    def __init__(self, store: EventLog, size: int = CACHE_GAMES) -> None:
         self.store = store
         #: game id -> (head hash, table at that head)
         self._tables: LRU[str, tuple[bytes, Table]] = LRU(size)
@@ -49,7 +49,7 @@ class Tables:
         return table_answers(self._tables.get(game_id), Stored(version, head))
 
     # --- tables read -----------------------------------------------------------------------------
-    async def at_lock(self, locked: Locked) -> Table:
+    async def at_lock(self, locked: LockedGame) -> Table:
         """The table at the locked version: from the cache, or folded from the stored events."""
         table = self.cached(locked.row.id, locked.row.head, locked.row.version)
         if table is not None:

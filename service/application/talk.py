@@ -1,6 +1,6 @@
 """Table talk: a seat's message to all or to some seats, appended under the game's row lock and
 recorded like a command (so an audit ties the event to what was sent). Private messages are
-hidden values: only their addressees can open them (:mod:`service.audit.commitments`)."""
+hidden values: only their addressees can open them (:mod:`ledger.commitments`)."""
 
 from __future__ import annotations
 
@@ -11,21 +11,22 @@ import msgspec
 from domain.platform.events import (
     TableMessage,
 )
-from service.application.answers import MessageAnswer, Receipt
+from ledger.answers import Receipt
+from ledger.receipts import Signer
+from service.application.answers import MessageAnswer
 from service.application.bodies import MAX_MESSAGE, MessageBody
 from service.application.errors import RefusedByRules
 from service.application.seats import Seats
 from service.application.tables import Tables
 from service.application.writes import Writes
-from service.audit.receipts import Signer
-from service.eventstore.store import EventStore
+from service.eventstore.port import EventLog
 
 
 class Talk:
     """Table talk: appended under the game's row lock, recorded like a command."""
 
     def __init__(
-        self, store: EventStore, tables: Tables, seats: Seats, writes: Writes, signer: Signer
+        self, store: EventLog, tables: Tables, seats: Seats, writes: Writes, signer: Signer
     ) -> None:
         self.store = store
         self.tables = tables

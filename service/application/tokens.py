@@ -9,6 +9,11 @@ from service.application.errors import Unauthorized
 
 SEAT_PREFIX = "mfs_"
 HOST_PREFIX = "mfh_"
+PLAYER_PREFIX = "mfp_"
+
+#: What a player key may do (docs/api.md, "Players"): read its seats' games, act in them,
+#: manage the player's keys. A player's first key holds them all; a further key holds a subset.
+SCOPES = ("read", "play", "keys")
 
 
 def new_token(prefix: str) -> str:

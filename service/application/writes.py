@@ -14,15 +14,14 @@ import msgspec
 import structlog
 
 from domain.platform.events import LobbyJoined
-from domain.platform.table import Table
-from projections.projector import Projector
-from projections.replay import fold_collecting
+from domain.platform.table import Table, fold_collecting, table_result
+from ledger.records import NewEvent
+from ledger.ruling import Pending, fold_new, lobby_pending
 from service.application.errors import ApplicationError
 from service.application.faults import Admission, Faults
-from service.application.ruling import Pending, fold_new, lobby_pending
+from service.application.projection import Projection
 from service.application.tables import Tables
-from service.eventstore.records import NewEvent
-from service.eventstore.store import Locked
+from service.eventstore.port import LockedGame
 from service.observability import COMMANDS
 
 log = structlog.get_logger("manifest")
@@ -35,7 +34,7 @@ class Writes:
     projections scheduled after the commit."""
 
     def __init__(
-        self, tables: Tables, projector: Projector, faults: Faults, admission: Admission
+        self, tables: Tables, projector: Projection, faults: Faults, admission: Admission
     ) -> None:
         self.tables = tables
         self.projector = projector
@@ -61,7 +60,7 @@ class Writes:
 
     async def append(
         self,
-        locked: Locked,
+        locked: LockedGame,
         events: list[Any],
         snapshots: dict[int, bytes],
         *,
@@ -81,7 +80,7 @@ class Writes:
         status = table.status if table.status != locked.row.status else None
         result = None
         if table.status == "finished" and table.state is not None:
-            outcome = table.rules.outcome(table.state)
+            outcome = table_result(table)
             result = None if outcome is None else msgspec.to_builtins(outcome)
         names = table.names if any(isinstance(e, LobbyJoined) for e in events) else None
         runs = _seat_runs(pending, seat)

@@ -6,6 +6,6 @@
 (:mod:`service.eventstore.optimistic`) and its batches (:mod:`service.eventstore.batched`), a
 game held under its row lock (:mod:`service.eventstore.locked`), SQL fragments and row decoding
 (:mod:`service.eventstore.pgrows`), records (:mod:`service.eventstore.records`), the hash chain
-(:mod:`service.eventstore.chain`), bounded refusals (:mod:`service.eventstore.rejections`),
+(:mod:`ledger.chain`), bounded refusals (:mod:`service.eventstore.rejections`),
 kept documents (:mod:`service.eventstore.kept`), signing keys (:mod:`service.eventstore.keys`)
 and migrations (:mod:`service.eventstore.migrate`, the SQL in ``migrations/``)."""

@@ -8,9 +8,10 @@ from __future__ import annotations
 import uuid
 from typing import Unpack
 
+from ledger.records import CommandRecord
 from service.eventstore import pgrows as db
 from service.eventstore.pooled import Pooled
-from service.eventstore.records import CommandRecord, NewCommand
+from service.eventstore.records import NewCommand
 
 
 class CommandLog(Pooled):

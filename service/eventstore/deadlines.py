@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
 
 import msgspec
+
+from service.eventstore.pooled import Pooled
 
 _CLAIM = """
 UPDATE deadlines AS d
@@ -33,19 +34,18 @@ class Claim(msgspec.Struct, frozen=True):
     version: int
 
 
-class Deadlines:
-    """The ``deadlines`` table of the event store's database (``EventStore.deadlines``)."""
+class Deadlines(Pooled):
+    """The ``deadlines`` table of the event store's database."""
 
-    def __init__(self, pool: Any) -> None:
-        self._pool = pool
-
-    async def claim(self, now: datetime, until: datetime, owner: str, limit: int) -> list[Claim]:
+    async def claim_deadlines(
+        self, now: datetime, until: datetime, owner: str, limit: int
+    ) -> list[Claim]:
         """Claim up to ``limit`` deadlines due at ``now`` that nobody holds, until ``until``."""
         rows = await self._pool.fetch(_CLAIM, now, until, owner, limit)
         claims = [Claim(r["game_id"], r["due_at"], r["version"]) for r in rows]
         return sorted(claims, key=lambda c: c.due_at)
 
-    async def release(self, game_id: str, owner: str) -> None:
+    async def release_deadline(self, game_id: str, owner: str) -> None:
         """Give a claim back (a ``clock.set`` appended meanwhile already did)."""
         await self._pool.execute(
             "UPDATE deadlines SET claimed_until = NULL, claimed_by = NULL "
@@ -54,7 +54,7 @@ class Deadlines:
             owner,
         )
 
-    async def correct(self, game_id: str, version: int, due_at: datetime | None) -> None:
+    async def correct_deadline(self, game_id: str, version: int, due_at: datetime | None) -> None:
         """Set a game's deadline to what its table says at ``version`` (a row left behind by
         anything but a ``clock.set``: never expected, repaired rather than fired forever)."""
         gid = uuid.UUID(game_id)
@@ -71,7 +71,7 @@ class Deadlines:
             due_at,
         )
 
-    async def pending(self, game_id: str) -> Claim | None:
+    async def pending_deadline(self, game_id: str) -> Claim | None:
         """A game's stored deadline, if it has one (tests, operators)."""
         r = await self._pool.fetchrow(
             "SELECT game_id::text AS game_id, due_at, version FROM deadlines WHERE game_id = $1",

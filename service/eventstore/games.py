@@ -11,9 +11,9 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
 from typing import Any, Unpack
 
+from ledger.chain import ZERO_HASH
 from service.eventstore import pgrows as db
 from service.eventstore.atomic import atomic
-from service.eventstore.chain import ZERO_HASH
 from service.eventstore.locked import Locked
 from service.eventstore.pooled import Pooled
 from service.eventstore.records import GameNotFound, GameRow, NewGame

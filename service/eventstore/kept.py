@@ -6,9 +6,10 @@ restarts), not evidence: rows may be deleted at any time."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
+
+from service.eventstore.pooled import Pooled
 
 #: how long a kept write waits for a lock held elsewhere before giving up (it is a cache)
 LOCK_WAIT = "500ms"
@@ -28,20 +29,21 @@ DO UPDATE SET stamp = EXCLUDED.stamp, body = EXCLUDED.body, kept_at = now()
 """
 
 
-class KeptDocuments:
+class KeptDocuments(Pooled):
     """The ``kept_documents`` table of the event store's database."""
 
-    def __init__(self, pool: Any) -> None:
-        self._pool = pool
-
-    async def get(self, game_id: str, kind: str, classes: list[str], stamp: bytes) -> bytes | None:
+    async def kept_document(
+        self, game_id: str, kind: str, classes: list[str], stamp: bytes
+    ) -> bytes | None:
         """The kept body of ``kind`` for the first of ``classes`` kept under ``stamp`` (None:
         none is)."""
         rows = await self._pool.fetch(_GET, uuid.UUID(game_id), kind, classes, stamp)
         by_class = {r["class"]: bytes(r["body"]) for r in rows}
         return next((by_class[c] for c in classes if c in by_class), None)
 
-    async def put(self, game_id: str, kind: str, klass: str, stamp: bytes, body: bytes) -> bool:
+    async def keep_document(
+        self, game_id: str, kind: str, klass: str, stamp: bytes, body: bytes
+    ) -> bool:
         """Keep ``body`` (replacing what was kept for the same game, kind and class); whether
         it was kept. A write that cannot happen soon (the table locked elsewhere, PostgreSQL
         failing) is given up: the caller has computed the document and serves it anyway, it is

@@ -10,19 +10,12 @@ from typing import Any, Unpack
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
+from ledger.chain import chain_events, utc_micro
+from ledger.records import CommandRecord, NewEvent, StoredEvent
 from service.eventstore import pgrows as db
 from service.eventstore.appending import INSERT_EVENTS, MOVE_GAME, Append
 from service.eventstore.atomic import atomic
-from service.eventstore.chain import chain_events, utc_micro
-from service.eventstore.records import (
-    AppendResult,
-    CommandRecord,
-    GameRow,
-    NewCommand,
-    NewEvent,
-    StoredEvent,
-    VersionConflict,
-)
+from service.eventstore.records import AppendResult, GameRow, NewCommand, VersionConflict
 
 
 class Locked:
@@ -122,14 +115,32 @@ class Locked:
         return AppendResult(stored[0].version, stored[-1].version, prev, stored)
 
     async def set_seat(
-        self, seat: int, name: str | None, token_hash: bytes, *, replace: bool = False
+        self,
+        seat: int,
+        name: str | None,
+        token_hash: bytes,
+        *,
+        replace: bool = False,
+        player: str | None = None,
     ) -> GameRow:
-        """:meth:`EventStore.set_seat` inside this lock (updates ``row.players``).
+        """:meth:`EventStore.set_seat` inside this lock (updates ``row.players``); ``player``:
+        the id of the player the seat is bound to (issue 39), if any.
 
         Raises :class:`SeatTaken` (the lock stays usable) or ``ValueError``.
         """
-        self.row = await db.assign_seat(self._check(), self.row, seat, name, token_hash, replace)
+        self.row = await db.assign_seat(
+            self._check(), self.row, seat, name, token_hash, replace, player
+        )
         return self.row
+
+    async def seat_of_player(self, player_id: str) -> int | None:
+        """The seat of this game bound to the player, if any."""
+        seat = await self._check().fetchval(
+            "SELECT seat FROM seat_tokens WHERE game_id = $1 AND player_id = $2",
+            self._gid,
+            uuid.UUID(player_id),
+        )
+        return None if seat is None else int(seat)
 
     async def release_seat(self, seat: int) -> GameRow:
         """Take ``seat`` back inside this lock: its token is deleted, its name cleared."""

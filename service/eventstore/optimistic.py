@@ -10,6 +10,9 @@ and the caller re-reads and decides again. PostgreSQL's row lock on the update s
 writers of one game; re-checking the WHERE clause after a wait makes the loser's update match
 nothing. One round trip instead of lock, read, writes and commit.
 
+The events arrive chained and the answer signed (:mod:`ledger`): the store computes nothing
+and never calls back into the application.
+
 A repeated ``Idempotency-Key`` violates the commands table's unique index, which aborts the
 whole statement: :class:`DuplicateCommand`, nothing written, and the caller answers with the
 first answer.
@@ -17,7 +20,6 @@ first answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -25,35 +27,25 @@ import asyncpg  # type: ignore[import-untyped]
 from service.eventstore import pgrows as db
 from service.eventstore.appending import APPEND_COMMAND, CommandAppend
 from service.eventstore.batched import Appends
-from service.eventstore.chain import chain_events, utc_micro
-from service.eventstore.records import AcceptedCommand, DuplicateCommand, StoredEvent
+from service.eventstore.records import AcceptedCommand, DuplicateCommand
 
 
-async def append_command(
-    pool: Any,
-    command: AcceptedCommand,
-    respond: Callable[[list[StoredEvent]], Any],
-    batch: Appends | None = None,
-) -> tuple[list[StoredEvent], Any] | None:
-    """Append ``command``'s events after its (``version``, ``head``) and record it, in one
-    statement. Returns the stored events and the response recorded with them, or None when the
-    game is no longer at (``version``, ``head``). ``respond(stored)`` builds the response.
-    With ``batch``, the append goes with the others of its loop turn (:mod:`.batched`) and is
-    sent alone only when the batch did not make it."""
-    at = utc_micro(command.at)
-    # What is hashed is what jsonb reads back: no event type holds a float (whose digits jsonb
-    # may rewrite), checked on the types by tests/service/test_events_hold_no_float.py.
-    events = command.events
+async def append_command(pool: Any, command: AcceptedCommand, batch: Appends | None = None) -> bool:
+    """Append ``command``'s chained events after its (``version``, ``head``) and record it with
+    its response, in one statement: True; False when the game is no longer at (``version``,
+    ``head``) (nothing written: decide again). With ``batch``, the append goes with the others
+    of its loop turn (:mod:`.batched`) and is sent alone only when the batch did not make it.
+    The events are written as chained: their data must read back from ``jsonb`` as it was
+    hashed — no event type holds a float (``tests/service/test_events_hold_no_float.py``)."""
+    stored = command.stored
     game_id, version, head = command.game_id, command.version, command.head
-    stored = chain_events(game_id, version, head, events, command.seat, command.command_id, at)
-    response = respond(stored)
     append = CommandAppend(
         game_id=game_id,
         version=version,
         head=head,
         new_version=stored[-1].version,
         new_head=stored[-1].hash,
-        at=at,
+        at=stored[0].recorded_at,
         status=command.status,
         result=None if command.result is None else db.dumps(command.result),
         seat=command.seat,
@@ -68,16 +60,14 @@ async def append_command(
         command_type=command.command_type,
         body=db.dumps(command.body),
         received_at=command.received_at,
-        response=db.dumps(response),
+        response=db.dumps(command.response),
     )
     if batch is not None and await batch.append(append):
-        return stored, response
+        return True
     try:
         row = await pool.fetchrow(APPEND_COMMAND.sql, *APPEND_COMMAND.of(append))
     except asyncpg.UniqueViolationError as error:
         if "commands_idempotency" in str(error):
             raise DuplicateCommand(game_id, command.idempotency_key, command.command_id) from None
-        return None  # (game_id, version) taken: someone appended first
-    if row["moved"] == 0:
-        return None
-    return stored, response
+        return False  # (game_id, version) taken: someone appended first
+    return bool(row["moved"])

@@ -16,16 +16,15 @@ from typing import Any, TypeVar
 import asyncpg  # type: ignore[import-untyped]
 import msgspec
 
+from ledger.chain import canonical_uuid, utc_micro
+from ledger.records import CommandRecord, StoredEvent
 from service.eventstore.atomic import atomic
-from service.eventstore.chain import canonical_uuid, utc_micro
 from service.eventstore.records import (
-    CommandRecord,
     DuplicateCommand,
     GameNotFound,
     GameRow,
     NewCommand,
     SeatTaken,
-    StoredEvent,
 )
 
 R = TypeVar("R", GameRow, StoredEvent, CommandRecord)
@@ -219,9 +218,16 @@ async def release_seat(conn: Any, row: GameRow, seat: int) -> GameRow:
 
 
 async def assign_seat(
-    conn: Any, row: GameRow, seat: int, name: str | None, token_hash: bytes, replace: bool
+    conn: Any,
+    row: GameRow,
+    seat: int,
+    name: str | None,
+    token_hash: bytes,
+    replace: bool,
+    player: str | None = None,
 ) -> GameRow:
-    """Give ``seat`` of the (locked) game ``row`` a token and a name; the updated row.
+    """Give ``seat`` of the (locked) game ``row`` a token and a name (and bind it to
+    ``player``, a player id, when given); the updated row.
 
     Runs in a savepoint, so :class:`SeatTaken` / ``ValueError`` leave the caller's transaction
     usable.
@@ -238,12 +244,13 @@ async def assign_seat(
     try:
         async with atomic(conn):
             await conn.execute(
-                "INSERT INTO seat_tokens (game_id, seat, token_hash, name) "
-                f"VALUES ($1, $2, $3, $4){upsert}",
+                "INSERT INTO seat_tokens (game_id, seat, token_hash, name, player_id) "
+                f"VALUES ($1, $2, $3, $4, $5){upsert}",
                 gid,
                 seat,
                 token_hash,
                 name,
+                None if player is None else uuid.UUID(player),
             )
             r = await _set_players(conn, row, seat, name)
     except asyncpg.UniqueViolationError as exc:

@@ -1,7 +1,9 @@
 """What every part of :class:`service.eventstore.store.EventStore` stands on: the asyncpg pool,
-an optional read replica's pool, and the clock that stamps events and commands; and the small
-ports the store owns on the same pool (refusals, kept documents, signing keys, deadlines). Nothing
-outside :mod:`service.eventstore` touches a pool (``tests/test_layers.py``)."""
+an optional read replica's pool, and the clock that stamps events and commands. The parts
+(games, reads, commands, refusals, kept documents, deadlines, signing keys) are mixins on it, so
+the store is one object with one method per operation; players (issue 39) are one port beside
+them, ``players``. Nothing outside :mod:`service.eventstore`
+touches a pool (``tests/test_layers.py``)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,7 @@ from typing import Any
 
 from service.eventstore import pgrows as db
 from service.eventstore.batched import Appends
-from service.eventstore.deadlines import Deadlines
-from service.eventstore.kept import KeptDocuments
-from service.eventstore.keys import SigningKeys
-from service.eventstore.rejections import Refusals
+from service.eventstore.players import PlayerRows
 
 
 class Pooled:
@@ -36,14 +35,8 @@ class Pooled:
         self._pool = pool
         #: Appends of one loop turn sent together (at most ``append_batch``; 1: each alone).
         self.appends = Appends(pool, append_batch)
-        #: Refusals past those recorded: the cap per seat, the counts (:mod:`.rejections`).
-        self.refusals = Refusals(pool)
-        #: Finished games' documents kept as bytes (:mod:`.kept`).
-        self.kept = KeptDocuments(pool)
-        #: The signing keys kept and published (:mod:`.keys`).
-        self.signing_keys = SigningKeys(pool)
-        #: Turn clocks' deadlines, claimed and released (:mod:`.deadlines`).
-        self.deadlines = Deadlines(pool)
+        #: Players, their keys and the seats bound to them (:mod:`.players`).
+        self.players = PlayerRows(pool)
         #: A read replica's pool (``PG_READ_DSN``) for history reads, or None.
         self.read_pool = read_pool
         #: How history reads were answered: replica, fallback_behind, fallback_error.

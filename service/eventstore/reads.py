@@ -10,10 +10,11 @@ import uuid
 
 import asyncpg  # type: ignore[import-untyped]
 
+from ledger.records import StoredEvent
 from service.eventstore import pgrows as db
 from service.eventstore.atomic import atomic
 from service.eventstore.pooled import Pooled
-from service.eventstore.records import GameNotFound, Snapshot, StoredEvent
+from service.eventstore.records import GameNotFound, Snapshot
 from service.observability import HISTORY_READS
 
 #: A game's commands, accepted ones only when their events are at most version $2 (in a

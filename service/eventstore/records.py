@@ -7,36 +7,7 @@ from typing import Any, NotRequired, TypedDict
 
 import msgspec
 
-
-class NewEvent(msgspec.Struct, frozen=True):
-    """An event to append: its type and JSON data (builtins: dict, list, str, int, bool, None)."""
-
-    type: str
-    data: Any
-    #: The chained (public) form when the event has hidden values: ``data`` with each hidden
-    #: value replaced by its commitment (``domain.kernel.hidden``); None: ``data`` itself.
-    public: Any = None
-
-
-class StoredEvent(msgspec.Struct, frozen=True):
-    """One row of ``events``: an event as stored, with its hash-chain link."""
-
-    game_id: str
-    version: int
-    type: str
-    data: Any
-    seat: int | None
-    command_id: str | None
-    recorded_at: datetime
-    prev_hash: bytes
-    hash: bytes
-    #: The chained form when it differs from ``data`` (see ``NewEvent.public``).
-    public: Any = None
-
-    @property
-    def chained(self) -> Any:
-        """The data the hash chain covers: the public form, or ``data`` when it has none."""
-        return self.data if self.public is None else self.public
+from ledger.records import CommandRecord, StoredEvent
 
 
 class GameRow(msgspec.Struct, frozen=True):
@@ -59,33 +30,6 @@ class GameRow(msgspec.Struct, frozen=True):
     def cursor(self) -> tuple[datetime, str]:
         """The ``before`` cursor of :meth:`EventStore.list_games` for the page after this row."""
         return (self.created_at, self.id)
-
-
-class CommandRecord(msgspec.Struct, frozen=True):
-    """One row of ``commands``: a command as received and what became of it."""
-
-    id: str
-    game_id: str
-    seat: int | None
-    idempotency_key: str | None
-    type: str
-    body: Any
-    received_at: datetime
-    outcome: str  # 'accepted' | 'rejected' | 'conflict'
-    error_code: str | None
-    error_detail: str | None
-    first_version: int | None
-    last_version: int | None
-    response: Any | None
-    #: A refusal's whole body, as SHA-256 (hex) and length of its canonical JSON (keys sorted,
-    #: no spaces: :func:`service.eventstore.rejections.canonical_body`); None for accepted
-    #: commands and refusals recorded before bodies were bounded (their ``body`` is whole).
-    body_sha256: str | None = None
-    body_size: int | None = None
-    #: True when ``body`` is None because the body was longer than the prefix kept
-    #: (``MANIFEST_REFUSAL_BODY_PREFIX``); then ``body_prefix`` holds its first bytes.
-    body_truncated: bool = False
-    body_prefix: str | None = None
 
 
 class Snapshot(msgspec.Struct, frozen=True):
@@ -135,23 +79,25 @@ class NewCommand(TypedDict):
 
 
 class AcceptedCommand(msgspec.Struct, frozen=True, kw_only=True):
-    """A game command accepted on the game at (``version``, ``head``), with the events it
-    makes: what :meth:`EventStore.append_command` appends and records in one statement.
+    """A game command accepted on the game at (``version``, ``head``): its events already
+    chained after that head (:func:`ledger.chain.chain_events`) and the answer recorded with it
+    (signed before the append: ``response``, any msgspec-encodable value) — what
+    :meth:`EventStore.append_command` appends and records in one statement, computing nothing.
     ``status``/``result`` replace the game's when not None."""
 
     game_id: str
     version: int
     head: bytes
-    events: list[NewEvent]
+    stored: list[StoredEvent]
     seat: int
     command_id: str
-    at: datetime
     status: str | None
     result: Any
     idempotency_key: str | None
     command_type: str
     body: Any
     received_at: datetime
+    response: Any
 
 
 class AppendResult(msgspec.Struct, frozen=True):

@@ -39,6 +39,7 @@ from typing import Any
 import msgspec
 
 from infra.lru import LRU
+from service.eventstore.pooled import Pooled
 
 #: What a stored refusal costs beside its body, answer and detail, for the bytes budget: the
 #: row's header and other columns, its three index entries and the pages' free space, so that
@@ -217,17 +218,17 @@ class Unrecorded(msgspec.Struct, frozen=True):
     over_budget: dict[str, int]
 
 
-class Refusals:
+class Refusals(Pooled):
     """The refusals of the event store's games, past what :meth:`EventStore.record_rejection`
     records: the cap per seat, the counts of those not recorded (:class:`Tally` for those over
     a budget), and what a game's audit shows of them."""
 
-    def __init__(self, pool: Any) -> None:
-        self._pool = pool
+    def __init__(self, pool: Any, **options: Any) -> None:
+        super().__init__(pool, **options)
         #: refusals over a budget, counted in memory and written once a second at most
         self.tally = Tally(pool)
 
-    async def admit(self, game_id: str, seat: int, cap: int) -> bool:
+    async def admit_refusal(self, game_id: str, seat: int, cap: int) -> bool:
         """True if this refusal is to be recorded (the seat has fewer than ``cap`` recorded);
         else it is counted (and False)."""
         gid = uuid.UUID(game_id)
@@ -236,11 +237,11 @@ class Refusals:
         await self._pool.execute(_COUNT, gid, seat, 0)
         return False
 
-    def over_budget(self, game_id: str, seat: int) -> None:
+    def refusal_over_budget(self, game_id: str, seat: int) -> None:
         """Count a refusal not stored because a budget was spent (:class:`Tally`)."""
         self.tally.add(game_id, seat)
 
-    async def unrecorded(self, game_id: str) -> Unrecorded:
+    async def unrecorded_refusals(self, game_id: str) -> Unrecorded:
         """The game's refusals counted but not recorded."""
         rows = await self._pool.fetch(
             "SELECT seat, count, over_budget FROM rejections_unrecorded WHERE game_id = $1 "

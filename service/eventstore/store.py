@@ -8,7 +8,7 @@ stale gets :class:`VersionConflict`; the primary key ``(game_id, version)`` back
 unique violation is reported as :class:`VersionConflict` too), so an event is never lost or
 duplicated silently. Events are immutable (a trigger rejects UPDATE/DELETE/TRUNCATE).
 
-Hash chain (see :mod:`service.eventstore.chain` for the exact construction)::
+Hash chain (see :mod:`ledger.chain` for the exact construction)::
 
     canonical(event) = msgspec.json.encode(
         {"at": "YYYY-MM-DDTHH:MM:SS.ffffffZ", "command": uuid|null, "data": ...,
@@ -33,7 +33,7 @@ PostgreSQL's ``jsonb`` before hashing, so the data read back hashes to the store
 signing keys (:mod:`service.eventstore.keys`). Every append path writes one description of an
 append with named SQL parameters (:mod:`service.eventstore.appending`).
 Further modules: :mod:`service.eventstore.records` (Structs, errors),
-:mod:`service.eventstore.chain` (hashing), :mod:`service.eventstore.pgrows` (SQL and row
+:mod:`ledger.chain` (hashing), :mod:`service.eventstore.pgrows` (SQL and row
 decoding), :mod:`service.eventstore.locked` (:class:`Locked`).
 
 JSON columns are sent and read as text (``$n::text::jsonb`` / ``col::text``) and coded with
@@ -43,28 +43,28 @@ msgspec, so the store works whatever JSON codecs the pool's connections have.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from typing import Any
 
+from ledger.chain import ZERO_HASH, canonical, verify_chain
+from ledger.records import CommandRecord, NewEvent, StoredEvent
 from service.eventstore import pgrows as db
-from service.eventstore.chain import ZERO_HASH, canonical, verify_chain
 from service.eventstore.commandlog import CommandLog
+from service.eventstore.deadlines import Deadlines
 from service.eventstore.games import GameRows
+from service.eventstore.kept import KeptDocuments
+from service.eventstore.keys import SigningKeys
 from service.eventstore.locked import Locked
 from service.eventstore.optimistic import append_command
 from service.eventstore.reads import REPLICA_RETRY_S, EventReads
 from service.eventstore.records import (
     AcceptedCommand,
     AppendResult,
-    CommandRecord,
     DuplicateCommand,
     GameNotFound,
     GameRow,
-    NewEvent,
     SeatTaken,
-    StoredEvent,
     VersionConflict,
 )
+from service.eventstore.rejections import Refusals
 
 __all__ = [
     "REPLICA_RETRY_S",
@@ -86,23 +86,22 @@ __all__ = [
 ]
 
 
-class EventStore(GameRows, EventReads, CommandLog):
-    """Games, their events, commands, secrets and seat tokens, on an ``asyncpg.Pool``
+class EventStore(GameRows, EventReads, CommandLog, Refusals, KeptDocuments, Deadlines, SigningKeys):
+    """Games, their events, commands, secrets and seat tokens, refusals past those recorded,
+    kept documents, turn clocks' deadlines and signing keys, on an ``asyncpg.Pool``
     (``EventStore(pool, clock=..., read_pool=...)``: :class:`service.eventstore.pooled.Pooled`).
-    The port of everything above it to PostgreSQL: its methods and the ports it owns
-    (``refusals``, ``kept``, ``signing_keys``) are the only way to the pools.
+    The PostgreSQL implementation of :class:`service.eventstore.port.EventLog`: its methods are
+    the only way to the pools.
     """
 
-    async def append_command(
-        self, command: AcceptedCommand, respond: Callable[[list[StoredEvent]], Any]
-    ) -> tuple[list[StoredEvent], Any] | None:
-        """Append an accepted game command's events and record it, in one statement (with the
-        others of its loop turn when there are: :mod:`service.eventstore.batched`). The stored
-        events and the response ``respond(stored)`` recorded with them; None when the game is
-        no longer at the command's (``version``, ``head``): decide again. Raises
-        :class:`DuplicateCommand` when its Idempotency-Key is already recorded (nothing
-        written). See :mod:`service.eventstore.optimistic`."""
-        return await append_command(self._pool, command, respond, self.appends)
+    async def append_command(self, command: AcceptedCommand) -> bool:
+        """Append an accepted game command's chained events and record it with its answer, in
+        one statement (with the others of its loop turn when there are:
+        :mod:`service.eventstore.batched`): True; False when the game is no longer at the
+        command's (``version``, ``head``): decide again. Raises :class:`DuplicateCommand` when
+        its Idempotency-Key is already recorded (nothing written). See
+        :mod:`service.eventstore.optimistic`."""
+        return await append_command(self._pool, command, self.appends)
 
     async def fingerprint(self, game_id: str) -> bytes | None:
         """A SHA-256 of the row versions of everything a game's audit reads (its row, secrets,

@@ -7,7 +7,7 @@ counted by token also have a ceiling per address, below):
 
 | kind | requests | client |
 |---|---|---|
-| ``create`` | ``POST /v1/games`` | the client address |
+| ``create`` | ``POST /v1/games``, ``/v1/players``, ``/v1/me/keys`` | the client address |
 | ``commands`` | ``POST /v1/games/{id}/commands`` | the bearer token, else the address |
 | ``messages`` | ``POST /v1/games/{id}/messages``, ``/presence`` | the token, else the address |
 | ``queries`` | ``POST /v1/games/{id}/queries`` | the bearer token, else the address |
@@ -57,6 +57,8 @@ MAX_CLIENTS = 100_000
 #: handler function name -> quota kind (everything else: "reads")
 _KINDS = {
     "create_game": "create",
+    "create_player": "create",  # players and keys: under the creation quota (per address)
+    "create_key": "create",
     "post_command": "commands",
     "post_message": "messages",
     "post_presence": "messages",  # appends like table talk (docs/api.md, "Clocks")

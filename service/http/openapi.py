@@ -28,6 +28,7 @@ import msgspec
 
 from service.application.bodies import CommandBody, CreateGame, JoinGame, MessageBody
 from service.application.clocks import PresenceBody
+from service.application.players import NewKey, NewPlayer
 from service.application.queries import QueryBody
 from service.http import gameschemas, schemas
 from service.http.nulfree import _JSON_VALUE, _JSON_VALUE_SCHEMA, INTEGER_POLICY, nul_free
@@ -118,6 +119,11 @@ OPERATIONS: dict[tuple[str, str], tuple[int, str, Any, str | None, tuple[int, ..
     ),
     ("get", "/v1/games/{game_id}/stream"): (200, "text/event-stream", None, "optional", _TOKEN),
     ("get", "/v1/keys"): (200, JSON, None, None, ()),
+    ("post", "/v1/players"): (201, JSON, None, None, ()),
+    ("post", "/v1/me/keys"): (201, JSON, None, "required", (401, 403, 409, 422)),
+    ("get", "/v1/me/keys"): (200, JSON, None, "required", (401, 403)),
+    ("delete", "/v1/me/keys/{key_id}"): (200, JSON, None, "required", (401, 403, 404)),
+    ("get", "/v1/me/games"): (200, JSON, None, "required", (401, 403)),
     ("get", "/v1/rules/{game}/assets/{name}"): (200, JSON, dict[str, Any], None, (304, 404)),
     # 422: ``load`` names no load of the game (picture.unknown_load)
     ("get", "/v1/games/{game_id}/board.svg"): (200, SVG, None, "optional", (*_TOKEN, 406, 422)),
@@ -149,6 +155,14 @@ _RETRY_AFTER_503 = {
     "Retry-After": {
         "description": "Seconds after which the request may succeed",
         "schema": {"type": "integer", "minimum": 1},
+        "required": True,
+    }
+}
+_REQUEST_ID = {
+    "X-Request-Id": {
+        "description": "The request's id, as the access log records it: the client's own "
+        "(its first 64 characters) if it sent one, else a new one",
+        "schema": {"type": "string"},
         "required": True,
     }
 }
@@ -185,6 +199,10 @@ _CURSOR = (
     r"^20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:"
     r"[0-5][0-9]\.[0-9]{6}Z~[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 )
+#: "my games"' cursor (``service.application.players``): to act or not, a deadline (or the
+#: farthest time: none), a game id
+_MY_CURSOR = r"^[01]~(9999-12-31T23:59:59\.999999Z|" + _CURSOR[1:-1] + "$"
+_MY_CURSOR = _MY_CURSOR.replace("Z~[0-9a-f]{8}", "Z)~[0-9a-f]{8}", 1)
 
 
 _LOCATION = {
@@ -226,7 +244,16 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
     # Request bodies as msgspec decodes them (strictly: service.http.hardening): constraints and
     # ``additionalProperties: false`` included, which litestar's own schemas leave out.
     _, bodies = msgspec.json.schema_components(
-        [CreateGame, JoinGame, CommandBody, MessageBody, QueryBody, PresenceBody],
+        [
+            CreateGame,
+            JoinGame,
+            CommandBody,
+            MessageBody,
+            QueryBody,
+            PresenceBody,
+            NewPlayer,
+            NewKey,
+        ],
         ref_template=REF,
     )
     all_components["schemas"].update(bodies)
@@ -245,7 +272,8 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             "type": "http",
             "scheme": "bearer",
             "description": "A seat token (acts for one seat of one game) or a host token "
-            "(administers one game), as returned when the game was created or joined.",
+            "(administers one game), as returned when the game was created or joined; or a "
+            "player key (mfp_…: acts for its player's seats, within its scopes).",
         }
     }
     problem = {PROBLEM_JSON: {"schema": _ref("ProblemDocument")}}
@@ -292,6 +320,8 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             elif code == 503:
                 answer["headers"] = _RETRY_AFTER_503
             responses[str(code)] = answer
+        for answer in responses.values():  # every answer, errors too (RequestLogMiddleware)
+            answer["headers"] = {**answer.get("headers", {}), **_REQUEST_ID}
         operation["responses"] = responses
         if security == "required":
             operation["security"] = [{"bearer": []}]
@@ -299,12 +329,13 @@ def complete(doc: dict[str, Any]) -> dict[str, Any]:
             operation["security"] = [{}, {"bearer": []}]
         else:
             operation["security"] = []
-        if (method, path) == ("get", "/v1/games"):
+        if (method, path) in (("get", "/v1/games"), ("get", "/v1/me/games")):
             for param in operation.get("parameters", []):
                 if param["name"] == "status":
                     param["schema"] = {"enum": ["open", "active", "finished"]}
                 elif param["name"] == "cursor":
-                    param["schema"] = {"type": "string", "pattern": _CURSOR}
+                    pattern = _CURSOR if path == "/v1/games" else _MY_CURSOR
+                    param["schema"] = {"type": "string", "pattern": pattern}
                     param["description"] = "The `next` of the page before (opaque)"
         if path.endswith("/commands"):
             params = [p for p in operation.get("parameters", []) if p.get("in") != "header"]

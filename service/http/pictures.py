@@ -56,8 +56,11 @@ def picture(
             422,
             "picture.unknown_load",
             f"{rules.title} pictures mark no load {load!r}"
-            + (f"; its loads: {', '.join(sorted(rules.picture_loads))}"
-               if rules.picture_loads else ""),
+            + (
+                f"; its loads: {', '.join(sorted(rules.picture_loads))}"
+                if rules.picture_loads
+                else ""
+            ),
         )
     if view is None:
         return notice(rules.title, "waiting for players" if status == "open" else "no board")

@@ -14,24 +14,22 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from domain.platform.table import ClockDocument
+from ledger.answers import CommandAnswer, EventDocument, LegalCommands, Receipt
+from ledger.evidence import Finding
 from service.application.answers import (
     ChainProof,
     Check,
-    CommandAnswer,
     CommandDocument,
     CreatedGame,
     DisputeFile,
-    EventDocument,
     EventsPage,
     GameList,
     GameSummary,
     GrammarRule,
     Inclusion,
     Joined,
-    LegalCommands,
     MessageAnswer,
     QueryAnswer,
-    Receipt,
     ReplayView,
     SeatRemoved,
     SeatSlot,
@@ -39,8 +37,7 @@ from service.application.answers import (
     StateBefore,
     TreeHead,
 )
-from service.audit.evidence import Finding
-from service.audit.receipts import PublicKey
+from service.eventstore.keys import PublicKey
 
 __all__ = [
     "ChainProof",
@@ -130,6 +127,9 @@ class LegalDocument(msgspec.Struct):
     commands: list[dict[str, Any]]
     complete: bool
     grammar: list[GrammarRule]
+    #: the platform's commands ending the game the seat may send now (resign, abort; docs/api.md
+    #: "Ending a game"), on its turn or not; absent: none
+    endings: list[dict[str, Any]] | UnsetType = UNSET
 
 
 class Rejected(msgspec.Struct):

@@ -69,9 +69,7 @@ class Services:
         self._audits = AuditCache(
             self._history, self.settings.audit_cache, self.settings.rejected_cap
         )
-        self._streams = LiveStreams(
-            self._history, self.stream_caps, self.settings.stream_keepalive
-        )
+        self._streams = LiveStreams(self._history, self.stream_caps, self.settings.stream_keepalive)
         bulkhead = Bulkhead(
             self.settings.heavy_per_client,
             self.settings.heavy_per_process,

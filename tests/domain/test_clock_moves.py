@@ -39,7 +39,6 @@ from domain.platform.clocks import (
     next_deadline,
 )
 from domain.platform.table import game_document
-from domain.platform.timeouts import timeout_of
 from domain.registry import get_game
 
 from .test_clocks import GAMES, T0, FakeClock, Stream, _deadline
@@ -94,7 +93,7 @@ def test_a_seat_that_only_changes_face_still_gets_the_bot(kind: str) -> None:
     rules = s.t.rules
     silent = rules.to_act(s.t.state)[0]
     other = 1 - silent
-    timeout = timeout_of(EB)
+    timeout = get_game(EB)
     sat_in = False
     for _ in range(40):
         asked = rules.to_act(s.t.state)
@@ -110,7 +109,7 @@ def test_a_seat_that_only_changes_face_still_gets_the_bot(kind: str) -> None:
             s.move(silent, _face(c.seats[silent].expiries))  # it is here, but never plays
         else:
             clock.tick(seconds=1)
-            s.move(other, timeout.command(s.t.state, other))
+            s.move(other, timeout.expiry_command(s.t.state, other))
     assert sat_in, "the silent seat's face changes kept the bot out"
     assert sum(isinstance(e, ClockExpired) for e in s.events) == 2
 
@@ -139,7 +138,7 @@ def test_a_seat_not_asked_can_send_only_commands_that_change_no_progress(game: s
     clock = FakeClock()
     s = Stream(game, 3 if get_game(game).max_seats >= 3 else 2, KINDS["turn"], clock)
     rules = s.t.rules
-    timeout = timeout_of(game)
+    timeout = get_game(game)
     cosmetic_seen = 0
     for step in range(40):
         state = s.t.state
@@ -166,7 +165,7 @@ def test_a_seat_not_asked_can_send_only_commands_that_change_no_progress(game: s
                         ) == msgspec.to_builtins(rules.legal(state, any_seat))
         seat = asked[0]
         clock.tick(seconds=1)
-        s.move(seat, timeout.bot(seat, s.version + 1).choose(state, seat))
+        s.move(seat, timeout.sitting_in(seat, s.version + 1).choose(state, seat))
     assert (cosmetic_seen > 0) == bool(rules.cosmetic_events)
 
 
@@ -175,11 +174,11 @@ def test_a_fischer_bank_is_capped() -> None:
     clock = FakeClock()
     s = Stream("cargo-empire", 2, terms, clock)
     rules = s.t.rules
-    timeout = timeout_of("cargo-empire")
+    timeout = get_game("cargo-empire")
     for _ in range(8):
         seat = rules.to_act(s.t.state)[0]
         clock.tick(milliseconds=100)
-        s.move(seat, timeout.command(s.t.state, seat))
+        s.move(seat, timeout.expiry_command(s.t.state, seat))
         c = s.t.clock
         assert c is not None
         assert max(x.bank_ms for x in c.seats) <= 25_000
@@ -252,7 +251,7 @@ def test_a_game_whose_seats_are_all_silent_comes_to_rest(game: str) -> None:
     assert document is not None and document.resting and document.idle == SILENT.rest_after
     # a player's move: the game goes on, its clocks run again
     seat = rules.to_act(s.t.state)[0]
-    s.move(seat, timeout_of(game).command(s.t.state, seat))
+    s.move(seat, get_game(game).expiry_command(s.t.state, seat))
     c = s.t.clock
     assert c is not None and not c.resting and c.idle == 0
     assert isinstance(s.events[-1], ClockSet) and s.events[-1].idle == 0
@@ -288,13 +287,13 @@ def test_a_return_keeps_the_seats_expiries_in_a_row() -> None:
     s = Stream("cargo-empire", 2, terms, clock)
     rules = s.t.rules
     silent = rules.to_act(s.t.state)[0]
-    timeout = timeout_of("cargo-empire")
+    timeout = get_game("cargo-empire")
 
     def expire_silent() -> list[Any]:
         while silent not in rules.to_act(s.t.state):
             other = rules.to_act(s.t.state)[0]
             clock.tick(seconds=1)
-            s.move(other, timeout.command(s.t.state, other))
+            s.move(other, timeout.expiry_command(s.t.state, other))
         clock.now = _deadline(s, silent)
         before = len(s.events)
         s.fire(silent)

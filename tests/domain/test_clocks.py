@@ -30,7 +30,6 @@ from domain.platform.clocks import (
 )
 from domain.platform.events import LobbyCreated, LobbyJoined
 from domain.platform.table import Table, fold_stream, game_document
-from domain.platform.timeouts import timeout_of
 from domain.registry import get_game
 
 GAMES = ["jolly-cargo", "cargo-empire", "empire-builder", "curious-cargo"]
@@ -126,7 +125,7 @@ def test_a_silent_seat_expires_then_the_bot_sits_in_and_the_game_goes_on(
     clock = FakeClock()
     s = Stream(game, 2, TERMS[kind], clock)
     rules = s.t.rules
-    timeout = timeout_of(game)
+    timeout = get_game(game)
     expiries = 0
     bot_moves = 0
     for _ in range(25 if game == "empire-builder" else 120):
@@ -136,7 +135,7 @@ def test_a_silent_seat_expires_then_the_bot_sits_in_and_the_game_goes_on(
         assert c is not None
         if 1 in rules.to_act(s.t.state):  # the seat that answers, in time
             clock.tick(seconds=1)
-            s.move(1, timeout.bot(1, s.version + 1).choose(s.t.state, 1))
+            s.move(1, timeout.sitting_in(1, s.version + 1).choose(s.t.state, 1))
             continue
         deadline = _deadline(s, 0)
         if c.seats[0].sitting_in:
@@ -194,10 +193,10 @@ def test_fischer_charges_the_bank_and_credits_the_increment() -> None:
     clock = FakeClock()
     s = Stream("jolly-cargo", 2, TERMS["fischer"], clock)
     rules = s.t.rules
-    timeout = timeout_of("jolly-cargo")
+    timeout = get_game("jolly-cargo")
     seat = rules.to_act(s.t.state)[0]
     clock.tick(seconds=42.5)
-    s.move(seat, timeout.command(s.t.state, seat))
+    s.move(seat, timeout.expiry_command(s.t.state, seat))
     c = s.t.clock
     assert c is not None
     # 300 s - 42.5 s + 10 s
@@ -264,7 +263,7 @@ def test_a_game_with_a_silent_seat_ends(game: str) -> None:
     clock = FakeClock()
     s = Stream(game, 2, ClockTerms("correspondence", days=1, sit_in_after=1), clock)
     rules = s.t.rules
-    timeout = timeout_of(game)
+    timeout = get_game(game)
     for _ in range(5000):
         if rules.outcome(s.t.state) is not None:
             break
@@ -272,7 +271,7 @@ def test_a_game_with_a_silent_seat_ends(game: str) -> None:
         assert c is not None
         if 1 in rules.to_act(s.t.state):
             clock.tick(minutes=5)
-            s.move(1, timeout.bot(1, s.version + 1).choose(s.t.state, 1))
+            s.move(1, timeout.sitting_in(1, s.version + 1).choose(s.t.state, 1))
             continue
         clock.now = max(clock.now, _deadline(s, 0))
         assert due(s.t.clock, clock.now) == [0]
@@ -294,7 +293,7 @@ def test_in_a_simultaneous_draft_each_seat_has_its_own_deadline_and_bank() -> No
     assert start is not None
     assert [c.deadline for c in start.seats] == [T0 + timedelta(seconds=300)] * 2
     clock.tick(seconds=40)
-    s.move(0, timeout_of("curious-cargo").command(s.t.state, 0))
+    s.move(0, get_game("curious-cargo").expiry_command(s.t.state, 0))
     after = s.t.clock
     assert after is not None
     assert after.seats[1] == start.seats[1]  # seat 1's clock runs on, as it was
@@ -318,7 +317,7 @@ def test_the_timeout_ends_the_turn_in_every_state_of_a_game(game: str) -> None:
     clock = FakeClock()
     s = Stream(game, 2, TERMS["turn"], clock)
     rules = s.t.rules
-    timeout = timeout_of(game)
+    timeout = get_game(game)
     for _ in range(150):
         state = s.t.state
         if rules.outcome(state) is not None:
@@ -329,12 +328,12 @@ def test_the_timeout_ends_the_turn_in_every_state_of_a_game(game: str) -> None:
                 if rules.outcome(after) is not None or seat not in rules.to_act(after):
                     break
                 assert sent < MAX_TIMEOUT_COMMANDS, f"seat {seat}'s timeout did not end its turn"
-                command = timeout.command(after, seat)
+                command = timeout.expiry_command(after, seat)
                 produced = rules.decide(after, seat, command, Rng(s.seed, s.version + 1 + sent))
                 after = rules.fold(produced, after)
         seat = rules.to_act(state)[0]
         clock.tick(seconds=1)
-        s.move(seat, timeout.bot(seat, s.version + 1).choose(state, seat))
+        s.move(seat, timeout.sitting_in(seat, s.version + 1).choose(state, seat))
 
 
 def test_a_player_gains_no_fischer_time_by_leaving_the_seat_to_the_bot() -> None:
@@ -344,7 +343,7 @@ def test_a_player_gains_no_fischer_time_by_leaving_the_seat_to_the_bot() -> None
     clock = FakeClock()
     s = Stream("cargo-empire", 2, TERMS["fischer"], clock)
     rules = s.t.rules
-    timeout = timeout_of("cargo-empire")
+    timeout = get_game("cargo-empire")
     seat = rules.to_act(s.t.state)[0]
     clock.tick(seconds=100)  # the player thinks 100 s, then leaves
     s.append(referee.presence(s.t, seat, True, clock.now))
@@ -360,7 +359,7 @@ def test_a_player_gains_no_fischer_time_by_leaving_the_seat_to_the_bot() -> None
             s.fire(seat)
             bot_moves += 1
         else:
-            s.move(asked, timeout.bot(asked, s.version + 1).choose(s.t.state, asked))
+            s.move(asked, timeout.sitting_in(asked, s.version + 1).choose(s.t.state, asked))
     assert bot_moves >= 5
     assert rules.outcome(s.t.state) is None
     clock.tick(seconds=1)
@@ -405,7 +404,7 @@ def test_after_the_bots_move_a_returning_player_gets_a_whole_move() -> None:
         if 0 in s.t.rules.to_act(s.t.state):
             break
         clock.tick(seconds=1)
-        s.move(1, timeout_of("curious-cargo").command(s.t.state, 1))
+        s.move(1, get_game("curious-cargo").expiry_command(s.t.state, 1))
     assert 0 in s.t.rules.to_act(s.t.state)
     if s.t.clock is not None and s.t.clock.seats[0].sitting_in:
         clock.tick(seconds=1)

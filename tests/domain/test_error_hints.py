@@ -69,3 +69,36 @@ def test_other_errors_keep_msgspecs_words() -> None:
     rules = GAMES["cargo-empire"]
     wrong_type = _detail(rules.decode_command, {"type": "place_post", "city": 7})
     assert wrong_type == "Expected `str`, got `int` - at `$.city`"
+
+
+_HUGE = "q" * 100_000
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_hint_echoes_no_huge_value_back(game_id: str) -> None:
+    """An attacker's 100 KB field name, type or value comes back cut, not whole (a refusal is
+    logged and answered: an echo would multiply the attacker's bytes), in every decoder."""
+    rules = GAMES[game_id]
+    tag = next(iter(_tags_of(rules.command_type)))
+    sent: list[tuple[object, object]] = [
+        (rules.decode_command, {"type": _HUGE}),
+        (rules.decode_command, {"type": tag, _HUGE: 1}),
+        (rules.decode_options, {_HUGE: 1}),
+        (rules.decode_position, {_HUGE: 1}),
+    ]
+    for call, raw in sent:
+        detail = _detail(call, raw)
+        assert len(detail) < 2_000, (game_id, raw if len(str(raw)) < 80 else "huge", detail[:80])
+
+
+def _tags_of(target: object) -> list[str]:
+    import typing
+
+    import msgspec
+
+    out = []
+    for member in typing.get_args(target) or (target,):
+        info = msgspec.inspect.type_info(member)
+        if isinstance(info, msgspec.inspect.StructType) and info.tag is not None:
+            out.append(str(info.tag))
+    return out

@@ -1,4 +1,4 @@
-"""service.audit.merkle against RFC 9162 itself: the Certificate Transparency reference vectors,
+"""ledger.merkle against RFC 9162 itself: the Certificate Transparency reference vectors,
 and the
 RFC's recursive definitions (MTH, PATH, PROOF) computed independently here, by list slicing, for
 every leaf of every tree size 1..64 and every pair of sizes; tampered proofs fail."""
@@ -9,14 +9,7 @@ import hashlib
 
 import pytest
 
-from service.audit.merkle import (
-    EMPTY_ROOT,
-    Tree,
-    leaf_hash,
-    root_of,
-    verify_consistency,
-    verify_inclusion,
-)
+from ledger.merkle import EMPTY_ROOT, Tree, leaf_hash, root_of, verify_consistency, verify_inclusion
 
 
 # --- the RFC's definitions, transcribed independently (RFC 9162 §2.1.1, §2.1.3.1, §2.1.4.1) ---

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from service.audit.receipts import (
+from ledger.receipts import (
     Signer,
     key_for,
     receipt_message,

@@ -1,4 +1,4 @@
-"""service.audit.treeheads without a server: the per-process tree cache never serves a wrong tree,
+"""ledger.treeheads without a server: the per-process tree cache never serves a wrong tree,
 and the offline check of a dispute file accepts a genuine one and refuses malformed ones."""
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.audit.merkle import Tree
-from service.audit.receipts import Signer
-from service.audit.treeheads import CACHE_FROM, TreeCache, inclusion, verify_dispute
+from ledger.chain import link
+from ledger.merkle import Tree
+from ledger.receipts import Signer
+from ledger.treeheads import inclusion, verify_dispute
+from service.application.disputes import CACHE_FROM, TreeCache
 from service.cli import _verify_dispute
-from service.eventstore.chain import link
 from service.terminal import EXIT_BAD_FILE, EXIT_FILE, Failure
 
 GAME = "0b0e4a8e-6a43-4b8a-9a51-7d6d1c2b9a11"

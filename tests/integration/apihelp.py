@@ -16,7 +16,7 @@ import msgspec
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.kernel import AUDITOR, SPECTATOR, Viewer, seat
 from domain.platform.table import Table, copy_table, fold_stream, game_document, legal_document
-from service.eventstore.records import StoredEvent
+from ledger.records import StoredEvent
 from service.eventstore.store import EventStore
 
 GAME = "jolly-cargo"

@@ -18,11 +18,11 @@ import msgspec
 from domain.jolly_cargo import JOLLY_CARGO
 from domain.kernel import AUDITOR
 from domain.platform.table import Table, fold_stream, game_document
+from ledger.chain import ZERO_HASH, canonical, link
+from ledger.records import StoredEvent
 from service.application.bodies import CommandBody, CreateGame, MessageBody
 from service.application.gameplay import Manifest
 from service.bootstrap import build_manifest
-from service.eventstore.chain import ZERO_HASH, canonical, link
-from service.eventstore.records import StoredEvent
 from service.settings import Settings
 
 from .apihelp import GAME, RANDOM_CRATES, tokens_of

@@ -24,8 +24,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain.kernel.hidden import is_sealed
 from domain.registry import all_games
-from service.audit.receipts import receipt_message
-from service.eventstore.chain import verify_chain
+from ledger.chain import verify_chain
+from ledger.receipts import receipt_message
 
 from .apihelp import (
     GAME,

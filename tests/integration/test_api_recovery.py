@@ -16,15 +16,14 @@ import pytest
 from redis.asyncio import Redis
 
 from domain.platform.table import fold_stream
+from ledger.chain import verify_chain
 from projections.projector import Projector, table_fields
 from projections.redis_store import RedisStore
 from projections.store import MemoryStore
-from service.application.answers import RecordedAnswer
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
-from service.eventstore.chain import verify_chain
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 
 from .apihelp import (
@@ -307,7 +306,7 @@ async def _catch_up_race(dsn: str, redis_url: str) -> None:
         # is written by the racing catch-up tasks alone.
         memory = MemoryStore()
         app_projector = Projector(memory, lambda g, after: store.read(g, after=after))
-        manifest = compose(store, app_projector, await load_signer(store.signing_keys))
+        manifest = compose(store, app_projector, await load_signer(store))
         created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
         )
@@ -384,19 +383,23 @@ def test_rolled_back_append_never_poisons_the_table_cache(fresh_database: str) -
 
 
 class _FailOnce:
-    """A play service's recorded answer, made to fail once (inside the append, before the
-    commit) when ``fail`` is set."""
+    """A play service's event log whose append fails once (the statement sent, its
+    transaction rolled back) when ``fail`` is set; everything else is the shared store's."""
 
     def __init__(self, manifest: Manifest) -> None:
         self.fail = False
-        self.accepted = manifest.play._accepted
-        manifest.play._accepted = self  # type: ignore[method-assign]
+        self.store = manifest.play.store
+        manifest.play.store = self  # type: ignore[assignment]
 
-    def __call__(self, table: Any, seat: int, stored: list[Any]) -> RecordedAnswer:
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def append_command(self, command: Any) -> bool:
         if self.fail:
             self.fail = False
             raise RuntimeError("lost after the append, before the commit")
-        return self.accepted(table, seat, stored)
+        appended: bool = await self.store.append_command(command)
+        return appended
 
 
 async def _rolled_back(dsn: str) -> None:
@@ -406,7 +409,7 @@ async def _rolled_back(dsn: str) -> None:
 
     await migrate(dsn)
     async with pg(dsn, size=8) as store:
-        signer = await load_signer(store.signing_keys)
+        signer = await load_signer(store)
 
         def instance() -> Manifest:
             projector = Projector(MemoryStore(), lambda g, a: store.read(g, after=a))

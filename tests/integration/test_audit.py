@@ -27,13 +27,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from domain.platform.table import game_document
-from service.audit.audit import receipt_matches
-from service.audit.exportfile import EXPORT_FORMAT as V1
-from service.audit.exportfile import decode_export
-from service.audit.merkle import leaf_hash, root_of, verify_inclusion
-from service.audit.receipts import receipt_message, verify_tree_head
-from service.audit.treeheads import verify_dispute
-from service.eventstore.records import StoredEvent
+from ledger.audit import receipt_matches
+from ledger.exportfile import EXPORT_FORMAT as V1
+from ledger.exportfile import decode_export
+from ledger.merkle import leaf_hash, root_of, verify_inclusion
+from ledger.receipts import receipt_message, verify_tree_head
+from ledger.records import StoredEvent
+from ledger.treeheads import verify_dispute
 from service.http import schemas
 
 from .apihelp import auth, commands_rows, game_doc, pg, tokens_of

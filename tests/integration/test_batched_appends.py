@@ -17,11 +17,12 @@ import asyncpg  # type: ignore[import-untyped]
 import pytest
 from prometheus_client import REGISTRY
 
+from ledger.chain import chain_events, utc_micro, verify_chain
+from ledger.records import StoredEvent
 from service.eventstore.batched import Appends
-from service.eventstore.chain import verify_chain
 from service.eventstore.migrate import migrate
 from service.eventstore.optimistic import append_command
-from service.eventstore.records import AcceptedCommand, DuplicateCommand, StoredEvent
+from service.eventstore.records import AcceptedCommand, DuplicateCommand
 from service.eventstore.store import EventStore, NewEvent
 
 from .test_store import new_game
@@ -60,27 +61,29 @@ async def _move(
     time and command id."""
     when = end.get("when") or datetime.now(UTC)
     public = end.get("public")
+    command_id = end.get("command_id") or str(uuid.uuid4())
+    events = [NewEvent("moved", {"n": i, "to": "c3"}, public) for i in range(n)]
+    seat = end.get("seat", 0)
+    stored = chain_events(game_id, at[0], at[1], events, seat, command_id, utc_micro(when))
+    response = {"version": stored[-1].version, "head": stored[-1].hash.hex()}
     command = AcceptedCommand(
         game_id=game_id,
         version=at[0],
         head=at[1],
-        events=[NewEvent("moved", {"n": i, "to": "c3"}, public) for i in range(n)],
-        seat=end.get("seat", 0),
-        command_id=end.get("command_id") or str(uuid.uuid4()),
-        at=when,
+        stored=stored,
+        seat=seat,
+        command_id=command_id,
         status=end.get("status"),
         result=end.get("result"),
         idempotency_key=key,
         command_type="move",
         body={"type": "move", "key": key},
         received_at=when,
+        response=response,
     )
-    return await append_command(
-        store.singles,
-        command,
-        lambda stored: {"version": stored[-1].version, "head": stored[-1].hash.hex()},
-        store.appends,
-    )
+    if not await append_command(store.singles, command, store.appends):
+        return None
+    return stored, response
 
 
 class Rig(EventStore):

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from domain.registry import all_games
-from service.audit.audit import audit
-from service.audit.evidence import Evidence
+from ledger.audit import audit
+from ledger.evidence import Evidence
 
 from .apihelp import auth, pg
 from .serverproc import ServerProcess

@@ -217,3 +217,60 @@ def test_the_openapi_document_names_the_command_of_an_event(server: ServerProces
     assert {"at", "command", "data", "openings", "seat", "type", "version"} <= set(
         event["properties"]
     )
+
+
+def test_the_chain_of_a_clocked_game_with_its_lobby_recomputed(
+    fresh_database: str, redis_url: str
+) -> None:
+    """The event kinds the games above have none of: a lobby's joins and a removal
+    (``lobby.joined``, ``lobby.left``), and the clock's (``clock.set``, ``clock.expired``,
+    ``clock.sat_in``, ``clock.bot`` and the bot's move, ``clock.returned``, by a fast clock
+    that expires and a presence leave and return) — every hash recomputed from ``/events``
+    as a spectator and as a seat, and from the export."""
+    server = ServerProcess(fresh_database, redis_url, MANIFEST_CLOCK_TICK="0.05").start()
+    try:
+        asyncio.run(_clocked(server))
+    finally:
+        server.close()
+
+
+async def _clocked(server: ServerProcess) -> None:
+    async with server.async_client() as client:
+        clock = {"kind": "turn", "seconds": 1, "sit_in_after": 1}
+        r = await client.post(
+            "/v1/games", json={"game": "cargo-empire", "seats": 2, "clock": clock}
+        )
+        assert r.status_code == 201, r.text
+        gid, host, code = r.json()["id"], r.json()["host_token"], r.json()["invite_code"]
+        base = f"/v1/games/{gid}"
+
+        async def join(name: str, seat: int) -> str:
+            r = await client.post(
+                base + "/join", json={"name": name, "invite_code": code, "seat": seat}
+            )
+            assert r.status_code == 200, r.text
+            return str(r.json()["token"])
+
+        await join("gone", 0)
+        assert (await client.delete(base + "/seats/0", headers=auth(host))).status_code == 200
+        tokens = [await join("ann", 0), await join("bob", 1)]
+        for away in (True, False):  # the bot sits in for seat 0 at once, and it is back
+            r = await client.post(base + "/presence", json={"away": away}, headers=auth(tokens[0]))
+            assert r.status_code == 200, r.text
+        types: list[str] = []
+        deadline = asyncio.get_running_loop().time() + 60
+        while "clock.bot" not in types:  # nobody plays: an expiry, the bot sits in and moves
+            assert asyncio.get_running_loop().time() < deadline, types
+            await asyncio.sleep(0.1)
+            types = [e["type"] for e in await _events(client, base, None)]
+        events = await _events(client, base, None)
+        kinds = {e["type"] for e in events}
+        assert {"lobby.joined", "lobby.left", "clock.set", "clock.expired"} <= kinds, kinds
+        assert {"clock.sat_in", "clock.bot", "clock.returned"} <= kinds, kinds
+        for token in (None, tokens[0]):
+            seen = await _events(client, base, token)
+            check_events(gid, seen[: len(events)])
+        r = await client.get(base + "/export")
+        assert r.status_code == 200, r.text
+        exported = r.json()
+        assert check_export(exported).hex() == exported["game"]["head"]

@@ -15,7 +15,9 @@ import msgspec
 import pytest
 
 from domain.platform.clocks import ClockTerms
-from domain.platform.timeouts import timeout_of
+from domain.registry import get_game
+from ledger.audit import verify_export
+from ledger.exportfile import decode_export, encode_export
 from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
@@ -23,11 +25,9 @@ from service.application.clocks import ClockFirer
 from service.application.errors import ApplicationError, Conflict
 from service.application.gameplay import Manifest
 from service.application.history import History
-from service.audit.audit import verify_export
-from service.audit.exportfile import decode_export, encode_export
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
 from service.eventstore.deadlines import Claim
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 from service.eventstore.store import EventStore
 
@@ -43,7 +43,7 @@ async def instance(dsn: str) -> AsyncIterator[Manifest]:
     """One service instance: its own pool, caches and projections."""
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        yield compose(store, projector, await load_signer(store.signing_keys))
+        yield compose(store, projector, await load_signer(store))
 
 
 async def create(manifest: Manifest, clock: dict[str, Any]) -> Any:
@@ -93,14 +93,14 @@ def test_a_clock_is_stored_with_the_game_and_bad_terms_are_refused(fresh_databas
             seat = created.to_act[0]
             clock = doc["clock"]["seats"][seat]
             assert clock["running"] is True
-            deadline = await m.store.deadlines.pending(created.id)
+            deadline = await m.store.pending_deadline(created.id)
             assert deadline is not None and deadline.version == stored[-1].version
             assert deadline.due_at.isoformat().replace("+00:00", "Z") == clock["deadline"]
             # a game without a clock: no clock part, no deadline, no clock event
             plain = await m.lobby.create(CreateGame(game=GAME, seats=2, players=["a", "b"]))
             doc = msgspec.json.decode(await m.documents.game_document(plain.id, None))
             assert "clock" not in doc
-            assert await m.store.deadlines.pending(plain.id) is None
+            assert await m.store.pending_deadline(plain.id) is None
             assert not any(e.type.startswith("clock.") for e in await events(m.store, plain.id))
 
     asyncio.run(run())
@@ -122,7 +122,7 @@ def test_the_instance_holding_a_deadline_dies_and_another_fires_it_once(
             async def claimed() -> bool:
                 now = datetime.now(UTC)
                 claims.extend(
-                    await a.store.deadlines.claim(now, now + timedelta(seconds=4), "A", 8)
+                    await a.store.claim_deadlines(now, now + timedelta(seconds=4), "A", 8)
                 )
                 return bool(claims)
 
@@ -130,7 +130,7 @@ def test_the_instance_holding_a_deadline_dies_and_another_fires_it_once(
             assert [c.game_id for c in claims] == [gid]
             # Another live instance cannot take it while A's lease lasts.
             now = datetime.now(UTC)
-            assert await a.store.deadlines.claim(now, now, "B", 8) == []
+            assert await a.store.claim_deadlines(now, now, "B", 8) == []
             held = await pool_of(a.store).fetchrow(
                 "SELECT claimed_by FROM deadlines WHERE game_id = $1::uuid", gid
             )
@@ -183,7 +183,7 @@ def test_a_move_at_the_deadline_and_the_expiry_compete_and_exactly_one_wins(
                 # The firer's clock reads the deadline itself; the move is sent now, in time.
                 firer = ClockFirer(m.clocks, clock=lambda d=deadline: d, owner="race")
                 _, table = await m.tables.current(gid)
-                command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
+                command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, seat))
                 move, fired = await asyncio.gather(
                     m.play.command(
                         gid,
@@ -234,7 +234,7 @@ def test_a_move_after_the_deadline_is_refused_and_the_expiry_recorded(
 
             await until(passed, "the deadline")
             _, table = await m.tables.current(gid)
-            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, seat))
             with pytest.raises(ApplicationError) as caught:
                 await m.play.command(gid, token, CommandBody(command=command), "late")
             assert isinstance(caught.value, Conflict) and caught.value.code == "clock.expired"
@@ -259,14 +259,14 @@ def test_one_seat_stops_answering_and_the_game_still_ends(fresh_database: str) -
             firer = ClockFirer(m.clocks, tick=0.02, owner="table")
             stop = asyncio.Event()
             runner = asyncio.create_task(firer.run(stop))
-            timeout = timeout_of(GAME)
+            timeout = get_game(GAME)
             try:
                 for _ in range(2000):
                     _, table = await m.tables.current(gid)
                     if table.status == "finished":
                         break
                     if player in table.rules.to_act(table.state):
-                        bot = timeout.bot(player, table.version + 1)
+                        bot = timeout.sitting_in(player, table.version + 1)
                         command = msgspec.to_builtins(bot.choose(table.state, player))
                         try:
                             await m.play.command(
@@ -293,7 +293,7 @@ def test_one_seat_stops_answering_and_the_game_still_ends(fresh_database: str) -
             types = [e.type for e in stored]
             assert types.count("clock.expired") == 1
             assert "clock.sat_in" in types and "clock.bot" in types
-            assert await m.store.deadlines.pending(gid) is None  # nothing left to fire
+            assert await m.store.pending_deadline(gid) is None  # nothing left to fire
             report = await audited(m, gid)
             assert report["problems"] == []
             assert report["adjudication"]["ok"] is True
@@ -380,7 +380,7 @@ def test_dispute_files_and_the_offline_export_judge_the_clock(fresh_database: st
             _, table = await m.tables.current(gid)
             mover = table.rules.to_act(table.state)[0]
             token = created.seats[mover].token
-            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, mover))
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, mover))
             answer = await m.play.command(gid, token, CommandBody(command=command), None)
             move = await history.dispute(gid, answer.version)
             checks = {c.check: c for c in move.checks}
@@ -418,7 +418,7 @@ def test_a_game_that_fails_to_fire_keeps_its_claim_and_the_others_still_fire(
             )
             assert held["claimed_by"] == "one"  # not claimed again at every tick
             now = datetime.now(UTC)
-            again = await m.store.deadlines.claim(now, now, "two", 8)
+            again = await m.store.claim_deadlines(now, now, "two", 8)
             assert broken not in [c.game_id for c in again]
             assert not any(e.type == "clock.expired" for e in await events(m.store, broken))
 
@@ -438,7 +438,7 @@ def test_a_move_by_a_player_the_bot_sat_in_for_is_its_return(fresh_database: str
             assert token is not None
             await m.clocks.presence(gid, token, PresenceBody(away=True))
             _, table = await m.tables.current(gid)
-            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, seat))
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, seat))
             answer = await m.play.command(gid, token, CommandBody(command=command), None)
             types = [e.type for e in answer.events]
             assert types[0] == "clock.returned" and types[-1] == "clock.set"
@@ -457,7 +457,7 @@ async def limited(dsn: str, limits: Any) -> AsyncIterator[Manifest]:
     ``MANIFEST_CLOCK_MAX_BANK``)."""
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        signer = await load_signer(store.signing_keys)
+        signer = await load_signer(store)
         yield compose(store, projector, signer, clock_limits=limits)
 
 
@@ -481,14 +481,14 @@ def test_the_issues_terms_come_to_rest_and_a_move_wakes_the_game(fresh_database:
             fake = [datetime.now(UTC)]
             firer = ClockFirer(m.clocks, clock=lambda: fake[0])
             for _ in range(50):
-                pending = await m.store.deadlines.pending(gid)
+                pending = await m.store.pending_deadline(gid)
                 if pending is None:
                     break
                 fake[0] = max(fake[0], pending.due_at)  # the fake clock jumps to the deadline
                 await firer.fire_due()
             stored = await events(m.store, gid)
             assert [e.type for e in stored].count("clock.expired") == 4
-            assert await m.store.deadlines.pending(gid) is None  # nothing left to fire
+            assert await m.store.pending_deadline(gid) is None  # nothing left to fire
             assert await firer.fire_due() is False
             doc = msgspec.json.decode(await m.documents.game_document(gid, None))
             assert doc["clock"]["resting"] is True and doc["clock"]["idle"] == 4
@@ -497,10 +497,10 @@ def test_the_issues_terms_come_to_rest_and_a_move_wakes_the_game(fresh_database:
             _, table = await m.tables.current(gid)
             mover = table.rules.to_act(table.state)[0]
             token = created.seats[mover].token
-            command = msgspec.to_builtins(timeout_of(GAME).command(table.state, mover))
+            command = msgspec.to_builtins(get_game(GAME).expiry_command(table.state, mover))
             answer = await m.play.command(gid, token, CommandBody(command=command), None)
             assert answer.events[-1].type == "clock.set"
-            assert await m.store.deadlines.pending(gid) is not None  # the clocks run again
+            assert await m.store.pending_deadline(gid) is not None  # the clocks run again
             assert (await audited(m, gid))["problems"] == []
 
     asyncio.run(run())
@@ -557,7 +557,7 @@ def test_a_cosmetic_command_runs_no_clock_in_the_service(
             )
             gid = created.id
             seat = created.to_act[0]
-            before = await m.store.deadlines.pending(gid)
+            before = await m.store.pending_deadline(gid)
             assert before is not None
             for face, who in (("rancher", seat), ("banker", 1 - seat), ("senator", seat)):
                 token = created.seats[who].token
@@ -573,7 +573,7 @@ def test_a_cosmetic_command_runs_no_clock_in_the_service(
             with contextlib.suppress(ApplicationError):  # answered or refused: nothing appended
                 await m.queries.query(gid, token, QueryBody(query={"type": "survey", "path": []}))
             assert not any(e.type == "clock.set" for e in (await events(m.store, gid))[-4:])
-            after = await m.store.deadlines.pending(gid)
+            after = await m.store.pending_deadline(gid)
             assert after is not None and after.due_at == before.due_at
             doc = msgspec.json.decode(await m.documents.game_document(gid, None))
             assert doc["clock"]["seats"][seat]["deadline"] == before.due_at.isoformat().replace(

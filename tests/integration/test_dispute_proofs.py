@@ -4,7 +4,7 @@ file of event 5 in a 5,000-event game is under 10 KB and verifies offline).
 The game is built through the real append path in-process (two bots mostly ending their turns),
 as the long-game seek test does; the dispute files come from the server process over HTTP and
 are checked by ``manifest verify-dispute`` with no database configured, and by
-:func:`service.audit.treeheads.verify_dispute`, which must also catch every tampering.
+:func:`ledger.treeheads.verify_dispute`, which must also catch every tampering.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.audit.merkle import root_of
-from service.audit.receipts import Signer
-from service.audit.treeheads import verify_dispute
+from ledger.merkle import root_of
+from ledger.receipts import Signer
+from ledger.treeheads import verify_dispute
 
 from .apihelp import pg, tokens_of
 from .historyhelp import bot_command, create, in_process, mostly_end_turn

@@ -38,13 +38,13 @@ from domain.kernel.hidden import (
     set_at,
 )
 from domain.registry import get_game
+from ledger.audit import verify_export
+from ledger.chain import canonical, link
+from ledger.commitments import secrets_of
+from ledger.exportfile import ExportFile, decode_export
+from ledger.openings import sealed_paths
+from ledger.records import StoredEvent
 from service.application.bodies import CreateGame, MessageBody
-from service.audit.audit import verify_export
-from service.audit.commitments import secrets_of
-from service.audit.exportfile import ExportFile, decode_export
-from service.audit.openings import sealed_paths
-from service.eventstore.chain import canonical, link
-from service.eventstore.records import StoredEvent
 
 from .apihelp import auth, pg, tokens_of
 from .historyhelp import as_json, bot_command, in_process, sse_messages, tamper

@@ -22,7 +22,7 @@ import redis.asyncio as aioredis
 
 from domain.kernel import SPECTATOR
 from domain.kernel.hidden import is_sealed
-from projections.replay import SNAPSHOT_EVERY
+from domain.platform.table import SNAPSHOT_EVERY
 
 from .apihelp import (
     KEYFRAME_EVERY,

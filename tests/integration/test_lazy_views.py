@@ -27,8 +27,8 @@ from projections.views import table_field
 from service.application.answers import CreatedGame
 from service.application.bodies import CommandBody, CreateGame
 from service.application.gameplay import Manifest
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 from service.eventstore.store import EventStore
 
@@ -94,7 +94,7 @@ async def game(
 ) -> AsyncIterator[Game]:
     await migrate(dsn)
     async with pg(dsn) as events:
-        signer = await load_signer(events.signing_keys)
+        signer = await load_signer(events)
         manifests = [
             compose(events, Projector(store, lambda g, after: events.read(g, after=after)), signer)
             for _ in range(processes)

@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.eventstore.chain import verify_chain
+from ledger.chain import chain_events, utc_micro, verify_chain
 from service.eventstore.migrate import DEFAULT_DIR, migrate
 from service.eventstore.store import AcceptedCommand, EventStore, NewEvent
 
@@ -93,28 +93,28 @@ def test_existing_games_survive_the_migration_and_keep_playing(
             assert verify_chain(stored, head=row.head) is None
             row = await store.get_game(games[1].id)
             assert row is not None
-            for version, head, expect in ((1, row.head, None), (2, row.head, 3)):
+            for version, head, expect in ((1, row.head, False), (2, row.head, True)):
+                at, command_id = utc_micro(datetime.now(UTC)), str(uuid.uuid4())
+                events = [NewEvent("moved", {"to": "c3", "big": 10**20, "tiny": [1, -7]})]
+                chained = chain_events(row.id, version, head, events, 0, command_id, at)
                 done = await store.append_command(
                     AcceptedCommand(
                         game_id=row.id,
                         version=version,
                         head=head,
-                        # integers past int64 read back as they are (no event holds a float,
-                        # whose digits jsonb may rewrite: test_events_hold_no_float.py)
-                        events=[NewEvent("moved", {"to": "c3", "big": 10**20, "tiny": [-7]})],
+                        stored=chained,
                         seat=0,
-                        command_id=str(uuid.uuid4()),
-                        at=datetime.now(UTC),
+                        command_id=command_id,
                         status=None,
                         result=None,
                         idempotency_key=None,
                         command_type="move",
                         body={"type": "move"},
-                        received_at=datetime.now(UTC),
-                    ),
-                    respond=lambda stored: {"version": stored[-1].version},
+                        received_at=at,
+                        response={"version": chained[-1].version},
+                    )
                 )
-                assert (done and done[1]["version"]) == expect  # a stale version writes nothing
+                assert done is expect  # a stale version writes nothing
             row = await store.get_game(games[1].id)
             assert row is not None and row.version == 3
             assert verify_chain(await store.read(row.id), head=row.head) is None

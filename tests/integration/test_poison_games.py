@@ -25,8 +25,8 @@ from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
 from service.application.errors import RefusedByRules
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 from service.http.readiness import readiness
 
@@ -85,7 +85,7 @@ def test_a_poison_game_is_skipped_by_the_catch_up_and_readiness_stays_up(
 async def _poison(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn, size=6) as store:
-        signer = await load_signer(store.signing_keys)
+        signer = await load_signer(store)
         first = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
         manifest = compose(store, first, signer)
         ids = []
@@ -162,7 +162,7 @@ def test_a_command_whose_game_could_not_be_encoded_is_refused_and_not_recorded(
 async def _unencodable(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn, size=6) as store:
-        signer = await load_signer(store.signing_keys)
+        signer = await load_signer(store)
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
         manifest = compose(store, projector, signer)
         train = MAP.cities["Chicago"].mileposts[0]

@@ -22,17 +22,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.audit.receipts import (
-    Signer,
-    SigningKeyMissing,
-    key_for,
-    load_signer,
-    verify_receipt,
-    verify_tree_head,
-)
-from service.audit.treeheads import verify_dispute
+from ledger.receipts import Signer, SigningKeyMissing, key_for, verify_receipt, verify_tree_head
+from ledger.treeheads import verify_dispute
 from service.bootstrap import build_manifest
-from service.eventstore.keys import SigningKeys
+from service.eventstore.keys import SigningKeys, load_signer
 from service.settings import Settings
 
 from .apihelp import bot_step, create_started, tokens_of

@@ -23,8 +23,8 @@ import httpx
 import msgspec
 import pytest
 
+from ledger.exportfile import encode_export
 from service.application.history import History
-from service.audit.exportfile import encode_export
 from service.eventstore.store import EventStore
 
 from .apihelp import auth

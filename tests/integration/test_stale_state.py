@@ -16,10 +16,10 @@ from projections.store import MemoryStore
 from service.application.bodies import CommandBody, CreateGame
 from service.application.errors import ApplicationError
 from service.application.gameplay import Manifest
-from service.application.play import _Stale
+from service.application.play import STALE
 from service.application.queries import QueryBody
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 from service.http.problemmap import problem_of
 
@@ -36,7 +36,7 @@ def test_a_query_answers_on_the_stored_state_not_a_stale_cached_one(fresh_databa
     async def run() -> None:
         await migrate(fresh_database)
         async with pg(fresh_database) as events:
-            signer = await load_signer(events.signing_keys)
+            signer = await load_signer(events)
 
             def instance() -> Manifest:
                 reader = lambda g, after: events.read(g, after=after)  # noqa: E731
@@ -77,14 +77,14 @@ def test_a_command_that_loses_every_race_is_a_503_with_retry_after(fresh_databas
     async def racing(*args: object, **kwargs: object) -> Any:
         nonlocal tries
         tries += 1
-        raise _Stale
+        return STALE
 
     async def run() -> None:
         await migrate(fresh_database)
         async with pg(fresh_database) as events:
             reader = lambda g, after: events.read(g, after=after)  # noqa: E731
             manifest = compose(
-                events, Projector(MemoryStore(), reader), await load_signer(events.signing_keys)
+                events, Projector(MemoryStore(), reader), await load_signer(events)
             )
             manifest.play._decide_and_append = racing  # type: ignore[method-assign]
             created = await manifest.lobby.create(
@@ -117,7 +117,7 @@ def test_a_command_out_of_turn_on_a_stale_cache_is_decided_again_and_accepted(
     async def run() -> None:
         await migrate(fresh_database)
         async with pg(fresh_database) as events:
-            signer = await load_signer(events.signing_keys)
+            signer = await load_signer(events)
 
             def instance() -> Manifest:
                 reader = lambda g, after: events.read(g, after=after)  # noqa: E731

@@ -14,13 +14,7 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from service.eventstore.chain import (
-    ZERO_HASH,
-    canonical,
-    canonical_uuid,
-    format_at,
-    verify_chain,
-)
+from ledger.chain import ZERO_HASH, canonical, canonical_uuid, format_at, verify_chain
 from service.eventstore.migrate import migrate
 from service.eventstore.store import (
     DuplicateCommand,

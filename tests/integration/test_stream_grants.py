@@ -15,10 +15,11 @@ import pytest
 from projections.projector import Projector
 from projections.store import MemoryStore
 from service.application.bodies import CreateGame, JoinGame
+from service.application.errors import Unauthorized
 from service.application.history import History
 from service.application.tokens import SEAT_PREFIX, new_token, token_hash
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 
 from .apihelp import assert_problem, auth, pg
@@ -163,7 +164,7 @@ def test_a_grant_gone_before_the_first_read_sends_nothing(fresh_database: str) -
         await migrate(fresh_database)
         async with pg(fresh_database) as store:
             projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-            manifest = compose(store, projector, await load_signer(store.signing_keys))
+            manifest = compose(store, projector, await load_signer(store))
             history = History.of(manifest)
             created = await manifest.lobby.create(CreateGame(game="cargo-empire", seats=2))
             gid, code = created.id, created.invite_code
@@ -178,5 +179,45 @@ def test_a_grant_gone_before_the_first_read_sends_nothing(fresh_database: str) -
             theirs = history.changes(await manifest.seats.grant(gid, eve.token))
             assert (await anext(theirs))[:1] == b"{"
             await theirs.aclose()
+
+    asyncio.run(run())
+
+
+def test_a_binding_read_before_the_start_is_not_cached_after_it(fresh_database: str) -> None:
+    """A token is looked up (bound to seat 0 of a game still open), and before the lookup
+    asks whether the game has started the host removes the seat, a victim takes it and the
+    game starts. The stale binding must not be cached as final (a started game's bindings are
+    cached for good): else the removed token would act for — and stream — the victim's seat
+    for the rest of the game on that process, though the store says it is bound to nothing."""
+
+    async def run() -> None:
+        await migrate(fresh_database)
+        async with pg(fresh_database) as store:
+            projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
+            manifest = compose(store, projector, await load_signer(store.signing_keys))
+            seats = manifest.seats
+            created = await manifest.lobby.create(CreateGame(game="cargo-empire", seats=2))
+            gid, code = created.id, created.invite_code
+            ann = await manifest.lobby.join(gid, JoinGame(name="ann", invite_code=code, seat=0))
+            grant = await seats.grant(gid, ann.token)
+            started = seats._started
+            raced = False
+
+            async def between(game_id: str) -> bool:
+                nonlocal raced
+                if not raced:  # between the binding's read and the start's check
+                    raced = True
+                    await manifest.lobby.remove_seat(gid, created.host_token, 0)
+                    await manifest.lobby.join(gid, JoinGame(name="vic", invite_code=code, seat=0))
+                    await manifest.lobby.join(gid, JoinGame(name="bo", invite_code=code, seat=1))
+                return await started(game_id)
+
+            seats._started = between  # type: ignore[method-assign]
+            assert not await seats.holds(grant)  # looked up across the race
+            assert raced
+            assert not await seats.holds(grant)  # and again, from the cache if it were there
+            with pytest.raises(Unauthorized):
+                await seats.seat_for(gid, ann.token)
+            assert not seats.knows_token(ann.token)
 
     asyncio.run(run())

@@ -13,8 +13,8 @@ from projections.store import MemoryStore
 from service.application.bodies import CreateGame, JoinGame
 from service.application.errors import ApplicationError
 from service.application.history import History
-from service.audit.receipts import load_signer
 from service.bootstrap import compose
+from service.eventstore.keys import load_signer
 from service.eventstore.migrate import migrate
 
 from .apihelp import GAME, RANDOM_CRATES, pg
@@ -32,7 +32,7 @@ async def _removed(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = compose(store, projector, await load_signer(store.signing_keys))
+        manifest = compose(store, projector, await load_signer(store))
         created = await manifest.lobby.create(CreateGame(game=GAME, seats=2, options=RANDOM_CRATES))
         gid = created.id
         joined = await manifest.lobby.join(
@@ -66,7 +66,7 @@ async def _host(dsn: str) -> None:
     await migrate(dsn)
     async with pg(dsn) as store:
         projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-        manifest = compose(store, projector, await load_signer(store.signing_keys))
+        manifest = compose(store, projector, await load_signer(store))
         history = History.of(manifest)
         created = await manifest.lobby.create(
             CreateGame(game=GAME, seats=2, options=RANDOM_CRATES, players=["a", "b"])
@@ -99,7 +99,7 @@ def test_a_token_removed_on_one_process_stops_working_on_another_that_had_seen_i
     async def run() -> None:
         await migrate(fresh_database)
         async with pg(fresh_database) as store:
-            signer = await load_signer(store.signing_keys)
+            signer = await load_signer(store)
             a, b = (
                 compose(
                     store,

@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from examples.bot import play
 from examples.client import ManifestClient
-from service.audit.merkle import Tree
+from ledger.merkle import Tree
 
 from .serverproc import ROOT, ServerProcess
 
@@ -260,7 +260,7 @@ def test_verify_js_refuses_tampering(server: ServerProcess, browser: Browser) ->
 def test_verify_js_inclusion_matches_the_servers_trees(
     server: ServerProcess, browser: Browser
 ) -> None:
-    """The browser's RFC 9162 verification accepts every audit path service/audit/merkle.py builds
+    """The browser's RFC 9162 verification accepts every audit path ledger/merkle.py builds
     (every leaf of trees of 1 to 33 leaves) and refuses each at the next index, at its sibling's,
     or for another leaf. (Not at another size: RFC 9162 paths of a left leaf are the same in
     trees of several sizes, which is why the tree head's signature covers the size.)"""

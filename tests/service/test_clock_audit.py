@@ -1,4 +1,4 @@
-"""The audit re-adjudicates a clocked game's times (``service.audit.clocking``): a game played
+"""The audit re-adjudicates a clocked game's times (``ledger.clocking``): a game played
 with expiries, a bot sitting in and a return passes; an expiry recorded before its deadline
 and a move recorded after its seat's time ran out are each found — on evidence built without
 servers (the chain is not checked here: ``check_adjudication`` alone)."""
@@ -18,11 +18,10 @@ from domain.platform import clocks, referee
 from domain.platform.clocks import Clock, ClockTerms
 from domain.platform.events import LobbyCreated, LobbyJoined
 from domain.platform.table import Table, copy_table, fold_stream
-from domain.platform.timeouts import timeout_of
 from domain.registry import current_edition, get_game
-from service.audit.adjudication import check_adjudication
-from service.audit.evidence import Case, Evidence
-from service.eventstore.records import CommandRecord, StoredEvent
+from ledger.adjudication import check_adjudication
+from ledger.evidence import Case, Evidence
+from ledger.records import CommandRecord, StoredEvent
 
 T0 = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 GAME = "cargo-empire"
@@ -117,14 +116,14 @@ def played() -> Game:
     """Seat 0 stops answering: two expiries, then the bot sits in; seat 0 comes back."""
     g = Game()
     rules = g.t.rules
-    timeout = timeout_of(GAME)
+    timeout = get_game(GAME)
     for _ in range(12):
         seat = rules.to_act(g.t.state)[0]
         clock = g.t.clock
         assert clock is not None
         if seat == 1:
             g.now += timedelta(seconds=5)
-            g.move(1, timeout.command(g.t.state, 1))
+            g.move(1, timeout.expiry_command(g.t.state, 1))
         elif clock.seats[0].sitting_in:
             g.fire(0)
         else:
@@ -135,9 +134,9 @@ def played() -> Game:
     seat = rules.to_act(g.t.state)[0]
     if seat == 1:
         g.now += timedelta(seconds=1)
-        g.move(1, timeout.command(g.t.state, 1))
+        g.move(1, timeout.expiry_command(g.t.state, 1))
     g.now += timedelta(seconds=1)
-    g.move(0, timeout.command(g.t.state, 0))  # back, with its token
+    g.move(0, timeout.expiry_command(g.t.state, 0))  # back, with its token
     assert any(e.type == "clock.returned" for e in g.events)
     return g
 
@@ -168,7 +167,7 @@ def test_a_move_recorded_after_its_seats_time_ran_out_is_found() -> None:
     g = Game()
     seat = g.t.rules.to_act(g.t.state)[0]
     g.now = g.deadline(seat)  # the deadline itself is too late: the time has run out
-    g.move(seat, timeout_of(GAME).command(g.t.state, seat))
+    g.move(seat, get_game(GAME).expiry_command(g.t.state, seat))
     report, problems = g.audit()
     assert report["ok"] is False
     assert problems == ["clock.late_move"]
@@ -178,7 +177,7 @@ def test_a_move_just_before_the_deadline_passes() -> None:
     g = Game()
     seat = g.t.rules.to_act(g.t.state)[0]
     g.now = g.deadline(seat) - timedelta(microseconds=1)
-    g.move(seat, timeout_of(GAME).command(g.t.state, seat))
+    g.move(seat, get_game(GAME).expiry_command(g.t.state, seat))
     assert g.audit()[1] == []
 
 
@@ -187,7 +186,7 @@ def test_a_clock_set_dated_after_it_was_recorded_is_found() -> None:
     seat = g.t.rules.to_act(g.t.state)[0]
     g.now += timedelta(seconds=10)
     t = g.t
-    command = timeout_of(GAME).command(t.state, seat)
+    command = get_game(GAME).expiry_command(t.state, seat)
     produced = t.rules.decide(t.state, seat, command, Rng(g.seed, t.version + 1))
     events = referee.with_clock(t, seat, produced, g.now + timedelta(seconds=50))
     g.append(events, seat, msgspec.to_builtins(command))
@@ -199,7 +198,7 @@ def test_a_bot_move_for_a_seat_nobody_left_is_found() -> None:
     seat = g.t.rules.to_act(g.t.state)[0]
     g.now += timedelta(seconds=1)
     t = g.t
-    command = timeout_of(GAME).command(t.state, seat)
+    command = get_game(GAME).expiry_command(t.state, seat)
     produced = t.rules.decide(t.state, seat, command, Rng(g.seed, t.version + 1))
     events = referee.with_clock(t, seat, produced, g.now)
     from domain.platform.clocks import ClockBot
@@ -247,7 +246,7 @@ def test_a_forged_bank_too_big_for_a_timestamp_is_found_without_crashing_the_aud
     seat = g.t.rules.to_act(g.t.state)[0]
     g.now += timedelta(seconds=1)
     t = g.t
-    command = timeout_of(GAME).command(t.state, seat)
+    command = get_game(GAME).expiry_command(t.state, seat)
     produced = t.rules.decide(t.state, seat, command, Rng(g.seed, t.version + 1))
     events = referee.with_clock(t, seat, produced, g.now)
     clock_set = events[-1]
@@ -262,7 +261,7 @@ def test_a_forged_bank_too_big_for_a_timestamp_is_found_without_crashing_the_aud
     g.now += timedelta(seconds=1)
     nxt = g.t.rules.to_act(g.t.state)[0]
     t = g.t
-    command = timeout_of(GAME).command(t.state, nxt)
+    command = get_game(GAME).expiry_command(t.state, nxt)
     produced = t.rules.decide(t.state, nxt, command, Rng(g.seed, t.version + 1))
     g.append(
         [*produced, msgspec.structs.replace(clock_set, at=g.now)],
@@ -282,7 +281,7 @@ def test_a_move_whose_clock_is_dated_before_it_was_recorded_is_found() -> None:
     seat = g.t.rules.to_act(g.t.state)[0]
     g.now += timedelta(seconds=50)
     t = g.t
-    command = timeout_of(GAME).command(t.state, seat)
+    command = get_game(GAME).expiry_command(t.state, seat)
     produced = t.rules.decide(t.state, seat, command, Rng(g.seed, t.version + 1))
     events = referee.with_clock(t, seat, produced, g.now - timedelta(seconds=49))
     g.append(events, seat, msgspec.to_builtins(command))
@@ -313,7 +312,7 @@ def test_a_bot_move_that_is_not_the_bots_choice_is_found() -> None:
     _leave(g, seat)
     t = g.t
     version = t.version + 1
-    choice = timeout_of(GAME).bot(seat, version).choose(t.state, seat)
+    choice = get_game(GAME).sitting_in(seat, version).choose(t.state, seat)
     other = next(c for c in reversed(t.rules.legal(t.state, seat)) if c != choice)
     command, events = clocks.bot_move(
         t.clock,
@@ -371,7 +370,7 @@ def test_an_expiry_whose_moves_are_not_the_timeouts_is_found() -> None:
     seat = g.t.rules.to_act(g.t.state)[0]
     g.now = g.deadline(seat)
     t = g.t
-    minimal = timeout_of(GAME).command(t.state, seat)
+    minimal = get_game(GAME).expiry_command(t.state, seat)
     other = next(c for c in reversed(t.rules.legal(t.state, seat)) if c != minimal)
     events = clocks.expire(
         t.clock,
@@ -396,7 +395,7 @@ def test_a_leave_recorded_after_the_game_ended_is_found() -> None:
             break
         seat = rules.to_act(g.t.state)[0]
         g.now += timedelta(seconds=1)
-        g.move(seat, timeout_of(GAME).bot(seat, g.t.version + 1).choose(g.t.state, seat))
+        g.move(seat, get_game(GAME).sitting_in(seat, g.t.version + 1).choose(g.t.state, seat))
     assert rules.outcome(g.t.state) is not None
     assert g.audit()[1] == []
     g.now += timedelta(seconds=1)
@@ -462,7 +461,7 @@ def test_a_second_clock_start_in_the_middle_of_the_game_is_found() -> None:
     g = Game()
     seat = g.t.rules.to_act(g.t.state)[0]
     g.now += timedelta(seconds=5)
-    g.move(seat, timeout_of(GAME).command(g.t.state, seat))
+    g.move(seat, get_game(GAME).expiry_command(g.t.state, seat))
     g.now += timedelta(seconds=5)
     g.append(referee.started(g.t, g.now))
     report, problems = g.audit()
@@ -477,7 +476,7 @@ def test_the_bots_moves_pass_the_audit_in_every_game(game: str) -> None:
     state it was given would fail here)."""
     g = Game(ClockTerms("turn", seconds=60, sit_in_after=2), game)
     rules = g.t.rules
-    timeout = timeout_of(game)
+    timeout = get_game(game)
     _leave(g, 0)
     bot_moves = 0
     for _ in range(40):
@@ -489,7 +488,7 @@ def test_the_bots_moves_pass_the_audit_in_every_game(game: str) -> None:
             g.fire(0)
             bot_moves += 1
         else:
-            g.move(asked[0], timeout.command(g.t.state, asked[0]))
+            g.move(asked[0], timeout.expiry_command(g.t.state, asked[0]))
     assert bot_moves >= 5
     assert g.audit()[1] == []
 

@@ -19,8 +19,8 @@ from domain.empire_builder.board import MAP
 from domain.empire_builder.position import state_from_position
 from domain.kernel import RuleError, typed
 from domain.platform.table import Table, encode_table
+from ledger.ruling import rule
 from service.application.play import MAX_EVENTS_PER_COMMAND
-from service.application.ruling import rule
 from service.settings import Settings
 
 SEED = bytes(32)
@@ -30,8 +30,9 @@ def _legacy(skip: int, seats: int = 6) -> Table:
     """An active Empire Builder table folded from a position recorded before skip's range:
     seat 0 to act, every seat losing ``skip`` turns (seat 0's count from its next turn)."""
     train = MAP.cities["Chicago"].mileposts[0]
-    players = [{"cards": [3 * s, 3 * s + 1, 3 * s + 2], "skip": skip, "train": train}
-               for s in range(seats)]
+    players = [
+        {"cards": [3 * s, 3 * s + 1, 3 * s + 2], "skip": skip, "train": train} for s in range(seats)
+    ]
     position = typed({"players": players, "turn_number": 3 * seats}, EMPIRE_BUILDER.position_type)
     return Table(
         game_id="legacy", game="empire-builder", seats=seats, options={}, version=1,
@@ -47,8 +48,13 @@ def test_the_default_cap_is_the_settings_default() -> None:
 
 def test_a_turn_ending_within_the_cap_is_decided_as_before() -> None:
     table = _legacy(skip=3)  # the most a position may name now: 6 seats x 3 turns lost
-    ruling = rule(table, 0, EMPIRE_BUILDER.decode_command({"type": "end_turn"}), SEED,
-                  max_events=MAX_EVENTS_PER_COMMAND)
+    ruling = rule(
+        table,
+        0,
+        EMPIRE_BUILDER.decode_command({"type": "end_turn"}),
+        SEED,
+        max_events=MAX_EVENTS_PER_COMMAND,
+    )
     types = [p.type for p in ruling.pending]
     assert types == ["turn_ended", *["turn_lost"] * 18]
     assert [p.skip for p in ruling.table.state.players] == [0] * 6

@@ -32,6 +32,8 @@ from service.http.problemmap import STATUS, document_of, problem_of
         (NotFound("game.not_found", "no"), 404),
         (Conflict("version.conflict", "no", version=7), 409),
         (RefusedByRules("rule.not_your_turn", "no", rule={"seat": 1}), 422),
+        (RefusedByRules("rule.abort_too_late", "no"), 422),
+        (RefusedByRules("rule.resigned", "no"), 422),
     ],
 )
 def test_each_kind_has_its_status_and_keeps_its_fields(
@@ -127,6 +129,14 @@ STATUS_BEFORE_TYPED_ERRORS: dict[str, set[int]] = {
     "position.out_of_range": {422},  # a number of a position outside its documented range
     "command.too_many_events": {422},  # past MANIFEST_MAX_EVENTS_PER_COMMAND, nothing appended
     "command.unencodable": {422},  # the game after it could not be encoded, nothing appended
+    # issue 39 (docs/api.md "Players")
+    "player.key_revoked": {401},  # a revoked player key, on any instance at once
+    "player.scope_missing": {403},  # a player key without the scope this needs
+    "player.not_seated": {403},  # a player key in a game where its player has no seat
+    "player.not_your_key": {403},  # revoking a key of another player
+    "player.no_such_key": {404},
+    "player.bad_scopes": {422},  # no scope, an unknown one, or one twice
+    "player.too_many_keys": {409},  # past MANIFEST_PLAYER_KEYS_MAX live keys
 }
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 
+from ledger.records import CommandRecord
 from service.application.redaction import redacted_command
-from service.eventstore.records import CommandRecord
 from service.eventstore.rejections import canonical_body
 
 

@@ -27,9 +27,9 @@ from domain.curious_cargo.state import State
 from domain.kernel import Rng, seed_commitment
 from domain.platform.events import LobbyCreated, LobbyJoined, SeedRevealed
 from domain.registry import current_edition, get_game
-from service.audit.adjudication import check_adjudication
-from service.audit.evidence import Case, Evidence
-from service.eventstore.records import CommandRecord, StoredEvent
+from ledger.adjudication import check_adjudication
+from ledger.evidence import Case, Evidence
+from ledger.records import CommandRecord, StoredEvent
 
 GAME_ID = "00000000-0000-0000-0000-000000000028"
 AT = datetime(2026, 11, 27, tzinfo=UTC)

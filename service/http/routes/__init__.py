@@ -6,6 +6,7 @@
 - :mod:`~service.http.routes.history` — its past: events, replay (one event, all as NDJSON),
   the live stream;
 - :mod:`~service.http.routes.audit` — checking it: audit, dispute files, export, the keys;
+- :mod:`~service.http.routes.players` — players: create one, its keys, its games;
 - :mod:`~service.http.routes.system` — the catalogue (rules, assets) and operations
   (health, readiness, metrics).
 
@@ -22,7 +23,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.http.routes import audit, history, lobby, play, system
+from service.http.routes import audit, history, lobby, play, players, system
 
 #: Every handler, ``lobby`` first (its OPTIONS handler must precede the others on its path).
-ROUTES: list[Any] = [*lobby.ROUTES, *play.ROUTES, *history.ROUTES, *audit.ROUTES, *system.ROUTES]
+ROUTES: list[Any] = [
+    *lobby.ROUTES,
+    *play.ROUTES,
+    *history.ROUTES,
+    *audit.ROUTES,
+    *players.ROUTES,
+    *system.ROUTES,
+]

@@ -11,7 +11,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from service.application.gameplay import Manifest
-from service.audit.receipts import published_keys
+from service.eventstore.keys import published_keys
 from service.http.bulkhead import HeavyReads, not_modified
 from service.http.schemas import DisputeFile, Keys
 from service.http.services import token_of
@@ -66,7 +66,7 @@ async def get_export(
 
 @get("/v1/keys", summary="The server's public key(s) for checking receipts")
 async def keys(manifest: NamedDependency[Manifest]) -> Keys:
-    return Keys(keys=await published_keys(manifest.store.signing_keys, manifest.signer))
+    return Keys(keys=await published_keys(manifest.store, manifest.signer))
 
 
 ROUTES: list[Any] = [get_audit, get_dispute, get_export, keys]

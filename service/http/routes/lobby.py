@@ -19,10 +19,10 @@ from service.problems import Problem
 
 @post("/v1/games", status_code=201, summary="Create a game (with players: started at once)")
 async def create_game(
-    data: JSONBody[CreateGame], manifest: NamedDependency[Manifest]
+    data: JSONBody[CreateGame], manifest: NamedDependency[Manifest], request: Request[Any, Any, Any]
 ) -> Response[CreatedGame]:
     structlog.contextvars.bind_contextvars(game_type=data.game)
-    created = await manifest.lobby.create(data)
+    created = await manifest.lobby.create(data, token_of(request))  # a player key: seated
     return Response(
         content=created, status_code=201, headers={"location": f"/v1/games/{created.id}"}
     )
@@ -43,10 +43,13 @@ async def list_games(
 
 @post("/v1/games/{game_id:str}/join", status_code=200, summary="Take a seat with the invite code")
 async def join_game(
-    game_id: FromPath[str], data: JSONBody[JoinGame], manifest: NamedDependency[Manifest]
+    game_id: FromPath[str],
+    data: JSONBody[JoinGame],
+    manifest: NamedDependency[Manifest],
+    request: Request[Any, Any, Any],
 ) -> Joined:
     structlog.contextvars.bind_contextvars(game=game_id)
-    return await manifest.lobby.join(game_id, data)
+    return await manifest.lobby.join(game_id, data, token_of(request))  # a player key: bound
 
 
 @post("/v1/games/{game_id:str}/start", status_code=200, summary="Start a full game (host token)")

@@ -25,7 +25,7 @@ async def rules() -> list[RuleEntry]:
             title=g.title,
             min_seats=g.min_seats,
             max_seats=g.max_seats,
-            playable=g.playable,
+            playable=True,  # every registered game is (docs/api.md)
             options=g.options_schema(),
             position=g.position_schema(),
             commands=g.command_schema(),

@@ -38,10 +38,10 @@ def move(workers: str | list[str], *spec: str) -> Move:
 
 def board(state: State) -> dict[str, Any]:
     """The dock as plain data: crates by square, sorted worker stacks by square."""
-    return {
-        "crates": dict(state.crates),
-        "workers": state.occupants() and {sq: sorted(ws) for sq, ws in state.occupants().items()},
-    }
+    stacks: dict[str, list[str]] = {}
+    for worker, square in state.workers.items():
+        stacks.setdefault(square, []).append(worker)
+    return {"crates": dict(state.crates), "workers": {sq: sorted(ws) for sq, ws in stacks.items()}}
 
 
 def rejects(

@@ -29,9 +29,8 @@ from domain.platform import clocks, referee
 from domain.platform.clocks import ClockExpired, ClockSet
 from domain.platform.events import is_platform
 from domain.platform.table import Table
-from domain.platform.timeouts import timeout_of
-from service.audit.evidence import canon
-from service.eventstore.records import CommandRecord, StoredEvent
+from ledger.evidence import canon
+from ledger.records import CommandRecord, StoredEvent
 
 #: The command types the platform records for a clock's own decisions.
 EXPIRY = "clock.expired"
@@ -174,7 +173,7 @@ def check_clock_command(
     # The greedy bot is pure (the state, the seat, the version it moves at): asked again, it
     # must choose the recorded command — not a move of the operator's choosing for an absent
     # player.
-    choice = timeout_of(table.game).bot(seat, first.version).choose(table.state, seat)
+    choice = table.rules.sitting_in(seat, first.version).choose(table.state, seat)
     if canon(msgspec.to_builtins(choice)) != canon(msgspec.to_builtins(decoded)):
         return (
             "clock.bot_choice",
@@ -221,7 +220,7 @@ def expiry_checks(
             rules,
             state,
             seat,
-            lambda s: timeout_of(table.game).command(s, seat),
+            lambda s: rules.expiry_command(s, seat),
             first,
             lambda version: Rng(seed, version),
             clocks.MAX_TIMEOUT_COMMANDS,

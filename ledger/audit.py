@@ -1,19 +1,19 @@
 """Auditing a game, provably: a pure function of the stored stream, the recorded commands and
-the seed (:class:`service.audit.evidence.Evidence`), so the server (``GET
+the seed (:class:`ledger.evidence.Evidence`), so the server (``GET
 /v1/games/{id}/audit``) and anyone holding an exported file (``manifest verify FILE``, no
 database) reach the same findings.
 
 Four checks:
 
 * **chain** — every event's link ``hash_n = SHA-256(hash_{n-1} ‖ canonical(event n))`` and
-  dense versions from 1, ending at the game's recorded head (:mod:`service.eventstore.chain`);
+  dense versions from 1, ending at the game's recorded head (:mod:`ledger.chain`);
 * **adjudication** — every game event was produced by the rules
-  (:mod:`service.audit.adjudication`);
+  (:mod:`ledger.adjudication`);
 * **seed** — the revealed seed hashes to the commitment published in ``lobby.created``;
 * **commitments** — every hidden value in the clear opens its commitment in the chained form,
-  and every value declared hidden is committed (:mod:`service.audit.openings`).
+  and every value declared hidden is committed (:mod:`ledger.openings`).
 
-An export (``manifest export``, ``GET /v1/games/{id}/export``, :mod:`service.audit.exportfile`)
+An export (``manifest export``, ``GET /v1/games/{id}/export``, :mod:`ledger.exportfile`)
 is what its caller may read: events in their public form, with the caller's openings. A game of
 canonical form 1 cannot show a caller the bytes hashed over values it may not read: those
 events are ``withheld`` and their links are taken as stored (listed in the chain report,
@@ -30,12 +30,12 @@ from typing import Any
 
 import msgspec
 
-from service.audit.adjudication import Progress, check_adjudication
-from service.audit.evidence import Case, Evidence
-from service.audit.exportfile import ExportFile
-from service.audit.openings import check_commitments
-from service.eventstore.chain import ZERO_HASH, event_hash
-from service.eventstore.records import StoredEvent
+from ledger.adjudication import Progress, check_adjudication
+from ledger.chain import ZERO_HASH, event_hash
+from ledger.evidence import Case, Evidence
+from ledger.exportfile import ExportFile
+from ledger.openings import check_commitments
+from ledger.records import StoredEvent
 
 
 def check_chain(case: Case) -> dict[str, Any]:

@@ -2,66 +2,34 @@
 
 A dispute file (``GET /v1/games/{id}/audit/{n}``) proves that event ``n`` belongs to the game
 with O(log n) hashes: the inclusion proof (RFC 9162 §2.1.3) of leaf ``n - 1`` — the chain hash
-``hash_n`` — in the game's Merkle tree (:mod:`service.audit.merkle`) over the whole stream at
+``hash_n`` — in the game's Merkle tree (:mod:`ledger.merkle`) over the whole stream at
 request
 time, and a **tree head** the server signs: ``{"game", "size", "root", "head"}`` (``head`` =
 ``hash_size``, the chain head at that size), with ``key_id`` and ``signature`` as in receipts
-(:mod:`service.audit.receipts`). Offline, anyone with the file and the server's public keys
+(:mod:`ledger.receipts`). Offline, anyone with the file and the server's public keys
 (``GET /v1/keys``) checks: event n's link (``SHA-256(prev_hash ‖ canonical) = hash``, when the
 canonical bytes are disclosed), the audit path from ``hash`` to the signed root, and the
 signature — :func:`verify_dispute`, ``manifest verify-dispute FILE --keys KEYS``.
 
 Building a tree costs one hash per leaf and node (~16 ms for 5,000 events here); each process
-keeps the trees of the :data:`CACHED_GAMES` most recently disputed long games and extends them
-by the events appended since, so a dispute of a long game hashes only what is new.
+keeps the trees of the most recently disputed long games
+(:class:`service.application.disputes.TreeCache`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
 from typing import Any
 
-from infra.lru import LRU
-from service.audit.merkle import Tree, leaf_hash, verify_inclusion
-from service.audit.receipts import Signer, key_for, verify_receipt, verify_tree_head
-
-#: Trees kept per process (about 100 bytes per event each): the most recently disputed games.
-CACHED_GAMES = 64
-#: Trees of fewer leaves are rebuilt on each request rather than cached (well under 1 ms).
-CACHE_FROM = 256
+from ledger.merkle import Tree, leaf_hash, verify_inclusion
+from ledger.receipts import Signer, key_for, verify_receipt, verify_tree_head
 
 CONSTRUCTION = (
     "RFC 9162 Merkle tree over the chain hashes: leaf i = SHA-256(0x00 || hash_{i+1}), "
     "node = SHA-256(0x01 || left || right); path = the audit path of RFC 9162 2.1.3, "
     "leaf side first; tree_head signs {game, head, root, size} like a receipt"
 )
-
-
-class TreeCache:
-    """Each recently disputed game's Merkle tree, extended as the game grows."""
-
-    def __init__(self, games: int = CACHED_GAMES) -> None:
-        self._trees: LRU[str, Tree] = LRU(games)
-
-    def tree(self, game_id: str, hashes: Sequence[bytes]) -> Tree:
-        """The tree over ``hashes`` (the game's chain hashes, in version order)."""
-        if len(hashes) < CACHE_FROM:
-            return Tree(hashes)
-        cached = self._trees.get(game_id)
-        # Each chain hash binds every event before it: the same last leaf, the same prefix.
-        if (
-            cached is not None
-            and 0 < cached.size <= len(hashes)
-            and cached.levels[0][cached.size - 1] == leaf_hash(hashes[cached.size - 1])
-        ):
-            cached.extend(hashes[cached.size :])
-            return cached
-        tree = Tree(hashes)
-        if cached is None or cached.size <= tree.size:  # keep a longer one (this read is older)
-            self._trees.put(game_id, tree)
-        return tree
 
 
 def inclusion(signer: Signer, game_id: str, tree: Tree, n: int, head: bytes) -> dict[str, Any]:

@@ -3,8 +3,8 @@
 A receipt proves the server accepted the stream up to ``version`` with head ``head``. The
 signed bytes are the canonical JSON ``{"game":"<uuid>","head":"<hex>","version":<int>}``
 (keys sorted, no spaces, UTF-8) — exactly ``msgspec.json.encode(..., order="sorted")``.
-A tree head (``service.audit.treeheads``) signs ``{"game","head","root","size"}`` the same way: the
-root of the game's Merkle tree (``service.audit.merkle``) over its first ``size`` event hashes, and
+A tree head (``ledger.treeheads``) signs ``{"game","head","root","size"}`` the same way: the
+root of the game's Merkle tree (``ledger.merkle``) over its first ``size`` event hashes, and
 the chain head at that size. The two key sets differ, so one signature never passes for the
 other. Signatures are base64 (standard alphabet, padded), each naming its ``key_id`` (the first
 16 hex digits of SHA-256 of the raw public key).
@@ -21,16 +21,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from pathlib import Path
 from typing import Any
 
 import msgspec
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-
-from service.eventstore.chain import format_at
-from service.eventstore.keys import SigningKeys
 
 KEY_ID = "primary"
 
@@ -151,7 +147,7 @@ def key_for(keys: dict[str, Any], key_id: Any) -> Ed25519PublicKey | None:
     return None
 
 
-def _from_pem(pem: bytes) -> Ed25519PrivateKey:
+def from_pem(pem: bytes) -> Ed25519PrivateKey:
     try:
         key = serialization.load_pem_private_key(pem, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm):
@@ -159,73 +155,3 @@ def _from_pem(pem: bytes) -> Ed25519PrivateKey:
     if not isinstance(key, Ed25519PrivateKey):
         raise SigningKeyMissing("MANIFEST_SIGNING_KEY must be an Ed25519 private key")
     return key
-
-
-def configured_key(configured: str) -> Signer:
-    """The signer of a configured key: PEM text, or the path of a PEM file."""
-    text = configured.encode()
-    if not text.lstrip().startswith(b"-----"):
-        try:
-            text = Path(configured).read_bytes()
-        except OSError as error:  # (the value is never echoed: it may be key material)
-            raise SigningKeyMissing(
-                "MANIFEST_SIGNING_KEY is neither PEM text nor the path of a file we can read: "
-                f"cannot read the file it names ({error.strerror})"
-            ) from None
-    return Signer(_from_pem(text))
-
-
-def check_source(configured: str | None, source: str) -> None:
-    """Refuse production (source ``config``) without a key, before anything starts."""
-    if source == "config" and not configured:
-        raise SigningKeyMissing(
-            "MANIFEST_SIGNING_KEY must be set (an Ed25519 private key in PEM, or its path) "
-            "when PG_DSN is set; create one with `openssl genpkey -algorithm ed25519 -out "
-            "signing-key.pem`. (MANIFEST_SIGNING_KEY_SOURCE=database keeps a generated key in "
-            "PostgreSQL instead: for development only.)"
-        )
-    if configured:
-        configured_key(configured)
-
-
-async def load_signer(
-    keys: SigningKeys, configured: str | None = None, *, source: str = "database"
-) -> Signer:
-    """The configured key, else (source ``database`` only) the stored one, else a new one
-    stored for every instance. Its public key is recorded in ``signing_keys``."""
-    check_source(configured, source)
-    if configured:
-        signer = configured_key(configured)
-    else:
-        fresh = Signer(Ed25519PrivateKey.generate())
-        stored = await keys.server_key(KEY_ID, fresh.private_pem(), fresh.public_raw)
-        signer = Signer(_from_pem(stored))
-    await keys.record_used(signer.key_id, signer.public_raw)
-    return signer
-
-
-class PublicKey(msgspec.Struct):
-    id: str
-    alg: str
-    status: str
-    public_key: str
-    pem: str
-    first_used: str | None
-
-
-async def published_keys(keys: SigningKeys, current: Signer) -> list[PublicKey]:
-    """``GET /v1/keys``: the key this instance signs with, then every other key ever used
-    (newest first) — receipts and tree heads name theirs by ``key_id``."""
-    used = dict(await keys.used())
-    first = used.get(current.public_raw)
-    documents = [public_document(current.public_raw, "current", _at(first))]
-    documents += [
-        public_document(raw, "previous", _at(at))
-        for raw, at in used.items()
-        if raw != current.public_raw
-    ]
-    return [PublicKey(**k) for k in documents]
-
-
-def _at(at: Any) -> str | None:
-    return None if at is None else format_at(at)

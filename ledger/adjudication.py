@@ -11,13 +11,17 @@ from typing import Any
 import msgspec
 
 from domain.kernel import CommandError, Rng, RuleError
+from domain.platform import referee
 from domain.platform.events import is_platform
 from domain.platform.table import Table, copy_table, fold_stream
 from domain.registry import EDITIONS, implements
-from service.audit import clocking
-from service.audit.commitments import MESSAGE
-from service.audit.evidence import Case, canon
-from service.eventstore.records import StoredEvent
+from ledger import clocking
+from ledger.commitments import MESSAGE
+from ledger.evidence import Case, canon
+from ledger.records import StoredEvent
+
+#: The platform events a resignation or an abort appends (``domain.platform.endings``).
+ENDINGS = frozenset({"game.resigned", "game.aborted"})
 
 #: Told (events done, events in all) as an audit goes (the CLI's progress bar).
 Progress = Callable[[int, int], None]
@@ -121,18 +125,21 @@ def _adjudicate(
         return clocking.check_clock_command(table, command, None, group, seed, before)
     clocked = table.clock is not None
     allowed = {"seed.revealed", "clock.set", "clock.returned", "clock.bot"} if clocked else set()
-    extra = [e for e in platform if e.type not in allowed | {"seed.revealed"}]
+    extra = [e for e in platform if e.type not in allowed | {"seed.revealed"} | ENDINGS]
     if extra:
         return "adjudication.orphan", f"{extra[0].type} appended with a game command"
-    decoded = rules.decode_command(body or {})
+    decoded = referee.decode_command(rules, body or {})
     if command.seat is None or table.state is None:
         return "adjudication.seat", "a game command without a seat, or before the game"
     if first.type == "clock.bot":
         return clocking.check_clock_command(table, command, decoded, group, seed, before)
-    produced = rules.decide(table.state, command.seat, decoded, Rng(seed, first.version))
+    # A resignation or an abort is decided here too (``domain.platform.endings``): a
+    # game.resigned no seat sent, or sent by another seat, differs from what the rules produce.
+    produced = referee.decide(table, command.seat, decoded, Rng(seed, first.version))
     if clocked:
         return clocking.check_move(table, command.seat, produced, group, before)
-    return _compare([msgspec.to_builtins(e) for e in produced], game_events)
+    decided = [e for e in group if not is_platform(e.type) or e.type in ENDINGS]
+    return _compare([msgspec.to_builtins(e) for e in produced], decided)
 
 
 def _opening(case: Case, table: Table, seed: bytes, version: int) -> list[Any]:

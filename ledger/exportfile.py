@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from domain.kernel.messages import Template
-from service.eventstore.records import CommandRecord, StoredEvent
+from ledger.records import CommandRecord, StoredEvent
 
 #: v2: events are what the exporting caller may read (public forms, openings); v1 files (every
 #: event in the clear) still verify.

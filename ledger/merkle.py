@@ -1,6 +1,6 @@
 """A Merkle tree over a game's event hashes, as Certificate Transparency builds one (RFC 9162).
 
-Pure: no I/O. Beside the hash chain (``service.eventstore.chain``), not instead of it: leaf ``i``
+Pure: no I/O. Beside the hash chain (``ledger.chain``), not instead of it: leaf ``i``
 (0-based)
 of a game's tree is the chain hash of event ``i + 1``, so the tree of size ``n`` commits to the
 same events 1..n as the chain head ``hash_n``, but proves one event's inclusion in O(log n)

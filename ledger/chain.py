@@ -50,7 +50,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from service.eventstore.records import NewEvent, StoredEvent
+from ledger.records import NewEvent, StoredEvent
 
 ZERO_HASH = bytes(32)
 

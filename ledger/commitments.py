@@ -31,7 +31,7 @@ from domain.platform.events import (
 )
 from domain.registry import AnyGame
 
-#: The first canonical form with commitments (``service.eventstore.chain``); new games are created
+#: The first canonical form with commitments (``ledger.chain``); new games are created
 #: in it.
 CANONICAL = 2
 MESSAGE = "table.message"

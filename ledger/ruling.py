@@ -16,6 +16,7 @@ import msgspec
 
 from domain.kernel import Rng, RuleError
 from domain.kernel.folding import TooManyEvents, events_at_most
+from domain.platform import referee
 from domain.platform.events import (
     LobbyCreated,
     SeedRevealed,
@@ -24,13 +25,12 @@ from domain.platform.events import (
     message_secrets,
 )
 from domain.platform.referee import with_clock
-from domain.platform.table import Table, encode_table, legal_document
-from projections.replay import fold_collecting
-from service.application.answers import EventDocument, Receipt, RecordedAnswer
-from service.audit.commitments import Keys, public_of, shown
-from service.audit.receipts import Signer
-from service.eventstore.chain import canonical_uuid, format_at
-from service.eventstore.records import StoredEvent
+from domain.platform.table import Table, encode_table, fold_collecting, legal_document, table_result
+from ledger.answers import EventDocument, Receipt, RecordedAnswer
+from ledger.chain import canonical_uuid, chain_events, format_at, utc_micro
+from ledger.commitments import Keys, public_of, shown
+from ledger.receipts import Signer
+from ledger.records import NewEvent, StoredEvent
 
 _encoder = msgspec.json.Encoder()
 
@@ -41,8 +41,12 @@ class Pending(msgspec.Struct):
     version: int
     type: str
     data: Any
-    #: The chained form when the event has hidden values (``service.audit.commitments.public_of``).
+    #: The chained form when the event has hidden values (``ledger.commitments.public_of``).
     public: Any = None
+    #: The acting seat and whether a command appended it (a move: ``Table.moved``), as the
+    #: stored event will say.
+    seat: int | None = None
+    command_id: bool = False
 
 
 class Ruling(msgspec.Struct):
@@ -99,7 +103,11 @@ def lobby_pending(version: int, event: Any, keys: Keys) -> Pending:
 
 
 def fold_new(
-    table: Table, events: list[Any], seed: bytes, message_key: bytes | None = None
+    table: Table,
+    events: list[Any],
+    seed: bytes,
+    message_key: bytes | None = None,
+    seat: int | None = None,
 ) -> tuple[Table, list[Pending], dict[int, bytes]]:
     """The table after ``events`` (typed, appended after ``table.version``), the events as
     they will be stored (with their public forms) — with ``seed.revealed`` when they finish
@@ -107,6 +115,8 @@ def fold_new(
     start = table.version + 1
     keys = Keys(seed, message_key)
     pending = [_pending(table, start + i, e, keys) for i, e in enumerate(events)]
+    if seat is not None:  # a command's events
+        pending = [msgspec.structs.replace(p, seat=seat, command_id=True) for p in pending]
     new, snapshots = fold_collecting(table, pending, table.game_id)
     if new.status == "finished" and table.status != "finished":
         # Commit-reveal: the seed is published with the events that end the game.
@@ -132,10 +142,10 @@ def rule(
     events (``domain.platform.referee.with_clock``). A decision of more than ``max_events``
     game events (``MANIFEST_MAX_EVENTS_PER_COMMAND``) is refused,
     ``command.too_many_events``, stopped at the first event past the cap
-    (``domain.kernel.folding.events_at_most``): its cost is bounded as well."""
-    rules = table.rules
+    (``domain.kernel.folding.events_at_most``): its cost is bounded as well. Every command,
+    a resignation or an abort too, is decided by ``domain.platform.referee.decide``."""
     with events_at_most(max_events):
-        events = rules.decide(table.state, seat, command, Rng(seed, table.version + 1))
+        events = referee.decide(table, seat, command, Rng(seed, table.version + 1))
     if max_events is not None and len(events) > max_events:  # a decision without a Run
         raise TooManyEvents(max_events)
     if table.clock is not None:
@@ -148,8 +158,8 @@ def rule(
 def rule_events(table: Table, seat: int, events: list[Any], seed: bytes) -> Ruling:
     """The ruling that appends ``events`` (typed) for ``seat`` (a command's, or a clock's
     decision: ``service.application.clocks``)."""
-    new, pending, snapshots = fold_new(table, events, seed)
-    outcome = new.rules.outcome(new.state) if new.status == "finished" else None
+    new, pending, snapshots = fold_new(table, events, seed, seat=seat)
+    outcome = table_result(new) if new.status == "finished" else None
     document = legal_document(new, seat)
     try:  # everything the append records or the projection stores, encoded before the append
         encoded = encode_table(new)
@@ -166,6 +176,17 @@ def rule_events(table: Table, seat: int, events: list[Any], seed: bytes) -> Ruli
         )
     except (ValueError, OverflowError) as error:  # msgspec: an int past 4,300 digits
         raise Unencodable(error) from None
+
+
+def chained(
+    ruling: Ruling, head: bytes, seat: int, command_id: str, at: datetime
+) -> list[StoredEvent]:
+    """The ruling's events as they will be stored: recorded at ``at`` (to the microsecond,
+    UTC) and chained after ``head``, the hash of the event before the first."""
+    events = [NewEvent(p.type, p.data, p.public) for p in ruling.pending]
+    version = ruling.pending[0].version - 1
+    game_id = ruling.table.game_id
+    return chain_events(game_id, version, head, events, seat, command_id, utc_micro(at))
 
 
 def legal_bytes(ruling: Ruling) -> bytes:

@@ -1,4 +1,4 @@
-"""The commitments check of an audit (canonical form 2, :mod:`service.eventstore.chain`):
+"""The commitments check of an audit (canonical form 2, :mod:`ledger.chain`):
 every hidden value in the clear opens its commitment in the chained (public) form — with the
 salt recomputed from the seed (``HMAC-SHA256(seed, b"hide" ‖ u64be(version) ‖ path)``,
 :mod:`domain.kernel.hidden`) for a game's values, or a given opening's salt (a private message,
@@ -14,9 +14,9 @@ from typing import Any
 from domain.kernel import CommandError
 from domain.kernel.hidden import COMMITMENT, Path, commitment, get_at, is_sealed, salt, set_at
 from domain.registry import get_game
-from service.audit.commitments import CANONICAL, MESSAGE, secrets_of
-from service.audit.evidence import Case, canon
-from service.eventstore.records import StoredEvent
+from ledger.commitments import CANONICAL, MESSAGE, secrets_of
+from ledger.evidence import Case, canon
+from ledger.records import StoredEvent
 
 
 def check_commitments(case: Case) -> dict[str, Any]:

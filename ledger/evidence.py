@@ -1,6 +1,6 @@
 """What an audit reads and what it finds: the :class:`Evidence` of one game (its stored
 stream, recorded commands, seed and head, and an export's openings and withheld links), and
-the :class:`Case` each check of :mod:`service.audit.audit` works on — the evidence, indexed,
+the :class:`Case` each check of :mod:`ledger.audit` works on — the evidence, indexed,
 with the seed commitment and reveal read from the stream and the :class:`Finding` list every
 check adds to."""
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import msgspec
 
-from service.audit.exportfile import Opening
-from service.eventstore.records import CommandRecord, StoredEvent
+from ledger.exportfile import Opening
+from ledger.records import CommandRecord, StoredEvent
 
 
 def canon(value: Any) -> bytes:
