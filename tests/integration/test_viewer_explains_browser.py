@@ -8,7 +8,7 @@ French screenshots go to ``$MANIFEST_TEST_OUTPUT/screenshots`` (copied to docs/s
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import pytest
@@ -187,3 +187,146 @@ def test_why_a_game_ended_and_the_header_as_of_a_position(
         assert not page.is_visible("#why")
         assert "finished" not in page.inner_text("#status")
         assert not page.errors  # type: ignore[attr-defined]
+
+
+class NearTheEnd(NamedTuple):
+    """A position one move from its end, the move, who sends it, who then wins and the words
+    (English, French) that say why the game ended."""
+
+    game: str
+    position: dict[str, Any]
+    move: dict[str, Any]
+    mover: int
+    winners: list[int]
+    why: tuple[str, str]
+
+
+_EB_PLAYERS = [  # seat 1 to act in its fourth turn (turn_number 7, first 0); its train placed
+    {"cards": [0, 1, 2], "money": 50, "turns": 4, "train": 813, "track": [[812, 813, 814]]},
+    {"cards": [3, 4, 5], "money": 80, "turns": 3, "train": 1304, "track": [[1304, 1303]]},
+]
+
+#: Positions one move from their end (each game's rules doc, "Position form"), so the end
+#: reasons are tested in the browser for the two games too long to play to the end over HTTP
+#: in a test (Tom Jolly's CARGO runs to some 2,800 events).
+NEAR_THE_END = {
+    # green (bob) has no crate left on the dock: red's end of turn ends the game; bob has the
+    # most points
+    "jolly-cargo": NearTheEnd(
+        "jolly-cargo",
+        {
+            "players": [{"colour": "red", "score": 1}, {"colour": "green", "score": 4}],
+            "crates": {"c4": "red"},
+            "workers": {"b4": ["red-B"], "d4": ["green-D1"]},
+            "to_move": 0,
+        },
+        {"type": "end_turn"},
+        0,
+        [1],
+        (
+            "bob has no crate left on the dock. bob won",
+            "bob n’a plus de caisse sur le plateau. bob gagne",
+        ),
+    ),
+    # a turn limit of 4: bob's end of his fourth turn ends the game; bob has the most money
+    "empire-builder-turn-limit": NearTheEnd(
+        "empire-builder",
+        {"players": _EB_PLAYERS, "turn_number": 7, "options": {"turn_limit": 4}},
+        {"type": "end_turn"},
+        1,
+        [1],
+        (
+            "the turn limit was reached, and bob won",
+            "la limite de tours est atteinte, et bob gagne",
+        ),
+    ),
+    # bob has $80M of the 60 asked and track into Chicago, the one major city asked
+    "empire-builder-won": NearTheEnd(
+        "empire-builder",
+        {
+            "players": _EB_PLAYERS,
+            "turn_number": 7,
+            "options": {"money_to_win": 60, "majors_to_win": 1},
+        },
+        {"type": "end_turn"},
+        1,
+        [1],
+        ("bob won, having reached the money and the major cities", "bob gagne, en ayant réuni"),
+    ),
+}
+
+
+def _why_in_both_languages(
+    server: ServerProcess,
+    browser: Browser,  # noqa: F811
+    game_id: str,
+    expected: dict[str, str],
+) -> None:
+    """The finished game's page says ``expected[lang]`` in ``#why``, in English and in French."""
+    for locale in ("en-US", "fr-FR"):
+        lang = locale[:2]
+        total = len(_events(server, game_id, lang))
+        page = page_in(browser, locale)
+        page.goto(f"{server.url}/viewer/#/games/{game_id}")
+        ready(page, "game")
+        board_at(page, total)
+        assert page.get_attribute("#players", "data-finished") == "true"
+        assert page.is_visible("#why")
+        assert page.inner_text("#why") == expected[lang]
+        assert not page.errors  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("case", sorted(NEAR_THE_END))
+def test_why_a_game_from_a_position_ended(
+    server: ServerProcess,
+    browser: Browser,  # noqa: F811
+    case: str,
+) -> None:
+    near = NEAR_THE_END[case]
+    with ManifestClient(server.url) as api:
+        created = api.create(near.game, players=["ann", "bob"], position=near.position)
+        doc = api.game(created.id)
+        assert doc.status == "active" and doc.to_act == [near.mover]
+        api.seat(created, near.mover).command(created.id, near.move, expected_version=doc.version)
+        final = api.game(created.id)
+        assert final.status == "finished" and final.result is not None
+        assert final.result["winners"] == near.winners
+    # the viewer says the game_ended event's sentence: why it ended, and why bob won
+    expected = {}
+    for lang, words in zip(("en", "fr"), near.why, strict=True):
+        ended = [e for e in _events(server, created.id, lang) if e["type"] == "game_ended"]
+        assert len(ended) == 1
+        expected[lang] = ended[0]["sentence"]["text"]
+        assert words in expected[lang]
+    _why_in_both_languages(server, browser, created.id, expected)
+
+
+@pytest.mark.parametrize("ending", ["resign", "abort"])
+def test_why_a_resigned_or_aborted_game_ended(
+    server: ServerProcess,
+    browser: Browser,  # noqa: F811
+    ending: str,
+) -> None:
+    """No game event says why a resigned or aborted game ended: the viewer says it from the
+    result's ``reason`` (docs/api.md "Ending a game")."""
+    with ManifestClient(server.url) as api:
+        created = api.create("curious-cargo", players=["ann", "bob"])
+        doc = api.game(created.id)
+        # ann resigns out of turn, or calls the game off before anyone moved
+        api.seat(created, 0).command(created.id, {"type": ending}, expected_version=doc.version)
+        final = api.game(created.id)
+        assert final.status == "finished" and final.result is not None
+    expected = {
+        "resign": {
+            "en": "bob won, because ann resigned",
+            "fr": "bob gagne, car ann abandonne",
+        },
+        "abort": {
+            "en": "no one won, because ann called the game off before every seat had moved:"
+            " it ends with no result",
+            "fr": "personne ne gagne, car ann annule la partie avant que chacun ait joué :"
+            " elle s’achève sans résultat",
+        },
+    }[ending]
+    assert final.result["reason"] == {"resign": "resigned", "abort": "aborted"}[ending]
+    _why_in_both_languages(server, browser, created.id, expected)

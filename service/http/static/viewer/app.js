@@ -362,9 +362,25 @@ async function gamePage(id, at) {
     }
     const finished = at.status === "finished";
     showPlayers(finished ? at.result : null);
-    const ended = finished ? events.slice(0, n).reverse().find((e) => e.type === "game_ended") : null;
-    why.textContent = ended && ended.sentence ? ended.sentence.text : "";
+    why.textContent = finished ? whyEnded(at.result, n) : "";
     why.hidden = !why.textContent;
+  }
+
+  // Why the game ended and why its winners won: a resignation or an abort from the result's
+  // `reason` (no game event says it), else the sentence of the game's own `game_ended`.
+  function whyEnded(result, n) {
+    const named = (seats) => seats.map((s) => names.get(s) ?? `seat ${s}`).join(t.and);
+    const reason = result ? result.reason : undefined;
+    if (reason === "resigned") {
+      return t.resigned(named(result.winners), named((result.details || {}).resigned || []));
+    }
+    const past = events.slice(0, n).reverse();
+    if (reason === "aborted") {
+      const by = past.find((e) => e.type === "game.aborted");
+      return t.aborted(by ? named([by.seat ?? by.data.seat]) : "");
+    }
+    const ended = past.find((e) => e.type === "game_ended");
+    return ended && ended.sentence ? ended.sentence.text : "";
   }
 
   async function showDispute() {

@@ -20,6 +20,12 @@ const WORDS = {
     at: (n, total) => `as of event ${n} / ${total}`,
     toAct: "to act",
     changed: "changed",
+    // why a game ended when not by its rules (its result's `reason`, docs/api.md "Ending a game")
+    resigned: (winners, resigned) =>
+      winners ? `${winners} won, because ${resigned} resigned` : `no one won, because ${resigned} resigned`,
+    aborted: (who) =>
+      `no one won, because ${who} called the game off before every seat had moved: it ends with no result`,
+    and: " and ",
   },
   fr: {
     welcome: "Bienvenue sur Manifest",
@@ -34,6 +40,11 @@ const WORDS = {
     at: (n, total) => `à l’événement ${n} / ${total}`,
     toAct: "à jouer",
     changed: "changé",
+    resigned: (winners, resigned) =>
+      winners ? `${winners} gagne, car ${resigned} abandonne` : `personne ne gagne, car ${resigned} abandonne`,
+    aborted: (who) =>
+      `personne ne gagne, car ${who} annule la partie avant que chacun ait joué : elle s’achève sans résultat`,
+    and: " et ",
   },
 };
 
