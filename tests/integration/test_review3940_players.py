@@ -159,3 +159,33 @@ def test_no_key_text_or_hash_in_a_served_byte_or_the_log(server: ServerProcess) 
                 for body in served:
                     assert text not in body
                 assert text not in log
+
+
+def test_one_player_joining_one_game_many_times_at_once_takes_one_seat(
+    server: ServerProcess,
+) -> None:
+    import asyncio
+
+    async def run() -> None:
+        with server.client() as client:
+            ann, bob = _player(client, "Ann"), _player(client, "Bob")
+            created = _game(client, ann["key"], seats=4)
+        async with server.async_client() as client:
+            url = f"/v1/games/{created['id']}/join"
+            answers = await asyncio.gather(
+                *(
+                    client.post(
+                        url, json={"invite_code": created["invite_code"]}, headers=auth(key)
+                    )
+                    for key in [bob["key"]] * 6 + [ann["key"]] * 2
+                )
+            )
+            codes = sorted(r.status_code for r in answers)
+            assert codes == [200] + [409] * 7, [r.text[:200] for r in answers]
+            for r in answers:
+                if r.status_code == 409:
+                    assert r.json()["code"] == "lobby.already_seated", r.text
+            mine = (await client.get("/v1/me/games", headers=auth(bob["key"]))).json()
+            assert [g["id"] for g in mine["games"]] == [created["id"]]
+
+    asyncio.run(run())

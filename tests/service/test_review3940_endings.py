@@ -7,13 +7,15 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from domain.kernel import Rng, RuleError
 from domain.platform import referee
 from domain.platform.clocks import ClockTerms
-from domain.platform.events import Resign
+from domain.platform.events import Abort, Aborted, Resign
 from domain.platform.table import copy_table, table_to_act
 from ledger import clocking
+from ledger.records import StoredEvent
 
-from .test_endings_audit import T0, Recorded
+from .test_endings_audit import T0, Recorded, first_move
 
 
 def _expire_the_seat_to_act(g: Recorded) -> int:
@@ -82,3 +84,42 @@ def test_the_sitting_in_bots_moves_after_a_resignation_never_ask_the_resigned_se
     assert any(e.type == "clock.bot" for e in g.events)
     report, problems = g.audit()
     assert report["ok"] is True, problems
+
+
+def _forge_abort(g: Recorded) -> int:
+    """Append a ``game.aborted`` to the last command's events (as the operator might); its
+    version."""
+    last = g.commands[-1]
+    seat = last.seat
+    extra = StoredEvent(
+        "g", g.t.version + 1, "game.aborted", {"type": "game.aborted", "seat": seat},
+        seat, last.id, T0, b"", b"",
+    )  # fmt: skip
+    g.events.append(extra)
+    g.commands[-1] = msgspec.structs.replace(last, last_version=extra.version)
+    return extra.version
+
+
+@pytest.mark.parametrize("clock", [None, ClockTerms("turn", seconds=60)])
+def test_the_audit_finds_a_forged_abort(clock: ClockTerms | None) -> None:
+    # appended to a move, before every seat moved (an abort would have been allowed)
+    g = Recorded("cargo-empire", 2, clock)
+    first_move(g)
+    forged = _forge_abort(g)
+    report, problems = g.audit()
+    assert report["ok"] is False and report["first_bad"] is not None, problems
+    assert report["first_bad"] <= forged
+    assert "adjudication.mismatch" in problems, problems
+    # an abort command after every seat moved (by an expiry, for the one that never did)
+    h = Recorded("cargo-empire", 2, ClockTerms("turn", seconds=60))
+    first_move(h)
+    _expire_the_seat_to_act(h)
+    assert sorted(set(h.t.moved)) == [0, 1], h.t.moved
+    with pytest.raises(RuleError) as refused:
+        referee.decide(h.t, 0, Abort(), Rng(h.seed, h.t.version + 1))
+    assert refused.value.code == "rule.abort_too_late"
+    assert h.audit()[0]["ok"] is True
+    h.append([Aborted(0)], 0, {"type": "abort"})
+    report, problems = h.audit()
+    assert report["ok"] is False and report["first_bad"] == h.t.version, problems
+    assert problems == ["adjudication.error"], problems
