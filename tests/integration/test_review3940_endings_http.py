@@ -1,7 +1,8 @@
 """Attacks on resign and abort over HTTP (issue 40) kept as tests (review3940): no host token,
 spectator, another game's seat or a removed seat ends a game; nothing is ended before it starts;
 two endings racing (two resignations, a resignation and an abort) leave exactly one ending; a
-resignation sent again with its idempotency key answers again and appends nothing."""
+resignation sent again with its idempotency key answers again and appends nothing; the
+server's own expiries after a resignation never give the resigned seat a deadline."""
 
 from __future__ import annotations
 
@@ -112,3 +113,46 @@ async def _attacks(fresh_database: str, redis_url: str) -> None:
         for command in (RESIGN, ABORT):
             r = await c.send(base, tokens[1], command)
             assert r.status_code == 409 and r.json()["code"] == "game.finished", r.text
+
+
+def test_a_resigned_seat_is_never_given_a_deadline_by_the_others_expiries(
+    fresh_database: str, redis_url: str
+) -> None:
+    asyncio.run(_expiries_after_a_resignation(fresh_database, redis_url))
+
+
+async def _expiries_after_a_resignation(fresh_database: str, redis_url: str) -> None:
+    settings = Settings(
+        pg_dsn=fresh_database, redis_url=redis_url, redis_prefix="rev3940c:", access_log=False
+    )
+    async with AsyncTestClient(app=create_app(settings)) as raw:
+        r = await raw.post(
+            "/v1/games",
+            json={"game": "cargo-empire", "seats": 3, "players": ["a", "b", "c"],
+                  "clock": {"kind": "turn", "seconds": 1, "sit_in_after": 0}},
+        )  # fmt: skip
+        assert r.status_code == 201, r.text
+        created = r.json()
+        base, tokens = f"/v1/games/{created['id']}", [s["token"] for s in created["seats"]]
+        r = await raw.post(base + "/commands", json={"command": RESIGN}, headers=auth(tokens[1]))
+        assert r.status_code == 200, r.text
+        seen: list[dict[str, object]] = []
+        deadline = asyncio.get_running_loop().time() + 60
+        expiries = 0
+        while expiries < 4:  # wait on the server's own expiries, one seat after the other
+            assert asyncio.get_running_loop().time() < deadline, seen[-3:]
+            events = (await raw.get(base + "/events")).json()["events"]
+            expiries = len([e for e in events if e["type"] == "clock.expired"])
+            seen = [e["data"] for e in events if e["type"] == "clock.set"]
+            await asyncio.sleep(0.05)
+        assert seen
+        for data in seen[1:]:  # every clock.set after the resignation
+            seats = data["seats"]
+            assert isinstance(seats, list) and seats[1].get("deadline") is None, data
+        expired = [e["seat"] for e in events if e["type"] == "clock.expired"]
+        assert 1 not in expired, expired
+        doc = (await raw.get(base)).json()
+        assert 1 not in doc["to_act"] and doc["to_act"], doc["to_act"]
+        r = await raw.get(base + "/audit")
+        assert r.status_code == 200, r.text
+        assert r.json()["ok"] is not False, r.text  # live: the chain checked, the rules later
