@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+import httpx
 
 from .client import JSON, ApiError, Created, GameDoc, ManifestClient
 
@@ -240,15 +243,34 @@ def play(
     raise RuntimeError(f"game {created.id} did not end in {max_commands} commands")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("url")
-    parser.add_argument("game")
-    parser.add_argument("--seats", type=int, default=2)
-    parser.add_argument("--delay", type=float, default=0.0)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--turns", type=int, default=40, help="Empire Builder's turn limit")
-    args = parser.parse_args()
+DESCRIPTION = (
+    "A bot that plays any game on a Manifest server: it creates a game with one bot per seat "
+    "and plays it to the end, printing its progress and the result."
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m examples.bot", description=DESCRIPTION)
+    parser.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
+    parser.add_argument("game", help="a game id: jolly-cargo, cargo-empire, empire-builder, ...")
+    parser.add_argument("--seats", type=int, default=2, help="players (default 2)")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds between commands")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the bots' choices")
+    parser.add_argument(
+        "--turns", type=int, default=40, help="Empire Builder's turn limit (default 40)"
+    )
+    args = parser.parse_args(argv)
+    try:
+        _play(args)
+    except ApiError as error:  # a user's mistake (a misspelt game, too many seats): one line
+        sys.exit(f"bot: {error.detail} ({error.code})")
+    except httpx.HTTPError as error:
+        sys.exit(f"bot: cannot reach {args.url}: {error}")
+    except KeyboardInterrupt:
+        sys.exit("bot: interrupted")
+
+
+def _play(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     options: JSON | None = None
     chooser = None

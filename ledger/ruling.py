@@ -186,7 +186,10 @@ def chained(
     events = [NewEvent(p.type, p.data, p.public) for p in ruling.pending]
     version = ruling.pending[0].version - 1
     game_id = ruling.table.game_id
-    return chain_events(game_id, version, head, events, seat, command_id, utc_micro(at))
+    try:  # the events' canonical bytes, hashed (and so encoded) before the append
+        return chain_events(game_id, version, head, events, seat, command_id, utc_micro(at))
+    except (ValueError, OverflowError) as error:  # an event value no encoder writes
+        raise Unencodable(error) from None
 
 
 def legal_bytes(ruling: Ruling) -> bytes:

@@ -19,10 +19,19 @@ fi
 if [ "$HAVE_HASH" != "$WANT" ] || { [ -n "$EXTRAS" ] && [ "$HAVE_EXTRAS" != "$EXTRAS" ]; }; then
     SPEC="."
     [ -n "$EXTRAS" ] && SPEC=".[$EXTRAS]"
-    say "installing $SPEC into .venv"
+    say "installing $SPEC into .venv (a minute or two on a fresh machine)"
     PIP_LOG="$VENV/.manifest-pip.log"
-    if ! (cd "$ROOT" && "$PY" -m pip install --disable-pip-version-check -e "$SPEC" \
-            </dev/null >"$PIP_LOG" 2>&1); then
+    : > "$PIP_LOG"
+    # pip's whole output goes to the log; each package it collects is said as it goes, so a
+    # first install shows progress instead of a silent minute
+    if ! (cd "$ROOT" && "$PY" -m pip install --disable-pip-version-check -e "$SPEC" </dev/null 2>&1 \
+            | while IFS= read -r line; do
+                printf '%s\n' "$line" >> "$PIP_LOG"
+                case "$line" in
+                    Collecting\ *) say "  ${line%% (*}";;
+                    Installing\ collected\ *) say "  installing the packages collected";;
+                esac
+            done); then
         tail -n 40 "$PIP_LOG" >&2
         die "pip install failed (full log: $PIP_LOG)"
     fi

@@ -1,4 +1,4 @@
-"""``manifest``: run the server, apply migrations, rebuild projections.
+"""manifest: run the server, apply migrations, rebuild projections.
 
     manifest serve [--host 127.0.0.1] [--port 8000] [--workers N]
     manifest migrate
@@ -69,20 +69,18 @@ def resolve_database(settings: Settings) -> Settings:
     """Settings with ``pg_dsn`` set, starting the embedded PostgreSQL when none is configured."""
     if settings.pg_dsn:
         return settings
+    import logging
     import warnings
 
     directory = (settings.data_dir / "postgres").resolve()
     directory.mkdir(parents=True, exist_ok=True)
     _forget_dead_holders(directory)
+    logging.getLogger("pgserver").setLevel(logging.WARNING)  # its INFO lines, at Ctrl-C too
     with warnings.catch_warnings():
-        # platformdirs (under pgserver) warns in two lines, with a source line, that
-        # XDG_RUNTIME_DIR is unset (as under sudo, cron, a container): noise, not a problem
+        # platformdirs (under pgserver) warns that XDG_RUNTIME_DIR is unset (sudo, cron): noise
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
         import pgserver
-
-        server: Any = pgserver.get_server(  # type: ignore[attr-defined]
-            directory, cleanup_mode="stop"
-        )
+        server: Any = pgserver.get_server(directory, cleanup_mode="stop")  # type: ignore[attr-defined]
     Embedded.server = server
     print(f"manifest: embedded PostgreSQL in {directory}", file=sys.stderr)
     return msgspec.structs.replace(settings, pg_dsn=server.get_uri())
@@ -276,7 +274,7 @@ async def _all_games(manifest: Any) -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="manifest", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="manifest", description=(__doc__ or "").split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("serve", help="run the HTTP API")
     run.add_argument("--host", default="127.0.0.1")

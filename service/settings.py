@@ -5,77 +5,10 @@ reads it when imported: :meth:`Settings.from_env` is called by the entry points 
 CLI, the app factory when given no settings), and the value is passed down — to spawned
 workers too (``service.cli``). A bad value (not a number, out of range, an
 unknown word) stops the start with a message naming the variable and what it accepts
-(:class:`SettingsError`); defaults are written once, in :data:`SPECS` (the README's
-Configuration table lists the same).
+(:class:`SettingsError`); defaults are written once, in :data:`SPECS`.
 
-| variable | default | meaning |
-|---|---|---|
-| ``PG_DSN`` | unset | PostgreSQL URL; unset = an embedded PostgreSQL in ``MANIFEST_DATA_DIR`` |
-| ``PG_READ_DSN`` | unset | a streaming read replica for history reads (events, replay) |
-| ``REDIS_URL`` | unset | Redis URL; unset = projections kept in-process |
-| ``MANIFEST_REDIS_PREFIX`` | ``mf`` | prefix of every Redis key and channel |
-| ``MANIFEST_DATA_DIR`` | ``.manifest`` | embedded PostgreSQL's data and the server key |
-| ``MANIFEST_MAX_BODY`` | ``65536`` | largest accepted request body, in bytes |
-| ``MANIFEST_PG_POOL`` | ``20`` | PostgreSQL connections per process (2 to 1000) |
-| ``MANIFEST_LOG_LEVEL`` | ``info`` | ``debug``, ``info``, ``warning``, ``error`` |
-| ``MANIFEST_ACCESS_LOG`` | ``1`` | one structured log line per request (``0`` to turn off) |
-| ``MANIFEST_CATCHUP_SECONDS`` | ``5`` | how often the catch-up worker checks projections |
-| ``MANIFEST_MIGRATIONS`` | unset | directory of the SQL migrations (unset: ``migrations/``) |
-| ``MANIFEST_SIGNING_KEY`` | unset | Ed25519 private key (PEM, or its path) signing receipts |
-| ``MANIFEST_SIGNING_KEY_SOURCE`` | see below | ``config`` (the key above, required), ``database`` |
-| ``MANIFEST_PG_CONNECT_TIMEOUT`` | ``3`` | seconds to open a PostgreSQL connection |
-| ``MANIFEST_PG_ACQUIRE_TIMEOUT`` | ``2`` | seconds to wait for a free pool connection |
-| ``MANIFEST_PG_LOCK_TIMEOUT`` | ``2`` | seconds a statement waits for a row lock |
-| ``MANIFEST_PG_STATEMENT_TIMEOUT`` | ``5`` | seconds a statement may run |
-| ``MANIFEST_GAME_WRITERS`` | ``8`` | writes to one game in flight per process; more: 503 at once |
-| ``MANIFEST_REDIS_CONNECT_TIMEOUT`` | ``1`` | seconds to open a Redis connection |
-| ``MANIFEST_REDIS_TIMEOUT`` | ``1`` | seconds one Redis call may take in all |
-| ``MANIFEST_PROJECTION_RETRIES`` | ``3`` | attempts of a projection write after a commit |
-| ``MANIFEST_PROJECTION_LAG`` | ``10`` | seconds a projection may lag before ``/readyz`` says so |
-| ``MANIFEST_RETRY_AFTER`` | ``1`` | the ``Retry-After`` (seconds) of a 503 |
-| ``MANIFEST_GC_THRESHOLD`` | ``20000`` | allocations between young garbage collections (0: 700) |
-
-``MANIFEST_SIGNING_KEY_SOURCE`` defaults to ``config`` when ``PG_DSN`` is set (production: the
-server refuses to start without ``MANIFEST_SIGNING_KEY``) and to ``database`` for the embedded
-default (a key generated on first start and kept in PostgreSQL). ``database`` with ``PG_DSN``
-set is an explicit opt-in for development and tests. A configured key always wins.
-
-Limits against hostile clients (issue 10; see ``docs/api.md``, "Limits"). Quotas are requests
-per minute per client (the bearer token, else the client address), counted in each process;
-a quota counted per token also has a ceiling per address (``…_PER_ADDRESS``, all the address's
-tokens together); ``0`` turns a quota or a ceiling off.
-
-| variable | default | meaning |
-|---|---|---|
-| ``MANIFEST_MAX_HEADER_BYTES`` | ``16384`` | request line and headers together, in bytes |
-| ``MANIFEST_MAX_JSON_DEPTH`` | ``32`` | deepest nesting of arrays/objects in a body |
-| ``MANIFEST_TRUSTED_PROXIES`` | unset | IPs/CIDRs whose ``X-Forwarded-For`` names the client |
-| ``MANIFEST_QUOTA_CREATE`` | ``60`` | game creations per minute per client address |
-| ``MANIFEST_QUOTA_COMMANDS`` | ``1200`` | commands per minute per token |
-| ``MANIFEST_QUOTA_MESSAGES`` | ``60`` | table-talk messages per minute per token |
-| ``MANIFEST_QUOTA_QUERIES`` | ``120`` | queries (survey, plan…) per minute per token |
-| ``MANIFEST_QUOTA_COMMANDS_PER_ADDRESS`` | ``4800`` | commands per minute per address, all tokens |
-| ``MANIFEST_QUOTA_MESSAGES_PER_ADDRESS`` | ``120`` | messages per minute per address, all tokens |
-| ``MANIFEST_QUOTA_QUERIES_PER_ADDRESS`` | ``480`` | queries per minute per address, all tokens |
-| ``MANIFEST_QUOTA_STREAMS_PER_ADDRESS`` | ``480`` | streams opened per minute per address |
-| ``MANIFEST_QUOTA_AUDIT`` | ``60`` | audits and dispute files per minute per client address |
-| ``MANIFEST_QUOTA_READS`` | ``12000`` | every other request, per minute per client |
-| ``MANIFEST_REJECTED_CAP`` | ``1000`` | refusals recorded per seat per game; more are counted |
-| ``MANIFEST_REFUSAL_BODY_PREFIX`` | ``1024`` | bytes of a refused body kept (and its SHA-256) |
-| ``MANIFEST_REFUSALS_PER_CLIENT`` | ``60`` | refusals stored per minute per client address |
-| ``MANIFEST_REFUSAL_BYTES`` | ``262144`` | bytes of refusals stored per minute per process |
-| ``MANIFEST_AUDIT_CACHE`` | ``256`` | audit reports kept per process (one per game) |
-| ``MANIFEST_QUOTA_STREAMS`` | ``120`` | live streams opened per minute per token, else address |
-| ``MANIFEST_STREAMS_PER_CLIENT`` | ``16`` | streams open at once per seat token, else address |
-| ``MANIFEST_STREAMS_PER_PROCESS`` | ``1000`` | live streams open at once per process |
-| ``MANIFEST_STREAMS_SEAT_RESERVE`` | ``200`` | of those, kept for seats' own games' streams |
-| ``MANIFEST_STREAMS_SEATS_PER_ADDRESS`` | ``64`` | seats' streams open at once per address |
-| ``MANIFEST_STREAM_HEARTBEAT`` | ``5`` | seconds between pings of the change subscription |
-| ``MANIFEST_STREAM_KEEPALIVE`` | ``15`` | seconds of silence before a stream sends a comment |
-| ``MANIFEST_QUOTA_HEAVY`` | ``120`` | replays (``GET …/replay``) per minute per address |
-| ``MANIFEST_HEAVY_PER_CLIENT`` | ``2`` | heavy reads one address runs at once per process |
-| ``MANIFEST_HEAVY_PER_PROCESS`` | ``4`` | heavy reads running at once per process |
-| ``MANIFEST_MAX_EVENTS_PER_COMMAND`` | ``200`` | game events one command may cause; more: 422 |
+Every variable, its default and what it means: docs/configuration.md, whose table
+:mod:`service.settingsdoc` generates from :data:`SPECS` and its own ``MEANINGS``.
 """
 
 from __future__ import annotations
@@ -354,3 +287,4 @@ class Settings(msgspec.Struct, frozen=True):
         if not values["signing_key_source"]:  # production (PG_DSN set) needs a configured key
             values["signing_key_source"] = "config" if values["pg_dsn"] else "database"
         return cls(**values)
+

@@ -1,4 +1,4 @@
-"""docs/architecture.md and README's Layout section match the code (issue 27).
+"""docs/architecture.md and docs/layout.md's Layout section match the code (issue 27).
 
 - Every name the architecture page puts in backticks that starts with one of our packages
   (``service.application.play.Play.command``) is imported and looked up attribute by attribute;
@@ -7,7 +7,7 @@
 - A command's path and a read's path are lists of hops, each naming a function; the read's
   tiers are as many as :mod:`service.application.freshness` has, plus folding from PostgreSQL;
   the page states the layers in the order ``tests/test_layers.py`` enforces.
-- README's Layout section names every package of the tree and every module of ``projections/``,
+- docs/layout.md names every package of the tree and every module of ``projections/``,
   ``domain/kernel/``, ``domain/platform/`` and of the games (``tests/test_layers.py`` checks
   ``service/`` and ``infra/``), says truly which modules each game lacks of CARGO's shape, and
   links the architecture page.
@@ -15,7 +15,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import re
 from pathlib import Path
 
@@ -172,11 +174,9 @@ def test_the_page_states_the_enforced_layers() -> None:
     assert order in DOC.read_text(), f"docs/architecture.md does not state {order}"
 
 
-# --- README's Layout section --------------------------------------------------------------------
+# --- docs/layout.md -----------------------------------------------------------------------------
 def _layout() -> str:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("## Layout")
-    return readme[start : readme.index("\n## ", start)]
+    return (ROOT / "docs" / "layout.md").read_text()
 
 
 def _packages() -> list[str]:
@@ -196,7 +196,7 @@ def test_the_readme_names_every_package() -> None:
         for package in _packages()
         if f"`{package}/`" not in layout and not any(f.startswith(package + "/") for f in trees)
     ]
-    assert not unnamed, f"README's Layout names no {unnamed}"
+    assert not unnamed, f"docs/layout.md's Layout names no {unnamed}"
 
 
 @pytest.mark.parametrize("package", ["projections", "domain/kernel", "domain/platform"])
@@ -204,7 +204,7 @@ def test_the_readme_names_every_module_of(package: str) -> None:
     layout = _layout()
     modules = sorted(p.name for p in (ROOT / package).glob("*.py") if p.name != "__init__.py")
     unnamed = [m for m in modules if f"`{m}`" not in layout and f"`{package}/{m}`" not in layout]
-    assert not unnamed, f"README's Layout names none of {package}/{unnamed}"
+    assert not unnamed, f"docs/layout.md's Layout names none of {package}/{unnamed}"
 
 
 def test_the_readme_names_every_module_of_the_games() -> None:
@@ -216,7 +216,7 @@ def test_the_readme_names_every_module_of_the_games() -> None:
         {p.stem for g in _game_dirs() for p in (ROOT / "domain" / g).glob("*.py")} - {"__init__"}
     )
     unnamed = [s for s in stems if f"`{s}`" not in domain and f"`{s}.py`" not in domain]
-    assert not unnamed, f"README's Layout names no game module {unnamed}"
+    assert not unnamed, f"docs/layout.md's Layout names no game module {unnamed}"
 
 
 def _stems(game: str) -> set[str]:
@@ -224,15 +224,15 @@ def _stems(game: str) -> set[str]:
 
 
 def test_the_readme_says_which_modules_each_game_lacks() -> None:
-    """README lists CARGO's modules one by one and says of each other game "the same shape (no
-    ...)": what it says a game lacks is not there, and the rest of the shape is."""
+    """docs/layout.md lists CARGO's modules one by one and says of each other game "the same
+    shape (no ...)": what it says a game lacks is not there, and the rest of the shape is."""
     layout = _layout()
     shape = _stems("jolly_cargo")
     for game in _game_dirs():
         if game == "jolly_cargo":
             continue
         said = re.search(rf"- `domain/{game}/` — the same shape \(no ([^)]*)\)", layout)
-        assert said is not None, f"README's Layout does not say what domain/{game}/ lacks"
+        assert said is not None, f"docs/layout.md's Layout does not say what domain/{game}/ lacks"
         lacking = set(re.findall(r"`(\w+)`", said.group(1)))
         have = _stems(game)
         assert not lacking & have, f"domain/{game}/ has {sorted(lacking & have)}: README says no"
@@ -241,3 +241,84 @@ def test_the_readme_says_which_modules_each_game_lacks() -> None:
 
 def test_the_readme_links_the_architecture_page() -> None:
     assert "(docs/architecture.md)" in (ROOT / "README.md").read_text()
+
+
+# --- every page: README.md and docs/ (issue 38) ----------------------------------------------
+_FILE = re.compile(r"\.(py|md|sql|json|yaml|yml|sh|js|html|css|svg|png|toml|txt|pem)$")
+_MODULE_RUN = re.compile(r"python3? -m ([a-z_][a-z0-9_.]*)")
+_SCRIPT = re.compile(r"(?<![\w/.])(scripts/[a-z][\w-]*(?:\.sh)?|\.ci/run)\b")
+_CLI = re.compile(r"(?<![\w-])manifest ([a-z][a-z-]+)")
+_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+_CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
+#: dotted words that start as our packages do but are not code: a problem code, a /readyz field
+_NOT_CODE = {"service.unavailable", "projections.poisoned_games"}
+#: where a page's relative path may start: the repository root, or the page's own folder
+_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def _subcommands() -> set[str]:
+    """``manifest``'s subcommands, as its ``--help`` lists them (``{serve,migrate,...}``)."""
+    from service import cli
+
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), contextlib.suppress(SystemExit):
+        cli.main(["--help"])
+    listed = re.search(r"\{([a-z,-]+)\}", shown.getvalue())
+    assert listed is not None, shown.getvalue()
+    return set(listed.group(1).split(","))
+
+
+def page_problems(page: Path, text: str | None = None) -> list[str]:
+    """What ``page`` (or ``text`` as if it were that page) names that is not there: dotted
+    names of our packages, paths in backticks (files by their extension, folders by a trailing
+    ``/``), ``python -m`` modules, scripts, and ``manifest`` subcommands (in code)."""
+    import importlib.util
+
+    text = page.read_text() if text is None else text
+    found: list[str | None] = []
+    for token in _TICKED.findall(text):
+        if token in _NOT_CODE:
+            continue
+        if _DOTTED.match(token) and token.split(".")[0] in TOPS and not _FILE.search(token):
+            found.append(unresolved_name(token))
+        elif "/" in token and (token.endswith("/") or _FILE.search(token)):
+            if any(c in token for c in "{}*<>$…:") or token.startswith(("/", "http", ".venv")):
+                continue  # a pattern, a URL path, or a file made at run time
+            if token.startswith((".manifest", "test-output")):
+                continue  # made at run time
+            # from the root, the page's folder, or a game's package (its `data/map.json`)
+            bases = [ROOT, page.parent, *(ROOT / "domain" / g for g in _game_dirs())]
+            if not any((base / token).exists() for base in bases):
+                found.append(f"{token}: no such file or folder")
+    for link in _LINK.findall(text):
+        away = link.startswith(("http:", "https:", "mailto:"))
+        if not away and not (page.parent / link).exists():
+            found.append(f"link {link}: no such file")
+    for module in _MODULE_RUN.findall(text):
+        ours = module.split(".")[0] in (*TOPS, "bench", "examples", "tests")
+        if ours and importlib.util.find_spec(module) is None:
+            found.append(f"python -m {module}: no such module")
+    for script in _SCRIPT.findall(text):
+        if not (ROOT / script).is_file():
+            found.append(f"{script}: no such script")
+    commands = _subcommands()
+    for sub in _CLI.findall(" ".join(_CODE.findall(text))):
+        if sub not in commands and sub not in ("command", "listening"):
+            found.append(f"manifest {sub}: no such subcommand")
+    return [f"{page.relative_to(ROOT)}: {p}" for p in found if p is not None]
+
+
+@pytest.mark.parametrize("page", _PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_path_module_and_command_a_page_names_exists(page: Path) -> None:
+    assert not page_problems(page), "\n".join(page_problems(page))
+
+
+def test_a_page_naming_what_is_not_there_fails() -> None:
+    text = (
+        "`service/http/seats.py`, `shared/rules/x.txt`, `python -m bench.nothing`,"
+        " `scripts/nothing`, `manifest frobnicate`, `service.http.app.no_such_thing`;"
+        " `service.http.app.create_app`, `docs/api.md`, `python -m bench.seek`, `scripts/serve`,"
+        " `manifest verify-dispute`; [a](nowhere.md), [b](architecture.md), [c](#errors)"
+    )
+    problems = page_problems(ROOT / "docs" / "api.md", text)
+    assert len(problems) == 7, problems

@@ -23,7 +23,13 @@ SHARED = [
     "service.observability",
     "service.collector",
 ]
-ENTRY = ["service.cli", "service.terminal", "service.workers", "service.bootstrap"]
+ENTRY = [
+    "service.cli",
+    "service.terminal",
+    "service.workers",
+    "service.bootstrap",
+    "service.settingsdoc",
+]
 # The composition root (service/bootstrap.py) builds from every layer; of the layers, only the
 # HTTP app's lifespan may call it (the application and below never assemble themselves).
 ROOT_USERS = ["service.http.app"]
@@ -186,9 +192,8 @@ def _all_imports(path: Path) -> set[str]:
 
 
 def _readme_tree(top: str) -> set[str]:
-    """The ``.py`` files README's Layout section lists in its tree of ``top/``."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Layout") : readme.index("\n## ", readme.index("## Layout"))]
+    """The ``.py`` files docs/layout.md's Layout section lists in its tree of ``top/``."""
+    section = (ROOT / "docs" / "layout.md").read_text()
     start = section.index(f"  {top}/\n")
     tree = section[start : section.index("  ```", start)]
     listed: set[str] = set()
@@ -210,13 +215,13 @@ def _readme_tree(top: str) -> set[str]:
 
 @pytest.mark.parametrize("top", ["service", "infra"])
 def test_the_readme_names_every_module(top: str) -> None:
-    """README's Layout section lists the trees of ``service/`` and ``infra/``: every ``.py``
+    """docs/layout.md's Layout section lists the trees of ``service/`` and ``infra/``: every ``.py``
     file in them, and nothing that is not there (``find service infra -name '*.py'``)."""
     listed = _readme_tree(top)
     actual = {str(p.relative_to(ROOT)) for p in (ROOT / top).rglob("*.py")}
     assert listed == actual, (
-        f"README lists but the tree lacks: {sorted(listed - actual)}; "
-        f"the tree has but README lacks: {sorted(actual - listed)}"
+        f"docs/layout.md lists but the tree lacks: {sorted(listed - actual)}; "
+        f"the tree has but docs/layout.md lacks: {sorted(actual - listed)}"
     )
 
 

@@ -102,7 +102,10 @@ class EmpireBuilderView(msgspec.Struct, frozen=True, kw_only=True):
     reason: Annotated[str, Meta(description="Why the game ended; empty while it lasts")]
     options: Options
     effects: Annotated[list[EffectView], Meta(description="Event cards in force")]
-    pending: Annotated[list[int], Meta(description="Event cards drawn, waiting to be applied")]
+    pending: Annotated[
+        list[int],
+        Meta(description="Seats that must still choose a load to lose (a lost load card), sorted"),
+    ]
 
 
 def _card(card: int) -> DemandCard | None:

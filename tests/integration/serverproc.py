@@ -1,5 +1,6 @@
 """The real server as a subprocess: ``python -m service.cli serve`` on a free loopback port,
-against a given PostgreSQL database and Redis (with a key prefix of its own).
+against a given PostgreSQL database and Redis (with a key prefix of its own) — or, where a
+process is not what a test is about, the same app served in this process (:class:`InProcessServer`).
 
 ``ServerProcess.start()`` waits for ``/healthz``; ``kill()`` is SIGKILL (a crash), ``stop()`` is
 SIGTERM and a wait (an orderly shutdown), ``restart()`` starts it again on the same port. The
@@ -16,6 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -202,3 +204,101 @@ class ServerProcess:
             timeout=timeout,
             check=False,
         )
+
+
+class InProcessServer:
+    """The real app — ``create_app`` over the settings :func:`server_env` gives a subprocess —
+    served by uvicorn (httptools, header-bounded, as ``manifest serve`` runs it) in a thread of
+    the test process, on a free loopback port, against the real PostgreSQL and Redis. Tests talk
+    to it over HTTP exactly as to a :class:`ServerProcess` (``url``, ``client()``,
+    ``run_cli``), without the ~1.5 s of CPU a new interpreter spends importing the service.
+
+    What it cannot do is be a process: no ``kill()``, no signals, one worker. Modules that test
+    those are marked ``real_process`` (``tests/integration/conftest.py``). Metrics are this
+    process's (``/metrics`` counts every in-process app's requests): compare before and after.
+    """
+
+    workers = 1
+    proc = None  # no process: see the class docstring
+
+    def __init__(self, pg_dsn: str, redis_url: str, prefix: str | None = None, **env: str) -> None:
+        self.pg_dsn = pg_dsn
+        self.redis_url = redis_url
+        self.prefix = prefix or f"t{uuid.uuid4().hex[:12]}"
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = server_env(pg_dsn, redis_url, self.prefix, **env)
+        self.starts = 0
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    def start(self) -> InProcessServer:
+        import uvicorn
+
+        from service import workers
+        from service.http.app import create_app
+        from service.http.hardening import bounded_protocol
+        from service.settings import Settings
+
+        assert not self.running, "already running"
+        self.starts += 1
+        settings = Settings.from_env(self.env)
+        options: dict[str, Any] = {  # as service.cli's serve gives uvicorn
+            "log_level": "warning",
+            "access_log": False,
+            "http": bounded_protocol(settings.max_header_bytes),
+            **workers.proxy_options(settings.trusted_proxies),
+        }
+        config = uvicorn.Config(
+            create_app(settings), host="127.0.0.1", port=self.port, lifespan="on", **options
+        )
+        self._server = uvicorn.Server(config)
+        self._error = None
+
+        def run() -> None:
+            try:
+                self._server.run()
+            except BaseException as error:  # reported by start(), not lost in the thread
+                self._error = error
+
+        self._thread = threading.Thread(target=run, name=f"manifest-{self.port}", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the in-process server did not start: {self._error!r}")
+            time.sleep(0.01)
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """An orderly shutdown: uvicorn finishes its requests and runs the app's lifespan end."""
+        if self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                self._server.force_exit = True
+                self._thread.join(timeout)
+            self._thread = None
+
+    def restart(self) -> InProcessServer:
+        self.stop()
+        return self.start()
+
+    def close(self) -> None:
+        self.stop()
+
+    def kill(self) -> None:
+        raise TypeError("an in-process server cannot be killed: mark the module real_process")
+
+    def log_tail(self, lines: int = 60) -> str:
+        return "(the server ran in process: its log lines are in the captured output)"
+
+    client = ServerProcess.client
+    async_client = ServerProcess.async_client
+    run_cli = ServerProcess.run_cli

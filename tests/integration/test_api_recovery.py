@@ -57,6 +57,7 @@ GAMES_UNDER_LOAD = 4
 BOTS_PER_GAME = 2
 
 
+@pytest.mark.real_process  # a SIGKILL mid-load is the point
 def test_sigkill_mid_load_loses_no_acknowledged_command(server: ServerProcess) -> None:
     """Bots play several games; the server is SIGKILLed mid-load and restarted. Every command
     answered 200 before the kill is in PostgreSQL with the versions and hashes it was told,

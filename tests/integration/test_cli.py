@@ -268,3 +268,18 @@ def test_replay_reads_a_game_aloud_in_french(server: ServerProcess) -> None:
     assert english.stdout.splitlines()[1] == "2. a took seat 0"
     nowhere = "0" * 8 + "-0000-4000-8000-" + "0" * 12
     one_line(run(server.env, "replay", nowhere), terminal.EXIT_NO_GAME)
+
+
+def test_help_reads_as_plain_text() -> None:
+    """``manifest --help`` without reStructuredText's marks (issue 38), naming every command."""
+    shown = subprocess.run(
+        [sys.executable, "-m", "service.cli", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "``" not in shown.stdout and "manifest: run the server" in shown.stdout
+    for command in ("serve", "migrate", "rebuild", "audit", "export", "verify", "verify-dispute"):
+        assert command in shown.stdout

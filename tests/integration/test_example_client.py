@@ -5,6 +5,8 @@ document, the audit verdict, and the board pictures of the finished game."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from examples.bot import curious_cargo_chooser, play
 from examples.client import ApiError, ManifestClient
 
-from .serverproc import ServerProcess
+from .serverproc import ROOT, ServerProcess, free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.shared_server]
 
@@ -141,3 +143,31 @@ def test_curious_cargo_bot_plays_the_greedy_player_to_a_real_ending(server: Serv
     # of 3 by bag_empty); two of four keeps a chance bag_empty or two from failing the test
     assert len(real) >= 2, endings
     assert refused <= 2, refused
+
+
+def _bot(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "examples.bot", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_bots_mistakes_are_one_line_and_its_help_reads(server: ServerProcess) -> None:
+    """A misspelt game or an unreachable server: one line and exit 1, no traceback (issue 38);
+    the help says the whole sentence of what the bot does, and what each option is."""
+    wrong = _bot(server.url, "jolly-carg")
+    assert wrong.returncode == 1 and "Traceback" not in wrong.stderr, wrong.stderr
+    assert wrong.stderr.strip().splitlines() == [wrong.stderr.strip()], wrong.stderr
+    assert "(lobby.unknown_game)" in wrong.stderr and wrong.stderr.startswith("bot: ")
+    away = _bot(f"http://127.0.0.1:{free_port()}", "jolly-cargo")
+    assert away.returncode == 1 and away.stderr.startswith("bot: cannot reach "), away.stderr
+    shown = _bot("--help")
+    assert shown.returncode == 0
+    assert "plays it to the end, printing its progress and the result." in " ".join(
+        shown.stdout.split()
+    )
+    assert "``" not in shown.stdout and "Empire Builder's turn limit" in shown.stdout

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -40,14 +41,25 @@ def test_bots_play_100_games_across_three_instances_on_a_redis_cluster(
             proc.close()
 
 
-async def _listen(client: httpx.AsyncClient, game_id: str, heard: list[int], last: int) -> None:
+async def _listen(
+    client: httpx.AsyncClient, game_id: str, heard: list[int], subscribed: asyncio.Event
+) -> None:
+    """Every version the stream sends; ``subscribed`` is set by the first (current) document,
+    which the server sends once it hears the game's changes."""
     async with client.stream("GET", f"/v1/games/{game_id}/stream") as stream:
         assert stream.status_code == 200
         async for message in sse_messages(stream.aiter_lines()):
             if message["event"] == "change":
                 heard.append(json.loads(message["data"])["version"])
-                if heard[-1] >= last:
-                    return
+                subscribed.set()
+
+
+async def _until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Wait for ``condition`` with a deadline (no fixed sleep)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
 
 
 async def _play(instances: list[ServerProcess], dsn: str) -> None:
@@ -71,13 +83,20 @@ async def _play(instances: list[ServerProcess], dsn: str) -> None:
             for other in (1, 2):
                 heard[(str(game["id"]), other)] = []
         # Follow first (subscribed before play), then play everything concurrently.
+        subscribed = {key: asyncio.Event() for key in heard}
         tasks = {
-            key: asyncio.create_task(_listen(clients[(n + key[1]) % 3], key[0], heard[key], 10**9))
+            key: asyncio.create_task(
+                _listen(clients[(n + key[1]) % 3], key[0], heard[key], subscribed[key])
+            )
             for n, key in enumerate(heard)
         }
-        await asyncio.sleep(1.0)
+        await asyncio.wait_for(asyncio.gather(*(e.wait() for e in subscribed.values())), 60)
         await asyncio.gather(*(play(n, g) for n, g in enumerate(games)))
-        await asyncio.sleep(2.0)  # let the last changes fan out
+        # every spectator has heard its game's last acknowledged move (the newest document)
+        await _until(
+            lambda: all(max(v) >= max(acked[gid]) for (gid, _), v in heard.items()),
+            "the last changes to reach every spectator",
+        )
         for task in tasks.values():
             task.cancel()
         await asyncio.gather(*tasks.values(), return_exceptions=True)

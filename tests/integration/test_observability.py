@@ -64,6 +64,7 @@ def test_access_log_line_and_command_metrics(fresh_database: str, redis_url: str
         server.close()
 
 
+@pytest.mark.real_process  # it counts every route label of /metrics: the process's own alone
 def test_metrics_labels_are_routes_not_paths(server: ServerProcess) -> None:
     """The request metrics are labelled by route: a client sending many paths (game ids,
     numbers, unknown games, unrouted paths) adds no label of its own — each label is a

@@ -11,6 +11,7 @@ unchecked) is what this file plays."""
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 
 import pytest
 
@@ -19,7 +20,7 @@ from domain.empire_builder.board import MAP
 from domain.empire_builder.position import state_from_position
 from domain.kernel import RuleError, typed
 from domain.platform.table import Table, encode_table
-from ledger.ruling import rule
+from ledger.ruling import chained, rule
 from service.application.play import MAX_EVENTS_PER_COMMAND
 from service.settings import Settings
 
@@ -89,3 +90,19 @@ def test_a_game_that_would_hold_an_unencodable_value_is_refused_before_the_appen
     # and an ordinary move carries the table encoded once, for the projection to store as is
     ruling = rule(_legacy(skip=0, seats=2), 0, borrow, SEED, max_events=MAX_EVENTS_PER_COMMAND)
     assert ruling.table_json == encode_table(ruling.table)
+
+
+def test_an_event_that_cannot_be_encoded_is_refused_before_the_append() -> None:
+    """The events themselves are hashed, and so encoded, before the append (``chained``): an
+    event value no encoder writes (here a 4,301-digit amount the table does not keep) is
+    ``command.unencodable``, a 422 with nothing recorded, not a 500 from inside the append."""
+    borrow = EMPIRE_BUILDER.decode_command({"type": "borrow", "amount": 1})
+    ruling = rule(_legacy(skip=0, seats=2), 0, borrow, SEED, max_events=MAX_EVENTS_PER_COMMAND)
+    forged = ruling.pending[0]
+    ruling.pending[0] = type(forged)(**{
+        **{f: getattr(forged, f) for f in forged.__struct_fields__},
+        "data": {"amount": 10**4301 - 1},
+    })  # fmt: skip
+    with pytest.raises(RuleError) as refused:
+        chained(ruling, bytes(32), 0, "00000000-0000-0000-0000-000000000001", datetime.now(UTC))
+    assert refused.value.code == "command.unencodable"

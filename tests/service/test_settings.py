@@ -73,10 +73,10 @@ def test_the_seat_reserve_of_live_streams_leaves_room_for_spectators() -> None:
     assert (ok.streams_per_process, ok.streams_seat_reserve) == (10, 9)
 
 
-def test_every_setting_has_a_variable_and_is_in_the_readme() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_every_setting_has_a_variable_and_is_in_the_configuration_page() -> None:
+    page = (ROOT / "docs" / "configuration.md").read_text()
     for field, (variable, _, _) in SPECS.items():
-        assert f"`{variable}`" in readme, f"{variable} ({field}) is not in README's table"
+        assert f"`{variable}`" in page, f"{variable} ({field}) is not in docs/configuration.md"
     assert set(SPECS) == set(Settings.__struct_fields__)
 
 
