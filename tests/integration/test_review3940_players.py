@@ -7,6 +7,7 @@ is in a served byte or the server's log."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -145,7 +146,21 @@ def test_my_games_are_the_players_own_and_a_forged_cursor_is_refused(
             assert r.status_code in (200, 400) and theirs not in r.text
 
 
-def test_no_key_text_or_hash_in_a_served_byte_or_the_log(server: ServerProcess) -> None:
+@pytest.fixture
+def logging_server(migrated_database: str, redis_url: str) -> Iterator[ServerProcess]:
+    """A server of its own in a process, writing its access log and info lines to its file."""
+    proc = ServerProcess(
+        migrated_database, redis_url, MANIFEST_ACCESS_LOG="1", MANIFEST_LOG_LEVEL="info"
+    )
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.close()
+
+
+def test_no_key_text_or_hash_in_a_served_byte_or_the_log(logging_server: ServerProcess) -> None:
+    server = logging_server
     with server.client() as client:
         ann, bob = _player(client, "Ann"), _player(client, "Bob")
         gid, _ = _clocked(client, ann["key"], bob["key"])
@@ -163,7 +178,9 @@ def test_no_key_text_or_hash_in_a_served_byte_or_the_log(server: ServerProcess) 
         client.delete(f"/v1/me/keys/{extra['id']}", headers=auth(ann["key"]))
         served.append(client.get(f"/v1/games/{gid}", headers=auth(extra["key"])).content)
         served.append(client.get("/v1/me/keys", headers=auth("mfp_" + "x" * 43)).content)
+        server.stop()  # its log written out
         log = server.log_path.read_bytes()
+        assert b"/v1/me/keys" in log  # the access log was written (else the check is empty)
         for secret in secrets:
             digest = hashlib.sha256(secret.encode()).digest()
             for text in (secret.encode(), secret[4:].encode(), digest.hex().encode(), digest):
