@@ -189,6 +189,7 @@ def check_clock_command(
         first.version,
         lambda version: Rng(seed, version),
         lambda state, s: decoded,
+        referee.resigned_moves(table, lambda version: Rng(seed, version)),
     )
     return _compare(events, group)
 
@@ -225,9 +226,12 @@ def expiry_checks(
             lambda version: Rng(seed, version),
             clocks.MAX_TIMEOUT_COMMANDS,
         )
+        # then the resigned seats' minimal moves, as the expiry appends them (``referee.fire``)
+        then = referee.resigned_moves(table, lambda version: Rng(seed, version))
+        extra = [] if then is None else then(played.state, first + len(played.events))[0]
     except Exception as error:  # a forged state may not even re-run
         return [*found, ("rules", False, f"could not re-run the timeout rules: {error}")]
-    want = [canon(msgspec.to_builtins(e)) for e in played.events]
+    want = [canon(msgspec.to_builtins(e)) for e in [*played.events, *extra]]
     have = [canon(e.data) for e in decision if not is_platform(e.type)]
     same = want == have
     sent = [str(c.__struct_config__.tag) for _, c in played.steps]

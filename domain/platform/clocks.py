@@ -379,6 +379,15 @@ def next_deadline(clock: Clock | None) -> datetime | None:
 #: ``Rng(seed, n)``, as for any command).
 RngAt = Callable[[int], Rng]
 
+#: What a clock decision appends after its seat's events, before its ``clock.set``: given the
+#: state and the version of the first event it would append, its events and the state after
+#: them (``domain.platform.referee``: the resigned seats' minimal moves).
+Then = Callable[[Any, int], tuple[list[Any], Any]]
+
+
+def _then(then: Then | None, state: Any, version: int) -> tuple[list[Any], Any]:
+    return ([], state) if then is None else then(state, version)
+
 
 class Played(msgspec.Struct):
     """What a clock decision appends (typed events, in order) and the game state after them;
@@ -450,11 +459,12 @@ def expire(
     version: int,
     rng_at: RngAt,
     timeout: Callable[[Any, int], Any],
+    then: Then | None = None,
 ) -> list[Any]:
     """The events of ``seat``'s expiry found at ``now`` (≥ its deadline), whose first event
     gets ``version``: ``clock.expired``, the timeout's game events (``timeout(state, seat)``
-    sent until the seat's turn ends), ``clock.sat_in`` after ``sit_in_after`` expiries in a
-    row, and ``clock.set``."""
+    sent until the seat's turn ends), ``then``'s events, ``clock.sat_in`` after
+    ``sit_in_after`` expiries in a row, and ``clock.set``."""
     now = utc(now)
     deadline = clock.seats[seat].deadline
     if deadline is None or now < deadline:
@@ -462,13 +472,14 @@ def expire(
     played = timeout_moves(
         rules, state, seat, lambda s: timeout(s, seat), version + 1, rng_at, MAX_TIMEOUT_COMMANDS
     )
-    events: list[Any] = [ClockExpired(seat, deadline, now), *played.events]
+    extra, after = _then(then, played.state, version + 1 + len(played.events))
+    events: list[Any] = [ClockExpired(seat, deadline, now), *played.events, *extra]
     k = clock.terms.sit_in_after
     sits = k > 0 and not clock.seats[seat].sitting_in and clock.seats[seat].expiries + 1 >= k
     if sits:
         events.append(ClockSatIn(seat, "expiries"))
     events.append(
-        settle(clock, _asked(rules, played.state), now, expired=seat, sat_in=seat if sits else None)
+        settle(clock, _asked(rules, after), now, expired=seat, sat_in=seat if sits else None)
     )
     return events
 
@@ -482,18 +493,20 @@ def bot_move(
     version: int,
     rng_at: RngAt,
     choose: Callable[[Any, int], Any],
+    then: Then | None = None,
 ) -> tuple[Any, list[Any]]:
     """The sitting-in bot's move for ``seat`` at ``now``: its command and the events
-    (``clock.bot``, the command's events, ``clock.set``)."""
+    (``clock.bot``, the command's events, ``then``'s events, ``clock.set``)."""
     if not clock.seats[seat].sitting_in:
         raise ValueError(f"no bot sits in for seat {seat}")
     command = choose(state, seat)
     # The generator is the decision's, ``Rng(seed, first version)``, as for any command.
     produced = rules.decide(state, seat, command, rng_at(version))
-    after = rules.fold(produced, state)
+    extra, after = _then(then, rules.fold(produced, state), version + 1 + len(produced))
     return command, [
         ClockBot(seat),
         *produced,
+        *extra,
         settle(clock, _asked(rules, after), now, moved=seat),
     ]
 

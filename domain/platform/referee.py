@@ -77,15 +77,16 @@ def fire(table: Table, seat: int, now: datetime, seed: bytes) -> Fired:
         raise ValueError("a game without a running clock has no deadline")
     rules = table.rules
     version = table.version + 1
+    then = resigned_moves(table, rng_at(seed))
     if clock.seats[seat].sitting_in:
         bot = rules.sitting_in(seat, version)
         command, events = clocks.bot_move(
-            clock, rules, table.state, seat, now, version, rng_at(seed), bot.choose
+            clock, rules, table.state, seat, now, version, rng_at(seed), bot.choose, then
         )
         return Fired(seat, msgspec.to_builtins(command), events)
     deadline = clock.seats[seat].deadline
     events = clocks.expire(
-        clock, rules, table.state, seat, now, version, rng_at(seed), rules.expiry_command
+        clock, rules, table.state, seat, now, version, rng_at(seed), rules.expiry_command, then
     )
     body = {"type": "clock.expired", "seat": seat, "deadline": msgspec.to_builtins(deadline)}
     return Fired(seat, body, events)
@@ -169,6 +170,23 @@ def decide(table: Table, seat: int, command: Any, rng: Rng) -> list[Any]:
         return events
     after = rules.fold(events, table.state) if events else table.state
     return [*events, *minimal_moves(rules, after, table.resigned, rng)]
+
+
+def resigned_moves(table: Table, rng_at: clocks.RngAt) -> clocks.Then | None:
+    """What a clock decision (an expiry, the sitting-in bot's move) appends for the resigned
+    seats after its seat's events, as :func:`decide` does after a player's command: their
+    minimal moves while the rules wait for one of them, decided with ``Rng(seed, version of
+    the first of them)`` — so the clock never asks a resigned seat (its deadline never set).
+    None when no seat has resigned."""
+    if not table.resigned:
+        return None
+    rules, resigned = table.rules, list(table.resigned)
+
+    def then(state: Any, version: int) -> tuple[list[Any], Any]:
+        events = minimal_moves(rules, state, resigned, rng_at(version))
+        return events, rules.fold(events, state) if events else state
+
+    return then
 
 
 def minimal_moves(rules: Any, state: Any, resigned: list[int], rng: Rng) -> list[Any]:
