@@ -194,7 +194,7 @@ def test_a_binding_read_before_the_start_is_not_cached_after_it(fresh_database: 
         await migrate(fresh_database)
         async with pg(fresh_database) as store:
             projector = Projector(MemoryStore(), lambda g, after: store.read(g, after=after))
-            manifest = compose(store, projector, await load_signer(store.signing_keys))
+            manifest = compose(store, projector, await load_signer(store))
             seats = manifest.seats
             created = await manifest.lobby.create(CreateGame(game="cargo-empire", seats=2))
             gid, code = created.id, created.invite_code
