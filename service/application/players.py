@@ -163,7 +163,8 @@ class Players:
         if found.player_id != holder.player_id:
             raise Forbidden("player.not_your_key", "the key is another player's")
         revoked = await self.store.players.revoke(kid, holder.player_id)
-        assert revoked is not None  # found above, and keys are never deleted
+        if revoked is None:  # found above and keys are never deleted: only a race could get here
+            raise NotFound("player.no_such_key", f"no key {key_id!r}")
         return _info(revoked)
 
     async def games(

@@ -26,7 +26,7 @@ def test_a_block_past_its_bound_raises_timeout_error_within_a_tick(run: Run) -> 
         deadlines = Deadlines(tick=TICK)
         started = time.monotonic()
         with pytest.raises(TimeoutError), deadlines.within(0.1):
-            await asyncio.sleep(5)
+            await asyncio.Event().wait()  # blocks until cut
         task = asyncio.current_task()
         assert task is not None
         return time.monotonic() - started, task.cancelling()
@@ -79,7 +79,7 @@ def test_a_cancellation_from_outside_stays_a_cancellation(run: Run) -> None:
 
         async def bounded() -> None:
             with deadlines.within(0.05):
-                await asyncio.sleep(5)
+                await asyncio.Event().wait()  # blocks until cut
 
         task = asyncio.create_task(bounded())
         await asyncio.sleep(0.01)
@@ -91,7 +91,7 @@ def test_a_cancellation_from_outside_stays_a_cancellation(run: Run) -> None:
         # from outside too.
         async def stuck() -> None:
             with deadlines.within(0.01):
-                await asyncio.sleep(5)
+                await asyncio.Event().wait()  # blocks until cut
 
         while deadlines._timer is not None:  # the first block's timer has stopped
             await asyncio.sleep(TICK)
@@ -118,7 +118,7 @@ def test_bounds_nest(run: Run) -> None:
         with deadlines.within(5):  # the inner, shorter one fires: the outer block goes on
             try:
                 with deadlines.within(0.05):
-                    await asyncio.sleep(5)
+                    await asyncio.Event().wait()  # blocks until cut
             except TimeoutError:
                 seen.append("inner")
             await asyncio.sleep(0.01)
@@ -126,7 +126,7 @@ def test_bounds_nest(run: Run) -> None:
         try:
             # the outer, shorter one fires through the inner
             with deadlines.within(0.05), deadlines.within(5):
-                await asyncio.sleep(5)
+                await asyncio.Event().wait()  # blocks until cut
         except TimeoutError:
             seen.append("outer")
         return seen
@@ -173,7 +173,7 @@ def test_a_swallowed_expiry_leaves_no_cancellation_behind(run: Run) -> None:
         deadlines = Deadlines(tick=TICK)
         # the block gives up by itself (as asyncio.timeout allows)
         with deadlines.within(0.01), contextlib.suppress(asyncio.CancelledError):
-            await asyncio.sleep(5)
+            await asyncio.Event().wait()  # blocks until cut
         task = asyncio.current_task()
         assert task is not None
         await asyncio.sleep(3 * TICK)  # a pending cancellation would land here
@@ -196,7 +196,7 @@ def test_a_failing_check_keeps_the_deadlines_watched() -> None:
         loop.set_exception_handler(lambda _loop, context: handler_saw.append(context))
         with pytest.raises(TimeoutError), deadlines.within(0.1):
             deadlines._open[0] = Broken()  # type: ignore[assignment]
-            await asyncio.sleep(5)  # still bounded: the broken entry is reported and dropped
+            await asyncio.Event().wait()  # still bounded: the broken entry is reported and dropped
         assert [c["message"] for c in handler_saw] == ["a deadline could not be checked"]
         assert deadlines._open == {}
 
